@@ -1,0 +1,61 @@
+# Context Compaction, step by step.
+# Needs only python3 (3.11+) and make; everything else goes into .venv.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS=--no-browser.
+# The port comes from JUPYTER_PORT (read by Jupyter itself), default 8888.
+LAB_ARGS ?=
+# Jupyter refuses to start as root (containers, CI) without this flag.
+ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
+NBVAL    := $(BIN)/pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg notebooks/
+LOCK_VENV ?= /tmp/cc-lock-venv
+
+.PHONY: setup lab test bench lock clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "error: $(PYTHON) must be Python 3.11 or newer (try make PYTHON=python3.11 ...)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -c constraints.txt -e '.[test]'
+	touch $@
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/ $(ROOT_ARGS) $(LAB_ARGS)
+
+# Runs both suites, then fails if either failed. With no notebooks yet the
+# nbval step is skipped (pytest would exit 5, "no tests collected").
+test: $(STAMP)
+	@status=0; \
+	$(BIN)/pytest tests || status=1; \
+	if ls notebooks/*.ipynb >/dev/null 2>&1; then \
+	  $(NBVAL) || status=1; \
+	else \
+	  echo "no notebooks/*.ipynb yet: nbval step skipped"; \
+	fi; \
+	exit $$status
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+# Re-resolve every dependency in a brand-new venv and pin the result.
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --upgrade pip
+	$(LOCK_VENV)/bin/python -m pip install -e '.[test]'
+	{ echo "# Exact versions from a fresh 'pip install -e .[test]' (Python 3.11, Linux)."; \
+	  echo "# Used as: pip install -c constraints.txt -e '.[test]'  (see Makefile)."; \
+	  echo "# Regenerate after changing dependencies in pyproject.toml: make lock"; \
+	  $(LOCK_VENV)/bin/python -m pip freeze --exclude-editable; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf $(LOCK_VENV)
+
+clean:
+	rm -rf $(VENV) .pytest_cache build dist *.egg-info notebooks/_work
+	find . -name __pycache__ -type d -prune -not -path './.git/*' -exec rm -rf {} +

@@ -1,0 +1,91 @@
+"""The fake model's summaries: extractive and deterministic (chapter 03).
+
+It sees only the text of the summary request, which holds the tail of the
+history as JSON, so the start of that tail is usually cut mid-message. It
+recovers every whole message it can find, then keeps the user's requests
+verbatim, the files touched, the notes and decisions, and the current state.
+What was cut off the head is gone, exactly as with a real summariser.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from ..messages import Message, blocks
+from .view import COMPRESSED, IN_PROGRESS, NOTE, PLAN, SUMMARY_GOAL
+
+FOCUS = re.compile(r"^Focus especially on: (.+)$", re.MULTILINE)
+DECISION = re.compile(r"^(Understood\. .+|I will not change .+)$", re.MULTILINE)
+PREVIOUS_DECISION = re.compile(r"^- Decision: (.+)$", re.MULTILINE)
+PREVIOUS_FILE = re.compile(r"^- (read|edited): (\S+)$", re.MULTILINE)
+
+
+def whole_messages(dump: str) -> list[Message]:
+    """Every complete ``{"role": ...}`` object in a (possibly truncated) JSON dump."""
+    decoder, found, position = json.JSONDecoder(), [], 0
+    while (start := dump.find('{"role": ', position)) != -1:
+        try:
+            message, end = decoder.raw_decode(dump, start)
+        except json.JSONDecodeError:
+            position = start + 1
+            continue
+        if isinstance(message, dict) and message.get("role") in ("user", "assistant"):
+            found.append(message)
+        position = end
+    return found
+
+
+def summarise_text(request_text: str) -> str:
+    """An extractive summary built only from ``request_text``."""
+    messages = whole_messages(request_text)
+    goals, notes, plans, decisions, files = [], {}, {}, [], {}
+    state = None  # (goal, finished)
+    for message in messages:
+        for block in blocks(message):
+            kind = block.get("type")
+            if kind == "text" and message["role"] == "user":
+                body = block["text"]
+                if body.startswith(COMPRESSED):
+                    goals += SUMMARY_GOAL.findall(body)
+                    decisions += PREVIOUS_DECISION.findall(body)
+                    files.update({p: a for a, p in PREVIOUS_FILE.findall(body)})
+                    notes.update(dict(NOTE.findall(body)))
+                    plans.update(dict(PLAN.findall(body)))
+                    progress = IN_PROGRESS.findall(body)
+                    state = (progress[-1], False) if progress else state
+                else:
+                    goals.append(body)
+                    state = (body, False)
+            elif kind == "text":
+                notes.update(dict(NOTE.findall(block["text"])))
+                plans.update(dict(PLAN.findall(block["text"])))
+                decisions += DECISION.findall(block["text"])
+                if state and not any(b.get("type") == "tool_use" and b.get("name") != "compact"
+                                     for b in blocks(message)):
+                    state = (state[0], True)
+            elif kind == "tool_use" and block["name"] in ("read_file", "edit_file", "write_file"):
+                action = "read" if block["name"] == "read_file" else "edited"
+                if files.get(block["input"].get("path")) != "edited":
+                    files[block["input"].get("path")] = action
+    return _render(goals, notes, plans, decisions, files, state, FOCUS.findall(request_text))
+
+
+def _render(goals, notes, plans, decisions, files, state, focus) -> str:
+    lines = ["1. What was accomplished:"]
+    lines += [f"- {action}: {path}" for path, action in sorted(files.items())] or ["- nothing recorded"]
+    lines += [f"Plan for {folder}/: {paths}" for folder, paths in sorted(plans.items())]
+    lines += [f"Note: {path} — {purpose}" for path, purpose in sorted(notes.items())]
+    lines.append("2. Current state:")
+    if state is None:
+        lines.append("- No request is visible in what I was given.")
+    elif state[1]:
+        lines.append(f"- Finished: {state[0]}")
+        lines.append("- Waiting for the next request.")
+    else:
+        lines.append(f"- In progress: {state[0]}")
+    lines.append("3. Key decisions:")
+    lines += [f"- Decision: {d}" for d in dict.fromkeys(decisions)] or ["- none recorded"]
+    lines.append("User requests, verbatim, oldest first:")
+    lines += [f"- User: {g}" for g in goals] or ["- none visible"]
+    lines += [f"Focus: {f}" for f in focus]
+    return "\n".join(lines)

