@@ -7,7 +7,8 @@ from .auto import (COMPRESSED_HEADER, SUMMARY_PROMPT, AutoReport, SummaryFailed,
                    build_summary_request, summarise)
 from .config import DEFAULT_MODEL, CompactionConfig
 from .fake import FakeModel, fake_client
-from .loop import CallTrace, Event, RunResult, context_size, run_agent
+from .compactor import CallTrace, Compactor, Event, RunContext, ThreeLayers
+from .loop import RunResult, run_agent
 from .manual import COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME
 from .messages import (InvalidHistory, assistant, iter_tool_results, iter_tool_uses, text,
                        text_of, tool_names_by_id, tool_result, tool_use, user, validate_messages)

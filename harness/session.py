@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 from .config import CompactionConfig
 from .fake import fake_client
-from .loop import CallTrace, Event, RunResult, run_agent
+from .compactor import CallTrace, Compactor, Event, ThreeLayers
+from .loop import RunResult, run_agent
 from .messages import Message, text_of, user
 from .scenarios import Scenario
 from .session_log import SessionLog
@@ -46,6 +47,7 @@ class Session:
     system: str = SYSTEM_PROMPT
     log: SessionLog | None = None
     on_event: Callable[[Event], None] | None = None
+    compactor: Compactor = field(default_factory=ThreeLayers)
     messages: list[Message] = field(default_factory=list)
     trace: list[CallTrace] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
@@ -58,7 +60,7 @@ class Session:
         agent_calls = sum(1 for t in self.trace if t.kind == "agent")
         result = run_agent(self.client, self.messages, system=self.system, tools=self.toolbox,
                            config=self.config, on_event=self.on_event, log=self.log,
-                           first_call=agent_calls + 1)
+                           first_call=agent_calls + 1, compactor=self.compactor)
         self.trace += result.trace
         self.events += result.events
         self.tool_calls += result.tool_calls
@@ -81,8 +83,8 @@ class Session:
 
 
 def run_scenario(scenario: Scenario, config: CompactionConfig, root: str | Path, *,
-                 client: Any = None, requests: tuple[str, ...] | None = None,
-                 log: bool = False, **fake_options: Any) -> Session:
+                 client: Any = None, requests: tuple[str, ...] | None = None, log: bool = False,
+                 compactor: Compactor | None = None, **fake_options: Any) -> Session:
     """Build the scenario's workspace afresh under ``root`` and send all its requests."""
     root = Path(root)
     if root.exists():
@@ -90,7 +92,8 @@ def run_scenario(scenario: Scenario, config: CompactionConfig, root: str | Path,
     workspace = scenario.build(root / "workspace")
     config = config.with_(transcript_dir=root / "transcripts")
     session = Session(client or fake_client(**fake_options), Toolbox(workspace), config,
-                      log=SessionLog(root / "session.jsonl") if log else None)
+                      log=SessionLog(root / "session.jsonl") if log else None,
+                      compactor=compactor or ThreeLayers())
     for request in requests or scenario.requests:
         session.ask(request)
     return session
