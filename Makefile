@@ -12,8 +12,9 @@ LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 NBVAL    := $(BIN)/pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg notebooks/
 LOCK_VENV ?= /tmp/cc-lock-venv
+FRESH    ?= /tmp/cc-fresh-clone
 
-.PHONY: setup lab test bench lock clean
+.PHONY: setup lab test bench lock clean fresh-check
 
 setup: $(STAMP)
 
@@ -42,6 +43,15 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# Clone what is committed into an empty folder and run the README's two commands there,
+# so a missing install step fails here instead of on a student's machine.
+fresh-check:
+	rm -rf $(FRESH)
+	git clone -q . $(FRESH)
+	$(MAKE) -C $(FRESH) test
+	cd $(FRESH) && $(PYTHON) scripts/check_lab.py
+	rm -rf $(FRESH)
 
 # Re-resolve every dependency in a brand-new venv and pin the result.
 lock:

@@ -19,5 +19,34 @@ from .session_log import SessionLog
 from .tokens import count_tokens, estimate_tokens, exact_tokens
 from .tools import PathEscape, ToolError, Toolbox, ToolOutcome, Workspace
 from .transcripts import read_transcript, write_transcript
+from .clients import default_client, read_dotenv, uses_real_model
+from .growth import (CATEGORIES, GrowthSeries, RecordingClient, composition, estimate_and_count,
+                     growth_series, mix_text)
+from .plots import (composition_figure, estimate_ratio_figure, growth_figure, session_growth_figure,
+                    token_mix_figure)
+from .replacement import (DEFAULT_BUDGET_CHARS, DEFAULT_THRESHOLD, SUMMARY_HEADER, Decision, ReplacementPlan,
+                          decide_compaction, describe_replacement, plan_replacement, replace_history,
+                          reported_total, summary_message)
+from .retry import CircuitBreaker, RetriesExhausted, RetryPolicy, call_with_retry
+from .model_windows import MODEL_WINDOWS, context_window, resolve_threshold
+from .usage_triggered import HANDOFF_PROMPT, UsageTriggered, build_handoff_request
+from .resume import CorruptLog, Resumed, TornLine, read_log, replay, resume, resume_naive
+from .inspector import compaction_cards, compaction_inspector
+from .cost import (EXAMPLE_PRICES, BatchedMicro, CacheRecorder, CallCost, CostReport, Prices, break_even_calls,
+                   cache_split, common_prefix, cost_of, request_segments)
+from .recall import (RECALL_TOOL, RECALL_TOOL_NAME, Archive, RecallToolbox, ReversibleLayers, recalls,
+                     reversible_micro_compact, reversible_placeholder, run_with_recall)
+from .tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, LAB_METRICS, LAB_REQUESTS, PRESERVE_CHOICES, THRESHOLD_SLIDER,
+                     UNCOMPRESSED, Lab, Outcome, Setting, cost_split_figure, curves_figure, heatmaps_figure, lab_panel,
+                     outcome_line, outcome_table, panel_figure, recommend, settings_grid)
+from .structured_summary import SECTIONS, STRUCTURED_PROMPT, StructuredSummary, structured_compact
+from .tool_clearing import ClearToolUses
+from .amnesia import PROBES, WORK_REQUESTS, AmnesiaReport, Probe, ProbeAnswer, probe_amnesia
+from .guards import Guarded, check_next_request, copy_history
+from .strategies import (PRETEND_WINDOW, Strategy, StrategyRun, all_strategies, clearing_figure, run_strategies,
+                         run_strategy, strategy_table)
+from .loop_lab import (MEMORY_NAMES, LayerMarker, MemoryPart, MemoryRecorder, agent_limit, compact_tool_lab,
+                       context_tokens, layer_markers, layers_figure, manual_only_run, memory_figure, memory_of,
+                       memory_picture, memory_table, run_line, three_layer_run, three_layers_lab, uncompressed_run)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -27,6 +27,7 @@ class RunResult:
     trace: list[CallTrace] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    reply: str = ""           # the text of the model's last reply, kept even when compaction replaced it
 
 
 def to_dicts(content: list[Any]) -> list[Block]:
@@ -71,6 +72,7 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
             count_tokens(messages, system=system, tools=run.schemas), tuple(layers),
             tuple(b["name"] for b in uses)))
         messages.append({"role": "assistant", "content": content})
+        result.reply = "\n".join(b["text"] for b in content if b["type"] == "text")
         focus, compact_called = None, False
         if uses:
             results = []

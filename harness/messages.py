@@ -104,9 +104,10 @@ def validate_messages(messages: list[Message], *, allow_prefill: bool = False) -
     """
     if not isinstance(messages, list) or not messages:
         raise InvalidHistory("non_empty_history", 0, "the request needs at least one message")
+    for i, message in enumerate(messages):
+        _check_shape(message, i)  # every message first, so the tool rules read only sound blocks
     seen_ids: set[str] = set()
     for i, message in enumerate(messages):
-        _check_shape(message, i)
         if message["role"] == "assistant":
             _check_tool_uses(messages, i, seen_ids)
         else:
@@ -129,10 +130,19 @@ def _check_shape(message: Any, i: int) -> None:
     allowed = {"assistant": {"text", "tool_use"}, "user": {"text", "tool_result"}}[message["role"]]
     for block in content:
         kind = block.get("type") if isinstance(block, dict) else None
-        if kind not in allowed:
+        if not isinstance(kind, str) or kind not in allowed:  # a str first: a list is not hashable
             raise InvalidHistory("block_type", i, f"block type {kind!r} not allowed in a {message['role']} message")
         if kind == "text" and not (isinstance(block.get("text"), str) and block["text"].strip()):
             raise InvalidHistory("non_empty_content", i, "a text block is empty")
+        if kind == "tool_use" and not (_is_name(block.get("id")) and _is_name(block.get("name"))
+                                       and isinstance(block.get("input"), dict)):
+            raise InvalidHistory("block_fields", i, "a tool_use needs a string id and name and an object input")
+        if kind == "tool_result" and not _is_name(block.get("tool_use_id")):
+            raise InvalidHistory("block_fields", i, "a tool_result needs a string tool_use_id")
+
+
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
 
 
 def _check_tool_uses(messages: list[Message], i: int, seen_ids: set[str]) -> None:
@@ -151,7 +161,11 @@ def _check_tool_uses(messages: list[Message], i: int, seen_ids: set[str]) -> Non
         if block.get("type") != "tool_result":
             break
         leading_ids.append(block.get("tool_use_id"))
+    later_ids = [b.get("tool_use_id") for b in blocks(following) if b.get("type") == "tool_result"]
     for block in uses:
+        if block["id"] not in leading_ids and block["id"] in later_ids:
+            raise InvalidHistory("tool_results_first", i + 1, "tool_result blocks must come before any text",
+                                 block["id"])
         if block["id"] not in leading_ids:
             raise InvalidHistory(
                 "tool_use_answered", i,

@@ -61,11 +61,12 @@ def micro_compact(
     report = MicroReport(tokens_before=estimate_tokens(messages))
     results = list(iter_tool_results(messages))                        # step 1
     names = tool_names_by_id(messages)                                  # step 2
-    older = results[: len(results) - keep_recent] if keep_recent else results
+    older = results[: max(0, len(results) - keep_recent)]  # never a negative slice end
     for i, j, block in older:                                           # step 3
         content = block.get("content")
         name = names.get(block["tool_use_id"], "unknown")
-        if not isinstance(content, str) or len(content) <= min_chars or name in preserve_tools:
+        if (not isinstance(content, str) or len(content) <= min_chars or name in preserve_tools
+                or content == placeholder(name)):  # already cleared: nothing to do
             continue
         block["content"] = placeholder(name)                            # step 4
         report.cleared.append(Cleared(i, j, block["tool_use_id"], name, len(content)))

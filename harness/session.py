@@ -18,7 +18,7 @@ from .config import CompactionConfig
 from .fake import fake_client
 from .compactor import CallTrace, Compactor, Event, ThreeLayers
 from .loop import RunResult, run_agent
-from .messages import Message, text_of, user
+from .messages import Message, user
 from .scenarios import Scenario
 from .session_log import SessionLog
 from .tools import Toolbox
@@ -64,8 +64,7 @@ class Session:
         self.trace += result.trace
         self.events += result.events
         self.tool_calls += result.tool_calls
-        last_reply = next((m for m in reversed(self.messages) if m["role"] == "assistant"), None)
-        self.answers.append(text_of(last_reply) if last_reply and result.stop != "max_turns" else "")
+        self.answers.append(result.reply if result.stop != "max_turns" else "")
         return result
 
     @property

@@ -20,8 +20,25 @@ class SessionLog:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.fsync = fsync
-        self.seq = sum(1 for _ in self.path.open(encoding="utf-8")) if self.path.exists() else 0
+        data = self.path.read_bytes() if self.path.exists() else b""
+        torn = bool(data) and not data.endswith(b"\n")  # a crash cut the last write short
+        self.seq = data.count(b"\n") + torn  # the number of lines, a torn last one included
         self._synced = 0  # how many messages of the live history are already logged
+        if torn:
+            self._close_torn_tail(data.rsplit(b"\n", 1)[-1])
+
+    def _close_torn_tail(self, last_line: bytes) -> None:
+        """A crash mid-write left a line without its newline: end it, and record it if it is not whole (chapter 06)."""
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write("\n")
+        try:
+            json.loads(last_line)
+        except ValueError:
+            self.append("torn", line=self.seq)
+
+    def mark_logged(self, messages: list[Message]) -> None:
+        """Continue a resumed session: ``messages``, replayed from this log, are logged already (chapter 06)."""
+        self._synced = len(messages)
 
     def append(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Append one record and flush it to disk."""

@@ -269,10 +269,12 @@ class Toolbox:
         self.workspace = workspace
         self.include_compact = include_compact
 
+    def _definitions(self) -> list[dict[str, Any]]:
+        return FILE_TOOLS + [COMPACT_TOOL] if self.include_compact else FILE_TOOLS
+
     @property
     def schemas(self) -> list[dict[str, Any]]:
-        tools = FILE_TOOLS + [COMPACT_TOOL] if self.include_compact else FILE_TOOLS
-        return copy.deepcopy(tools)  # callers may edit their copy freely
+        return copy.deepcopy(self._definitions())  # callers may edit their copy freely
 
     @property
     def names(self) -> list[str]:
@@ -280,7 +282,7 @@ class Toolbox:
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
         """Call one tool; the model's mistakes come back as is_error outcomes, never exceptions."""
-        schema = next((s for s in self.schemas if s["name"] == name), None)
+        schema = next((s for s in self._definitions() if s["name"] == name), None)
         if schema is None:
             return ToolOutcome(f"Error: unknown tool {name!r}", is_error=True)
         try:

@@ -56,7 +56,7 @@ def build(source_path: Path) -> Path:
     }
     for index, cell in enumerate(notebook.cells):
         cell["id"] = f"cell-{index:03d}"  # stable ids: no random churn in diffs
-    NotebookClient(notebook, timeout=600, kernel_name="python3",
+    NotebookClient(notebook, timeout=600, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     target = NOTEBOOKS / f"{source_path.stem}.ipynb"
     nbformat.write(notebook, target)

@@ -3,7 +3,8 @@
 It understands a small set of requests (read a folder, change a VERSION_TAG,
 ask for a VERSION_TAG, count lines, search for TODOs, recall an early
 instruction). It needs a file's content in view to answer about it or edit
-it, so when compaction has hidden the content it reads the file again; it
+it, so when compaction has hidden the content it reads the file again (or,
+when a reversible placeholder shows a recall id, recalls it: chapter 08); it
 answers recall questions only from what is still visible.
 """
 from __future__ import annotations
@@ -59,7 +60,7 @@ def read_all(view: View, folder: str) -> Action:
     new_notes = plan + "\n".join(f"Note: {p} — {purpose_of(view.files[p])}" for p in fresh)
     pending = [p for p in files if p not in notes and p not in fresh]
     if pending:
-        return Action(new_notes.strip() or None, "read_file", {"path": pending[0]})
+        return fetch(view, pending[0], say=new_notes.strip() or None)
     notes.update({p: purpose_of(view.files[p]) for p in fresh})
     lines = "\n".join(f"- {p}: {notes[p]}" for p in files)
     return Action(f"{new_notes}\n\nWhat each file under {folder}/ does:\n{lines}".strip())
@@ -73,7 +74,7 @@ def edit_tag(view: View, path: str, value: str) -> Action:
            and c.result is not None and not c.is_error for c in view.task_calls):
         return Action(f'Changed VERSION_TAG in {path} to "{value}".')
     if path not in view.files:
-        return Action(tool="read_file", tool_input={"path": path})
+        return fetch(view, path)
     current = tag_of(view.files[path])
     if current == value:
         return Action(f'VERSION_TAG in {path} is already "{value}".')
@@ -83,7 +84,7 @@ def edit_tag(view: View, path: str, value: str) -> Action:
 
 def ask_tag(view: View, path: str) -> Action:
     if path not in view.files:
-        return Action(tool="read_file", tool_input={"path": path})
+        return fetch(view, path)
     return Action(f'VERSION_TAG in {path} is "{tag_of(view.files[path])}".')
 
 
@@ -113,6 +114,13 @@ def recall_rule(view: View, folder: str) -> Action:
 
 def acknowledge(view: View, rule: str) -> Action:
     return Action(f"Understood. From now on, {rule}")
+
+
+def fetch(view: View, path: str, say: str | None = None) -> Action:
+    """Bring a file's content into view: recall it if a reversible placeholder shows its id, else read it."""
+    if path in view.recallable:
+        return Action(say, "recall", {"id": view.recallable[path]})
+    return Action(say, "read_file", {"path": path})
 
 
 def _run_once(view: View, command: str, answer: Callable[[str], str]) -> Action:

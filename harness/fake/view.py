@@ -4,6 +4,8 @@ The fake agent decides only from this view. A file's content counts as
 visible when a ``read_file`` result still holds it (not a placeholder, not
 folded into a summary) and no later edit made it stale; a note or a user
 instruction counts as visible when its text is somewhere in the request.
+A reversible placeholder (chapter 08) hides the content but shows the id
+that ``recall`` brings it back with; a recalled copy counts as a read.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ SUMMARY_GOAL = re.compile(r"^- User: (.+)$", re.MULTILINE)
 IN_PROGRESS = re.compile(r"^- In progress: (.+)$", re.MULTILINE)
 COMPRESSED = "[Conversation compressed"
 EDITING_TOOLS = ("edit_file", "write_file")
+RECALL_ID = re.compile(r"; recall id (\S+)\]$")
 
 
 @dataclass
@@ -38,6 +41,7 @@ class View:
     task_calls: list[ToolCall] = field(default_factory=list)  # tool calls made since that request
     files: dict[str, str] = field(default_factory=dict)   # path -> fresh visible content
     listings: dict[str, list[str]] = field(default_factory=dict)  # folder -> visible listing
+    recallable: dict[str, str] = field(default_factory=dict)  # path -> recall id of its hidden, fresh content
 
     def listing(self, folder: str) -> list[str] | None:
         """The files of ``folder``: from a visible list_files result, else from a visible plan."""
@@ -54,6 +58,7 @@ class View:
 def build_view(messages: list[Message]) -> View:
     view = View()
     calls: dict[str, ToolCall] = {}
+    last_edit: dict[str, int] = {}  # path -> the message of its latest edit
     task_start = 0
     for index, message in enumerate(messages):
         for block in blocks(message):
@@ -66,25 +71,47 @@ def build_view(messages: list[Message]) -> View:
             elif kind == "tool_use":
                 calls[block["id"]] = ToolCall(index, block["name"], block["input"], None, False)
                 if block["name"] in EDITING_TOOLS:
-                    view.files.pop(block["input"].get("path", ""), None)
+                    path = block["input"].get("path", "")
+                    view.files.pop(path, None)
+                    view.recallable.pop(path, None)
+                    last_edit[path] = index
             elif kind == "tool_result" and block.get("tool_use_id") in calls:
                 call = calls[block["tool_use_id"]]
                 content = result_text(block)
                 call.is_error = bool(block.get("is_error"))
                 call.result = None if is_placeholder(content) else content
-                _remember(view, call)
+                _remember(view, call, content, _file_read(call, calls, last_edit))
     view.task_calls = [c for c in calls.values() if c.index > task_start]
     return view
 
 
-def _remember(view: View, call: ToolCall) -> None:
-    if call.result is None or call.is_error:
+def _file_read(call: ToolCall, calls: dict[str, ToolCall], last_edit: dict[str, int]) -> str | None:
+    """The path whose current content this call's output holds: a whole read_file, or a recall
+    of one (followed back to the read), provided the file was not edited after that read."""
+    source = call
+    while source.name == "recall" and (origin := calls.get(source.input.get("id"))) \
+            and origin.index < source.index:
+        source = origin
+    if source.name != "read_file" or "limit" in source.input:
+        return None
+    path = source.input.get("path", ".")
+    return path if source.index > last_edit.get(path, -1) else None
+
+
+def _remember(view: View, call: ToolCall, content: str, file_path: str | None) -> None:
+    if call.is_error:
+        if call.name == "recall" and file_path:
+            view.recallable.pop(file_path, None)  # recall failed: read the file instead
         return
-    path = call.input.get("path", ".")
-    if call.name == "read_file" and "limit" not in call.input:
-        view.files[path] = call.result
+    if call.result is None:
+        reversible = RECALL_ID.search(content)
+        if file_path and reversible:
+            view.recallable[file_path] = reversible.group(1)
+        return
+    if file_path:
+        view.files[file_path] = call.result
     elif call.name == "list_files":
-        view.listings[path.rstrip("/")] = call.result.splitlines()
+        view.listings[call.input.get("path", ".").rstrip("/")] = call.result.splitlines()
 
 
 def _add_user_text(view: View, text: str) -> None:

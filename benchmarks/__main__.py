@@ -1,0 +1,28 @@
+"""Run every benchmark and print one table each; exit 1 if the 12-file run misses its budget."""
+from __future__ import annotations
+
+import os
+import platform
+import sys
+
+from . import long_session, micro_twelve, recount, strategies, twelve_run
+
+
+def main() -> int:
+    print(f"make bench: Python {platform.python_version()}, {os.cpu_count()} cores,"
+          f" load average {os.getloadavg()[0]:.1f}. Times are medians of perf_counter repeats.\n")
+    print(micro_twelve.render(micro_twelve.measure()), end="\n\n", flush=True)
+    print(long_session.render(long_session.measure()), end="\n\n", flush=True)
+    print(recount.render(recount.measure()), end="\n\n", flush=True)
+    print(strategies.render(strategies.measure()), end="\n\n", flush=True)
+    run = twelve_run.measure()
+    print(twelve_run.render(run), flush=True)
+    if not run.meets_budget:
+        print(f"\nFAIL: the 12-file run takes {run.median['estimate'] * 1000:.1f} ms,"
+              f" over the {run.budget_ms:.0f} ms budget.", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,20 @@
+"""A throwaway folder to run scenarios in, under a relative root.
+
+The summary message auto_compact writes names its transcript path, so that
+path is part of every later request and of its token count. Running under
+the relative root ``run`` keeps machine paths out of histories and makes
+token figures the same on every machine and every run.
+"""
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def scratch_root() -> Iterator[Path]:
+    """Enter a new temporary folder as the working directory and yield ``Path("run")``."""
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
+        yield Path("run")

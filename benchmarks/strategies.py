@@ -1,0 +1,50 @@
+"""The five compaction strategies on the long session, side by side (chapter 07).
+
+Each strategy of ``harness.all_strategies`` sends LONG_SESSION's 68 work
+requests through the same loop and fake, then takes the amnesia probe; the
+table is chapter 07's, plus the time each run took.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from harness import WORK_REQUESTS, StrategyRun, all_strategies, run_strategy
+
+from .scratch import scratch_root
+from .table import format_table, ratio, tokens
+
+
+@dataclass(frozen=True)
+class StrategyBench:
+    requests: int
+    runs: list[StrategyRun]
+    seconds: dict[str, float]   # wall time of each strategy's run and probe, by key
+
+
+def measure(requests: tuple[str, ...] = WORK_REQUESTS) -> StrategyBench:
+    runs, seconds = [], {}
+    with scratch_root() as root:
+        for strategy in all_strategies():
+            start = time.perf_counter()
+            runs.append(run_strategy(strategy, root, requests=requests))
+            seconds[strategy.key] = time.perf_counter() - start
+    return StrategyBench(len(requests), runs, seconds)
+
+
+def render(bench: StrategyBench) -> str:
+    baseline = bench.runs[0].session.stats.input_tokens_billed
+    rows = []
+    for run in bench.runs:
+        s = run.session.stats
+        rows.append([run.strategy.key, run.strategy.modelled_on, s.model_calls, s.summary_calls, s.re_reads,
+                     tokens(s.peak_context), tokens(s.input_tokens_billed), ratio(s.input_tokens_billed, baseline),
+                     f"{run.amnesia.score:.2f}", f"{bench.seconds[run.strategy.key]:.1f} s"])
+    return format_table(
+        f"Strategies on the long session ({bench.requests} requests, then the amnesia probe on a copy)",
+        ["strategy", "modelled on", "calls", "summaries", "re-reads", "peak context", "input billed",
+         "vs none", "amnesia", "time"], rows)
+
+
+if __name__ == "__main__":
+    print(render(measure()))

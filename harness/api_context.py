@@ -1,0 +1,104 @@
+"""The API's own context management, built with the SDK's beta types (chapter 09).
+
+Two server-side features do on Anthropic's side what this course builds by
+hand: context editing (``clear_tool_uses_20250919``, like micro-compaction)
+and server compaction (``compact_20260112``, like auto-compaction). This
+module builds their request payloads, checks them against the SDK's own
+TypedDicts, and shows the exact JSON the SDK would send, all offline.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anthropic
+import httpx2
+import pydantic
+from anthropic.types.beta import BetaClearToolUses20250919EditParam, BetaCompact20260112EditParam
+
+CONTEXT_EDITING_BETA = "context-management-2025-06-27"
+COMPACTION_BETA = "compact-2026-01-12"
+EDIT_TYPES: dict[str, type] = {
+    "clear_tool_uses_20250919": BetaClearToolUses20250919EditParam,
+    "compact_20260112": BetaCompact20260112EditParam,
+}
+
+
+def clear_tool_uses(*, trigger: int = 100_000, keep: int = 3, clear_at_least: int | None = None,
+                    exclude_tools: list[str] | None = None, clear_tool_inputs: bool = False) -> dict[str, Any]:
+    """A context-editing edit: past ``trigger`` input tokens, clear all but ``keep`` tool results."""
+    edit: dict[str, Any] = {"type": "clear_tool_uses_20250919",
+                            "trigger": {"type": "input_tokens", "value": trigger},
+                            "keep": {"type": "tool_uses", "value": keep},
+                            "clear_tool_inputs": clear_tool_inputs}
+    if clear_at_least is not None:
+        edit["clear_at_least"] = {"type": "input_tokens", "value": clear_at_least}
+    if exclude_tools:
+        edit["exclude_tools"] = list(exclude_tools)
+    return edit
+
+
+def server_compaction(*, trigger: int = 150_000, instructions: str | None = None,
+                      pause_after_compaction: bool = False) -> dict[str, Any]:
+    """A server-compaction edit: past ``trigger`` input tokens, the API summarises older context."""
+    edit: dict[str, Any] = {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": trigger},
+                            "pause_after_compaction": pause_after_compaction}
+    if instructions:
+        edit["instructions"] = instructions
+    return edit
+
+
+def check_edit(edit: dict[str, Any]) -> None:
+    """Raise ValueError unless ``edit`` matches the SDK's TypedDict for its type (no unknown keys)."""
+    param_type = EDIT_TYPES.get(edit.get("type", ""))
+    if param_type is None:
+        raise ValueError(f"unknown edit type {edit.get('type')!r}; expected one of {sorted(EDIT_TYPES)}")
+    unknown = set(edit) - set(param_type.__annotations__)
+    if unknown:
+        raise ValueError(f"{edit['type']}: unknown keys {sorted(unknown)}")
+    try:
+        pydantic.TypeAdapter(param_type).validate_python(edit)
+    except pydantic.ValidationError as error:
+        raise ValueError(f"{edit['type']}: {error}") from None
+
+
+def betas_for(edits: list[dict[str, Any]]) -> list[str]:
+    """The beta flags a request with these edits needs."""
+    needed = {CONTEXT_EDITING_BETA if e["type"].startswith("clear_") else COMPACTION_BETA for e in edits}
+    return sorted(needed)
+
+
+def wire_request(request: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """Send ``client.beta.messages.create(**request)`` to a capturing transport, offline.
+
+    Returns the JSON body the SDK would put on the wire and its ``anthropic-beta`` header.
+    """
+    captured: dict[str, Any] = {}
+
+    def capture(http_request: httpx2.Request) -> httpx2.Response:
+        captured["body"] = json.loads(http_request.content)
+        captured["beta"] = http_request.headers.get("anthropic-beta", "")
+        return httpx2.Response(200, json={
+            "id": "msg_capture", "type": "message", "role": "assistant", "model": request["model"],
+            "content": [{"type": "text", "text": "(captured, not sent)"}], "stop_reason": "end_turn",
+            "stop_sequence": None, "usage": {"input_tokens": 0, "output_tokens": 0}})
+
+    client = anthropic.Anthropic(api_key="capture-only", max_retries=0,
+                                 http_client=httpx2.Client(transport=httpx2.MockTransport(capture)))
+    client.beta.messages.create(**request)
+    return captured["body"], captured["beta"]
+
+
+def context_managed_request(messages: list[dict[str, Any]], edits: list[dict[str, Any]], *, model: str,
+                            max_tokens: int = 1024, system: str | None = None,
+                            tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Keyword arguments for ``client.beta.messages.create`` with the given edits, checked first."""
+    for edit in edits:
+        check_edit(edit)
+    request: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages,
+                               "context_management": {"edits": edits}, "betas": betas_for(edits)}
+    if system:
+        request["system"] = system
+    if tools:
+        request["tools"] = tools
+    return request

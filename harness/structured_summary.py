@@ -1,0 +1,111 @@
+"""The Claude Code family: micro every call, one nine-section summary near the window (chapter 07).
+
+Modelled on Claude Code as publicly described (REFERENCE.md): old tool
+results are cleared call by call, and when the context nears the window
+(about 83-92% of it) the whole conversation is summarised under nine fixed
+headings, one of them "All user messages", and replaces the history.
+
+Simplified here: the micro step is chapter 02's with s06's defaults (its
+placeholder, keep the newest 3, read_file preserved); the summary request carries
+the whole history as one JSON dump (no 80,000-character tail: the history
+fits, since we compact before the window is full); the replacement is
+chapter 03's "[Conversation compressed ...]" message; no files are
+re-attached after compacting, and there is no PreCompact hook.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .auto import AutoReport, compressed_message
+from .compactor import CallTrace, Compactor, Event, RunContext
+from .config import CompactionConfig, check_count
+from .messages import Message, user
+from .micro import micro_compact
+from .tokens import count_tokens, estimate_tokens
+from .transcripts import write_transcript
+from .usage_triggered import request_summary
+
+SECTIONS = ("Primary request and intent", "Key technical concepts", "Files and code sections",
+            "Errors and fixes", "Problem solving", "All user messages", "Pending tasks",
+            "Current work", "Optional next step")
+STRUCTURED_PROMPT = (
+    "Summarise the conversation below in detail, so that the work can continue from the summary "
+    "alone. Use exactly these nine sections, in this order:\n"
+    + "\n".join(f"{n}. {title}" for n, title in enumerate(SECTIONS, start=1))
+    + "\nUnder 'All user messages' list every message the user wrote, verbatim, oldest first."
+)
+
+
+def build_structured_request(messages: list[Message], *, model: str, max_tokens: int,
+                             focus: str | None = None) -> dict[str, Any]:
+    """The summary call's keyword arguments: no tools, the nine sections, the whole history as JSON."""
+    prompt = STRUCTURED_PROMPT + (f"\nFocus especially on: {focus}" if focus else "")
+    dump = json.dumps(messages, ensure_ascii=False)
+    return {"model": model, "max_tokens": max_tokens,
+            "messages": [user(f"{prompt}\n\n<conversation>\n{dump}\n</conversation>")]}
+
+
+def structured_compact(client: Any, messages: list[Message], config: CompactionConfig,
+                       focus: str | None = None) -> AutoReport:
+    """Transcript, nine-section summary, replacement in place (chapter 03's order and failure rule:
+    a failed or empty summary raises SummaryFailed and leaves ``messages`` as it was)."""
+    tokens_before, count_before = estimate_tokens(messages), len(messages)
+    transcript = write_transcript(messages, config.transcript_dir)
+    request = build_structured_request(messages, model=config.model, max_tokens=config.summary_max_tokens,
+                                       focus=focus)
+    summary, usage = request_summary(client, request)
+    messages[:] = [compressed_message(transcript, summary)]
+    return AutoReport(transcript, summary, count_before, tokens_before, estimate_tokens(messages),
+                      usage.input_tokens, usage.output_tokens)
+
+
+@dataclass
+class StructuredSummary(Compactor):
+    """Micro before every call; past ``fraction`` of ``window`` tokens, the nine-section summary."""
+    window: int = 200_000
+    fraction: float = 0.85
+    keep_recent: int = 3
+    preserve_tools: frozenset[str] = frozenset({"read_file"})
+    min_chars: int = 100
+    name: ClassVar[str] = "structured_summary"
+
+    def __post_init__(self) -> None:
+        check_count("window", self.window, 1)
+        check_count("keep_recent", self.keep_recent)
+        if not 0 < self.fraction <= 1:
+            raise ValueError(f"fraction must be in (0, 1], got {self.fraction}")
+
+    @property
+    def threshold(self) -> int:
+        """Tokens (counted like the API's input_tokens) at which the summary fires."""
+        return int(self.window * self.fraction)
+
+    def before_call(self, run: RunContext) -> list[str]:
+        layers = []
+        report = micro_compact(run.messages, self.keep_recent, self.preserve_tools, self.min_chars)
+        if report.fired:
+            layers.append("micro")
+            run.emit(Event("micro", run.call, report.tokens_before, report.tokens_after, {
+                "cleared": len(report.cleared), "tools": sorted({c.tool_name for c in report.cleared})}))
+        if count_tokens(run.messages, system=run.system, tools=run.schemas) > self.threshold:
+            self.summarise(run, "structured")
+            layers.append("structured")
+        return layers
+
+    def on_compact(self, run: RunContext, focus: str | None) -> None:
+        self.summarise(run, "manual", focus)
+
+    def summarise(self, run: RunContext, kind: str, focus: str | None = None) -> AutoReport:
+        """The nine-section compaction, recorded as a summary call, a log record and an event."""
+        report = structured_compact(run.client, run.messages, run.config, focus)
+        run.record(CallTrace(run.call, report.summary_input_tokens, report.summary_output_tokens,
+                             report.tokens_before, 0, (kind,), (), "summary"))
+        if run.log:
+            run.log.compacted(run.messages, layer=kind, message=run.messages[0],
+                              transcript=report.transcript.as_posix())
+        run.emit(Event(kind, run.call, report.tokens_before, report.tokens_after, {
+            "transcript": report.transcript.as_posix(), "summary": report.summary,
+            "messages_before": report.messages_before}))
+        return report

@@ -1,0 +1,188 @@
+"""The cost model with prompt caching, and cache-aware batched micro (harness/cost.py, chapter 08)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import given, settings
+
+from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, count_tokens, fake_client, micro_compact,
+                     run_scenario, validate_messages)
+from harness.cost import (EXAMPLE_PRICES, PARTS, BatchedMicro, CacheRecorder, CallCost, Prices, Segment,
+                          break_even_calls, cache_split, clearable_tokens, common_prefix, cost_of, price,
+                          request_segments)
+from harness.compactor import CallTrace
+from harness.messages import assistant, tool_result, tool_use, user
+from harness.tools import FILE_TOOLS
+
+from strategies import valid_histories
+
+SYSTEM = "You are a careful coding agent."
+NOTHING = frozenset()
+
+
+def history(results: int, size: int = 2_000) -> list[dict]:
+    """A request, then ``results`` read_file rounds with long, distinct outputs."""
+    messages = [user("Read the files.")]
+    for i in range(results):
+        messages += [assistant([tool_use(f"t{i}", "read_file", {"path": f"f{i}.py"})]),
+                     user([tool_result(f"t{i}", f"line {i} " * (size // 7))])]
+    return messages
+
+
+def trace_of(requests: list[list[Segment]], kinds: list[str] | None = None) -> list[CallTrace]:
+    kinds = kinds or ["agent"] * len(requests)
+    return [CallTrace(i + 1, sum(s.tokens for s in r), 10, 0, 0, (), (), kind)
+            for i, (r, kind) in enumerate(zip(requests, kinds))]
+
+
+def test_example_prices_are_the_stated_parameters():
+    assert EXAMPLE_PRICES == Prices(input=3.0, output=15.0, cache_write_factor=1.25, cache_read_factor=0.1,
+                                    min_cacheable=1024)
+    assert price(1_000_000, 0, 0, 0, EXAMPLE_PRICES) == pytest.approx(0.30)
+    assert price(0, 1_000_000, 0, 0, EXAMPLE_PRICES) == pytest.approx(3.75)
+    assert price(0, 0, 1_000_000, 0, EXAMPLE_PRICES) == pytest.approx(3.00)
+    assert price(0, 0, 0, 1_000_000, EXAMPLE_PRICES) == pytest.approx(15.00)
+
+
+@pytest.mark.parametrize("changes", [{"input": -1}, {"output": "3"}, {"cache_read_factor": True},
+                                     {"min_cacheable": -5}, {"min_cacheable": 1.5}])
+def test_prices_are_validated(changes):
+    with pytest.raises(ValueError):
+        Prices(**changes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(valid_histories())
+def test_segments_add_up_to_the_whole_request(messages):
+    segments = request_segments(messages, SYSTEM, FILE_TOOLS)
+    assert sum(s.tokens for s in segments) == count_tokens(messages, system=SYSTEM, tools=FILE_TOOLS)
+    assert common_prefix(segments, request_segments(copy.deepcopy(messages), SYSTEM, FILE_TOOLS)) == len(segments)
+
+
+def test_segments_are_in_cache_order_tools_system_messages():
+    segments = request_segments(history(1), SYSTEM, FILE_TOOLS)
+    assert [s.key[0] for s in segments[:2]] == ["tools", "system"]
+    assert segments[2].key[:2] == ("user", "text")
+    assert len(segments) == 2 + 3
+
+
+def test_any_rewrite_of_an_earlier_block_ends_the_shared_prefix():
+    before = history(4)
+    after = copy.deepcopy(before)
+    after[4]["content"][0]["content"] = "[Previous: used read_file]"  # the second result
+    a, b = request_segments(before, SYSTEM), request_segments(after, SYSTEM)
+    assert common_prefix(a, b) == 1 + 4  # system, the request, result 1's round, the second tool_use
+    assert common_prefix(a, a[:3]) == 3 and common_prefix([], a) == 0
+
+
+def test_cache_split_reads_the_shared_prefix_and_writes_the_rest():
+    short, longer = history(3), history(4)
+    previous, current = request_segments(short, SYSTEM), request_segments(longer, SYSTEM)
+    read, write = cache_split(previous, current, 1024)
+    assert read == count_tokens(short, system=SYSTEM)
+    assert write == count_tokens(longer, system=SYSTEM) - read
+    assert cache_split(None, current, 1024) == (0, sum(s.tokens for s in current))
+    assert cache_split(previous, current, 10**9) == (0, 0)  # too short to cache: all uncached
+    tiny = request_segments([user("hi")], SYSTEM)
+    assert cache_split(tiny, current, 1024)[0] == 0  # a prefix under the minimum was never written
+
+
+def test_cost_of_prices_each_call_and_keeps_summaries_uncached():
+    requests = [request_segments(history(n), SYSTEM) for n in (2, 3, 3)]
+    requests.insert(2, request_segments([user("Summarise " * 600)]))
+    trace = trace_of(requests, ["agent", "agent", "summary", "agent"])
+    report = cost_of(trace, requests)
+    first, second, summary, third = report.calls
+    assert (first.cache_read, first.uncached) == (0, 0) and first.cache_write == first.input
+    assert second.cache_read == trace[0].input_tokens
+    assert second.cache_write == trace[1].input_tokens - second.cache_read
+    assert summary.uncached == summary.input and summary.cache_read == summary.cache_write == 0
+    assert third.cache_read == third.input and third.cache_write == 0  # same request again: all read
+    for call, step in zip(report.calls, trace):
+        assert call.input == step.input_tokens
+        expected = price(call.cache_read, call.cache_write, call.uncached, 10, EXAMPLE_PRICES)
+        assert call.dollars == pytest.approx(expected)
+    assert report.dollars == pytest.approx(sum(report.dollars_for(p) for p in PARTS))
+    plain = cost_of(trace, requests, caching=False)
+    assert all(c.uncached == c.input for c in plain.calls)
+    assert plain.total("uncached") == sum(t.input_tokens for t in trace)
+    with pytest.raises(ValueError):
+        cost_of(trace[:-1], requests)
+    with pytest.raises(ValueError):
+        report.dollars_for("dollars")
+
+
+def test_recorder_keeps_each_request_as_it_was_sent(tmp_path):
+    recorder = CacheRecorder(fake_client())
+    session = run_scenario(TWELVE_FILES, CompactionConfig(keep_recent=1, preserve_tools=NOTHING), tmp_path,
+                           client=recorder)
+    assert len(recorder.requests) == len(session.trace)
+    for segments, step in zip(recorder.requests, session.trace):
+        assert sum(s.tokens for s in segments) == step.input_tokens  # the fake bills exactly what was sent
+    report = cost_of(session.trace, recorder.requests)
+    assert report.total("cache_read") + report.total("cache_write") + report.total("uncached") == \
+        session.stats.input_tokens_billed
+    assert recorder.messages.count_tokens(model="m", messages=[user("hi")]).input_tokens > 0
+
+
+def test_micro_rewrites_show_up_as_cache_writes(tmp_path):
+    """Clearing every call (nothing preserved) rewrites history: more writes than growing untouched."""
+    def run(config):
+        recorder = CacheRecorder(fake_client())
+        session = run_scenario(TWELVE_FILES, config, tmp_path, client=recorder)
+        return session, cost_of(session.trace, recorder.requests)
+    plain, plain_cost = run(CompactionConfig(micro=False, auto=False))
+    micro, micro_cost = run(CompactionConfig(preserve_tools=NOTHING, auto=False))
+    assert micro.stats.input_tokens_billed < plain.stats.input_tokens_billed
+    assert micro_cost.total("cache_write") > plain_cost.total("cache_write")
+    largest = max(plain_cost.calls, key=lambda c: c.input)
+    assert plain_cost.total("cache_write") == largest.input  # untouched: each token is written once
+
+
+def test_break_even_calls():
+    assert break_even_calls(2_000, 6_000) == pytest.approx(6_000 * 1.15 / 200)
+    assert break_even_calls(2_000, 0) == 0
+    assert break_even_calls(1_000, 1_000, Prices(cache_write_factor=1.0, cache_read_factor=0.5)) == 1.0
+    for bad in [(0, 10), (10, -1)]:
+        with pytest.raises(ValueError):
+            break_even_calls(*bad)
+    with pytest.raises(ValueError):
+        break_even_calls(10, 10, Prices(cache_read_factor=0))
+
+
+def test_clearable_tokens_is_a_dry_run():
+    messages = history(5)
+    before = copy.deepcopy(messages)
+    expected = sum(len(m["content"][0]["content"]) for m in messages[2:8:2]) // 4  # all but the newest 2
+    assert clearable_tokens(messages, 2, NOTHING, 100) == expected
+    assert messages == before
+    assert clearable_tokens(messages, 2, frozenset({"read_file"}), 100) == 0
+    micro_compact(messages, 2, NOTHING, 100)
+    assert clearable_tokens(messages, 2, NOTHING, 100) == 0  # placeholders are not cleared twice
+
+
+def test_batched_micro_waits_for_a_large_batch(tmp_path):
+    config = CompactionConfig(preserve_tools=NOTHING, auto=False)
+    every_call = run_scenario(TWELVE_FILES, config, tmp_path)
+    batched = run_scenario(TWELVE_FILES, config, tmp_path, compactor=BatchedMicro(6_000))
+    micro = [e for e in batched.events if e.kind == "micro"]
+    assert 0 < len(micro) < sum(e.kind == "micro" for e in every_call.events)
+    assert all(e.tokens_before - e.tokens_after >= 5_000 for e in micro)
+    never = run_scenario(TWELVE_FILES, config, tmp_path, compactor=BatchedMicro(10**9))
+    assert not any(e.kind == "micro" for e in never.events)
+    validate_messages(batched.messages + [user("Next request.")])
+
+
+def test_batched_micro_is_cheaper_with_caching_on_the_lab_session(tmp_path):
+    """The chapter's claim in small: the first 8 requests of LONG_SESSION, nothing preserved."""
+    def dollars(compactor):
+        recorder = CacheRecorder(fake_client())
+        session = run_scenario(LONG_SESSION, CompactionConfig(preserve_tools=NOTHING), tmp_path, client=recorder,
+                               requests=LONG_SESSION.requests[:8], compactor=compactor)
+        return cost_of(session.trace, recorder.requests).dollars
+    assert dollars(BatchedMicro(10_000)) < dollars(None)
+
+
+def test_call_cost_input_is_the_sum_of_its_parts():
+    assert CallCost(1, "agent", 5, 7, 11, 3, 0.0).input == 23

@@ -1,0 +1,207 @@
+"""Labs of chapters 04 and 05 (harness/loop_lab.py): the memory picture, layer markers,
+cached runs of the long session, and both slider callbacks over their whole range."""
+from __future__ import annotations
+
+import pytest
+from matplotlib.figure import Figure
+
+from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, assistant, count_tokens, fake_client,
+                     run_scenario, text, tool_result, tool_use, user, validate_messages, write_transcript)
+from harness.loop_lab import (MEMORY_NAMES, MemoryRecorder, agent_limit, compact_tool_lab, context_tokens,
+                              layer_markers, manual_only_run, memory_of, memory_picture, memory_table,
+                              three_layer_run, three_layers_lab, uncompressed_run)
+
+SYSTEM = "You are a test agent."
+TOOLS = [{"name": "bash", "description": "Run a program.", "input_schema": {"type": "object", "properties": {}}}]
+ALL_REQUESTS = len(LONG_SESSION.requests)
+SWEEP_REQUESTS = 6  # requests per run when a sweep moves another slider: enough to read a folder and edit
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    """One folder for every cached run of this module, so runs are shared between tests."""
+    return tmp_path_factory.mktemp("loop_lab")
+
+
+def parts(picture):
+    return {p.name: p for p in picture}
+
+
+def history():
+    """A request, three tool rounds (one full result, one placeholder, one short), a reply."""
+    return [
+        user("Read a.py, then run two commands."),
+        assistant([text("Reading."), tool_use("t1", "read_file", {"path": "a.py"})]),
+        user([tool_result("t1", "def a():\n    return 1\n" * 30)]),
+        assistant([tool_use("t2", "bash", {"command": "wc -l a.py"})]),
+        user([tool_result("t2", "[Previous: used bash]")]),
+        assistant([tool_use("t3", "bash", {"command": "echo hi"})]),
+        user([tool_result("t3", "hi")]),
+        assistant([text("Done.")]),
+    ]
+
+
+# --- the memory picture ---------------------------------------------------------
+
+def test_memory_picture_sorts_every_block_and_adds_up_to_count_tokens():
+    h = history()
+    picture = memory_picture(h, keep_recent=1, system=SYSTEM, tools=TOOLS)
+    p = parts(picture)
+    assert [x.name for x in picture] == list(MEMORY_NAMES)
+    assert (p["working"].items, p["short-term"].items, p["kept in full"].items) == (1, 1, 1)
+    assert p["long-term: summary"].items == 0 and p["long-term: transcripts"].items == 0
+    assert p["conversation"].items == 6  # the request, two replies and the three tool calls
+    assert p["framing"].items == len(h)
+    assert context_tokens(picture) == count_tokens(h, system=SYSTEM, tools=TOOLS)
+    assert p["long-term: transcripts"].where == "disk"
+    assert all(x.where == "context" for x in picture if x.name != "long-term: transcripts")
+
+
+@pytest.mark.parametrize("keep_recent, working, kept, short", [
+    (0, 0, 2, 1), (1, 1, 1, 1), (2, 2, 1, 0), (3, 3, 0, 0), (10, 3, 0, 0)])
+def test_working_memory_is_the_newest_keep_recent_results(keep_recent, working, kept, short):
+    p = parts(memory_picture(history(), keep_recent=keep_recent))
+    assert (p["working"].items, p["kept in full"].items, p["short-term"].items) == (working, kept, short)
+    assert context_tokens(list(p.values())) == count_tokens(history())
+
+
+@pytest.mark.parametrize("bad", [-1, True, 1.5, "3"])
+def test_memory_picture_refuses_a_bad_keep_recent(bad):
+    with pytest.raises(ValueError):
+        memory_picture(history(), keep_recent=bad)
+
+
+def test_summary_and_transcripts_are_long_term_memory(tmp_path):
+    folder = tmp_path / "transcripts"
+    write_transcript(history(), folder)
+    write_transcript(history()[:3], folder)
+    compressed = [user("[Conversation compressed. Transcript: t.jsonl]\n\n1. What was accomplished: ..."),
+                  user("Next request.")]
+    p = parts(memory_picture(compressed, keep_recent=3, transcript_dir=folder))
+    assert p["long-term: summary"].items == 1 and p["conversation"].items == 1
+    assert p["long-term: transcripts"].items == 2
+    assert p["long-term: transcripts"].tokens == count_tokens(history()) + count_tokens(history()[:3])
+    assert parts(memory_picture(compressed, keep_recent=3, transcript_dir=tmp_path / "none"))[
+        "long-term: transcripts"].items == 0
+
+
+def test_memory_table_has_a_line_per_part_and_a_column_per_run():
+    picture = memory_picture(history(), keep_recent=1)
+    lines = memory_table({"one": picture, "two": picture}).splitlines()
+    assert len(lines) == 1 + len(MEMORY_NAMES)
+    assert "one" in lines[0] and "two" in lines[0]
+    assert lines[1].split()[0] == "working" and lines[1].count("items") == 2
+
+
+def test_the_recorder_pictures_every_agent_request_as_the_api_counted_it(tmp_path):
+    config = CompactionConfig(threshold=10_000)
+    recorder = MemoryRecorder(fake_client(compact_policy="after_task"), config.keep_recent, tmp_path / "transcripts")
+    session = run_scenario(TWELVE_FILES, config, tmp_path, client=recorder)
+    agent = [t for t in session.trace if t.kind == "agent"]
+    assert session.stats.summary_calls >= 2, "summary calls happened, and are not pictured"
+    assert [context_tokens(p) for p in recorder.pictures] == [t.input_tokens for t in agent]
+    on_disk = [parts(p)["long-term: transcripts"].items for p in recorder.pictures]
+    assert on_disk == sorted(on_disk) and on_disk[-1] == session.stats.compactions["auto"]
+    assert context_tokens(memory_of(session)) == count_tokens(session.messages, system=session.system,
+                                                              tools=session.toolbox.schemas)
+
+
+# --- markers and cached runs ------------------------------------------------------
+
+def test_layer_markers_sit_on_the_curve_where_each_layer_fired(tmp_path):
+    session = run_scenario(TWELVE_FILES, CompactionConfig(threshold=10_000), tmp_path, compact_policy="after_task")
+    markers = layer_markers(session)
+    context = {t.call: t.input_tokens for t in session.trace if t.kind == "agent"}
+    assert [m.layer for m in markers] == [e.kind for e in session.events]
+    assert {"micro", "auto", "manual"} == {m.layer for m in markers}
+    assert all(m.tokens == context[m.call] for m in markers)
+    manual = [m for m in markers if m.layer == "manual"]
+    assert manual[-1].call == max(context), "manual fires after the last agent call"
+
+
+def test_agent_limit_is_97_percent_of_the_threshold():
+    assert agent_limit(50_000) == 48_500
+    assert agent_limit(10_000) == 9_700 and agent_limit(120_000) == 116_400
+
+
+def test_runs_are_cached_by_their_knobs(root):
+    first = three_layer_run(3, 50_000, 2, root)
+    assert three_layer_run(3, 50_000, 2, str(root)) is first, "a str root and a Path root share the cache"
+    assert three_layer_run(4, 50_000, 2, root) is not first
+    assert uncompressed_run(2, root) is uncompressed_run(2, root)
+    assert (root / "k3-t50000-r2" / "session.jsonl").exists(), "each run keeps its session log"
+
+
+@pytest.mark.parametrize("requests", [0, ALL_REQUESTS + 1, True, "3"])
+def test_runs_refuse_a_bad_number_of_requests(root, requests):
+    with pytest.raises(ValueError):
+        three_layer_run(3, 50_000, requests, root)
+    with pytest.raises(ValueError):
+        uncompressed_run(requests, root)
+
+
+@pytest.mark.parametrize("limit", [-1, True, 2.5])
+def test_manual_only_run_refuses_a_bad_limit(root, limit):
+    with pytest.raises(ValueError):
+        manual_only_run(limit, 2, root)
+
+
+# --- the slider callbacks over their whole range ---------------------------------
+
+def check_layers_figure(fig, compressed, limit):
+    """The figure of a lab: both curves, the limit, and one scatter point per layer event."""
+    assert isinstance(fig, Figure) and len(fig.axes) == 1
+    ax = fig.axes[0]
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels[:2] == ["no compaction", "with compaction"]
+    assert [line.get_ydata()[0] for line in ax.get_lines()][2:] == [limit], "the limit is the dashed line"
+    points = sum(len(c.get_offsets()) for c in ax.collections)
+    assert points == len(layer_markers(compressed))
+    assert ax.get_xlabel() and ax.get_ylabel()
+
+
+def check_history_and_peak(compressed, uncompressed):
+    validate_messages(compressed.messages + [user("And now?")])
+    assert compressed.stats.peak_context <= uncompressed.stats.peak_context
+    assert "max_turns" not in compressed.stats.compactions
+
+
+@pytest.mark.parametrize("keep_recent, threshold, requests",
+                         [(k, 50_000, SWEEP_REQUESTS) for k in range(1, 11)]
+                         + [(3, t, SWEEP_REQUESTS) for t in range(10_000, 120_001, 10_000)]
+                         + [(3, 50_000, r) for r in (1, ALL_REQUESTS)]
+                         + [(1, 10_000, ALL_REQUESTS // 2), (10, 120_000, SWEEP_REQUESTS)])
+def test_three_layers_lab(root, keep_recent, threshold, requests):
+    fig = three_layers_lab(keep_recent, threshold, requests, root)
+    compressed = three_layer_run(keep_recent, threshold, requests, root)
+    uncompressed = uncompressed_run(requests, root)
+    check_layers_figure(fig, compressed, threshold)
+    check_history_and_peak(compressed, uncompressed)
+    assert f"KEEP_RECENT={keep_recent}, THRESHOLD={threshold:,}, first {requests} requests" in fig.axes[0].get_title()
+    assert all(e.tokens_before > threshold for e in compressed.events if e.kind == "auto")
+    assert all(m.tokens > agent_limit(threshold) for m in layer_markers(compressed) if m.layer == "manual")
+    assert len(compressed.answers) == requests
+
+
+def test_three_layers_lab_at_its_starting_position_has_all_three_layers(root):
+    compressed = three_layer_run(3, 50_000, ALL_REQUESTS, root)
+    assert set(compressed.stats.compactions) == {"micro", "auto", "manual"}
+    assert compressed.stats.peak_context < 50_000 < uncompressed_run(ALL_REQUESTS, root).stats.peak_context
+
+
+@pytest.mark.parametrize("limit, requests", [(n, SWEEP_REQUESTS) for n in range(0, 60_001, 5_000)]
+                         + [(30_000, r) for r in (1, 12, 25)])
+def test_compact_tool_lab(root, limit, requests):
+    fig = compact_tool_lab(limit, requests, root)
+    compressed = manual_only_run(limit, requests, root)
+    check_layers_figure(fig, compressed, limit)
+    check_history_and_peak(compressed, uncompressed_run(requests, root))
+    markers = layer_markers(compressed)
+    assert {m.layer for m in markers} <= {"manual"}, "micro and auto are off"
+    assert all(m.tokens > limit for m in markers), "the agent compacts only above its limit"
+    assert f"above {limit:,} tokens, first {requests} requests" in fig.axes[0].get_title()
+
+
+def test_with_limit_zero_every_request_ends_in_a_compaction(root):
+    for requests in (1, SWEEP_REQUESTS):
+        assert manual_only_run(0, requests, root).stats.compactions == {"manual": requests}

@@ -1,0 +1,179 @@
+"""The chapter 02 lab (harness/micro_lab.py): helpers, and the slider callback over its whole range."""
+from __future__ import annotations
+
+import copy
+import itertools
+
+import pytest
+
+from harness import CompactionConfig, TWELVE_FILES, micro_compact, run_scenario
+from harness.messages import assistant, text, tool_result, tool_use, user
+from harness.micro_lab import (FIGURE_SIZE, KEEP_RECENT_RANGE, LAB_MAX_TURNS, PRESERVABLE_TOOLS,
+                               explore_micro, micro_figure, micro_lab, outline, preserve_set,
+                               result_label, result_labels, result_tokens)
+from harness.tokens import estimate_tokens
+
+FILES = [f"{stem}.py" for stem in (
+    "s01_agent_loop", "s02_tool_use", "s03_todo_write", "s04_subagent", "s05_skill_loading",
+    "s06_context_compact", "s07_task_system", "s08_background_tasks", "s09_agent_teams",
+    "s10_team_protocols", "s11_autonomous_agents", "s12_worktree_isolation")]
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated")
+
+TOGGLES = list(itertools.product((False, True), repeat=2))
+KEEP_RECENT_VALUES = range(KEEP_RECENT_RANGE[0], KEEP_RECENT_RANGE[1] + 1)
+
+
+@pytest.fixture(scope="module")
+def twelve(tmp_path_factory):
+    """The 12-file task run with compaction off: its history and its per-call context."""
+    session = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False),
+                           tmp_path_factory.mktemp("twelve"))
+    return session.messages, [t.input_tokens for t in session.trace]
+
+
+def small_history():
+    return [
+        user("Look around."),
+        assistant([text("Listing first."), tool_use("t1", "list_files", {"path": "src"})]),
+        user([tool_result("t1", "src/a.py\nsrc/b.py")]),
+        assistant([tool_use("t2", "read_file", {"path": "src/a.py"}), tool_use("t3", "bash", {"command": "ls"})]),
+        user([tool_result("t2", "x" * 400), tool_result("t3", "[Previous: used bash]")]),
+        assistant("Done."),
+    ]
+
+
+# --- small helpers ------------------------------------------------------------
+
+@pytest.mark.parametrize("read_file, list_files", TOGGLES)
+def test_preserve_set_has_exactly_the_ticked_tools(read_file, list_files):
+    chosen = preserve_set(read_file, list_files)
+    assert chosen == {name for name, on in zip(PRESERVABLE_TOOLS, (read_file, list_files)) if on}
+    assert isinstance(chosen, frozenset)
+
+
+def test_result_label_names_files_by_basename_and_other_tools_by_name_and_path():
+    assert result_label("read_file", {"path": "agents/s01_agent_loop.py"}) == "s01_agent_loop.py"
+    assert result_label("list_files", {"path": "agents"}) == "list_files agents"
+    assert result_label("bash", {"command": "ls"}) == "bash"
+
+
+def test_labels_and_tokens_follow_the_tool_results_in_order():
+    history = small_history()
+    assert result_labels(history) == ["list_files src", "a.py", "bash"]
+    assert result_tokens(history) == [len("src/a.py\nsrc/b.py") // 4, 100, len("[Previous: used bash]") // 4]
+
+
+def test_labels_say_unknown_for_a_result_without_its_tool_use():
+    orphan = [user([tool_result("nowhere", "text")])]
+    assert result_labels(orphan) == ["unknown"]
+
+
+def test_outline_has_one_line_per_block_and_abbreviates_long_results():
+    lines = outline(small_history())
+    assert len(lines) == 9 and all("\n" not in line for line in lines)
+    assert lines[0] == "[ 0] user      text        Look around."
+    assert lines[2] == "[ 1] assistant tool_use    list_files(path='src')"
+    assert lines[3] == "[ 2] user      tool_result <17 characters>"  # multi-line content is never printed
+    assert lines[5] == "[ 3] assistant tool_use    bash(command='ls')"
+    assert lines[6] == "[ 4] user      tool_result <400 characters>"
+    assert lines[7] == "[ 4] user      tool_result [Previous: used bash]"
+    assert lines[8] == "[ 5] assistant text        Done."
+
+
+def test_outline_cuts_long_first_lines_of_text():
+    line = outline([user("word " * 40)], width=20)[0]
+    assert line.endswith("...") and len(line.split("text", 1)[1].strip()) == 20
+
+
+# --- micro_lab ----------------------------------------------------------------
+
+def test_micro_lab_does_not_touch_the_history_it_is_given(twelve, tmp_path):
+    history, _ = twelve
+    before = copy.deepcopy(history)
+    micro_lab(history, 3, frozenset(), tmp_path)
+    assert history == before
+
+
+def test_micro_lab_matches_micro_compact_on_a_copy(twelve, tmp_path):
+    history, _ = twelve
+    lab = micro_lab(history, 3, frozenset(), tmp_path)
+    copied = copy.deepcopy(history)
+    report = micro_compact(copied, 3, frozenset())
+    assert (lab.tokens_before, lab.tokens_after, lab.cleared) == (
+        report.tokens_before, report.tokens_after, len(report.cleared))
+    assert lab.labels == ("list_files agents", *FILES)
+    assert lab.after == tuple(result_tokens(copied))
+    assert lab.saved_percent == pytest.approx(100 * report.tokens_saved / report.tokens_before)
+
+
+def expected_cleared(keep_recent: int, preserve: frozenset[str]) -> int:
+    """Results 0..12 are list_files then 12 read_file; the oldest 13 - keep_recent are candidates."""
+    tools = ["list_files"] + ["read_file"] * 12
+    return sum(1 for name in tools[: max(0, 13 - keep_recent)] if name not in preserve)
+
+
+@pytest.mark.parametrize("keep_recent", [0, 1, 3, 13])
+def test_micro_lab_numbers_at_the_ends_and_the_default(twelve, tmp_path, keep_recent):
+    history, _ = twelve
+    for read_file, list_files in TOGGLES:
+        preserve = preserve_set(read_file, list_files)
+        lab = micro_lab(history, keep_recent, preserve, tmp_path)
+        assert lab.cleared == expected_cleared(keep_recent, preserve)
+        spiral = keep_recent == 0 and preserve != {"read_file", "list_files"}
+        assert lab.hit_max_turns == spiral
+        assert lab.model_calls == (LAB_MAX_TURNS if spiral else 14)
+        assert len(lab.context) == lab.model_calls
+
+
+# --- the slider callback over its whole range -----------------------------------
+
+@pytest.mark.parametrize("read_file, list_files", TOGGLES)
+@pytest.mark.parametrize("keep_recent", KEEP_RECENT_VALUES)
+def test_explore_micro_over_the_whole_slider_range(twelve, tmp_path, keep_recent, read_file, list_files):
+    history, baseline = twelve
+    figure = explore_micro(keep_recent, read_file, list_files, history=history, baseline=baseline, root=tmp_path)
+    assert tuple(figure.get_size_inches()) == FIGURE_SIZE
+    bars, curves = figure.axes
+    for axes in (bars, curves):
+        assert axes.get_xlabel() and axes.get_ylabel() and axes.get_legend() is not None
+
+    preserve = preserve_set(read_file, list_files)
+    compacted = copy.deepcopy(history)
+    micro_compact(compacted, keep_recent, preserve)
+    after = estimate_tokens(compacted)
+    assert f"keep_recent={keep_recent}," in bars.get_title()
+    assert f"{estimate_tokens(history):,} -> {after:,} tokens" in bars.get_title()
+    cleared = sum(1 for patch in bars.patches[13:] if patch.get_height() < 10)
+    assert cleared == expected_cleared(keep_recent, preserve)
+
+    spiral = keep_recent == 0 and preserve != {"read_file", "list_files"}
+    calls = LAB_MAX_TURNS if spiral else 14
+    assert curves.get_title().startswith(f"the loop: {calls} calls,")
+    assert ("death spiral" in curves.get_title()) == spiral
+    setting, no_micro = curves.lines
+    assert list(no_micro.get_ydata()) == baseline
+    assert len(setting.get_ydata()) == calls
+    if not spiral:  # the same task: smaller at its peak exactly when something was cleared
+        assert (max(setting.get_ydata()) < max(baseline)) == (expected_cleared(keep_recent, preserve) > 0)
+
+
+def test_micro_figure_draws_what_the_lab_measured(twelve, tmp_path):
+    history, baseline = twelve
+    lab = micro_lab(history, 2, frozenset(), tmp_path)
+    figure = micro_figure(lab, baseline)
+    bars = figure.axes[0]
+    assert [p.get_height() for p in bars.patches] == [*lab.before, *lab.after]
+    assert "77% saved" in bars.get_title() and "preserve nothing" in bars.get_title()
+
+
+def test_fewer_results_than_keep_recent_clears_nothing(twelve):
+    """Early in a task there are fewer results than keep_recent: none may be cleared.
+
+    (A negative slice end once cleared the oldest ones; the slider range test found it.)
+    """
+    history, _ = twelve
+    for n in range(1, len(history) + 1):
+        prefix = copy.deepcopy(history[:n])
+        results = sum(1 for m in prefix if m["role"] == "user" and isinstance(m["content"], list))
+        for keep_recent in range(results, results + 3):
+            assert micro_compact(prefix, keep_recent, frozenset(), 0).cleared == []

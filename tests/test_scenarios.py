@@ -1,0 +1,118 @@
+"""The scenarios, run end to end through the loop (harness/scenarios.py, harness/session.py, chapters 00 and 05)."""
+from __future__ import annotations
+
+import pytest
+
+from harness import CompactionConfig, LONG_SESSION, READ_AGENTS, TWELVE_FILES, run_scenario
+from harness.messages import user, validate_messages
+from harness.scenarios import AGENT_FILES
+from harness.tokens import count_tokens
+
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+
+UNCOMPRESSED = CompactionConfig(micro=False, auto=False)
+
+
+def lists_all_twelve(answer: str) -> bool:
+    return all(f"- agents/{stem}.py: {purpose}" in answer for stem, purpose in AGENT_FILES.items())
+
+
+# --- the workspaces ------------------------------------------------------------------
+
+
+def test_twelve_files_workspace(tmp_path):
+    workspace = TWELVE_FILES.build(tmp_path / "a")
+    files = sorted((workspace.root / "agents").glob("*.py"))
+    assert [f.stem for f in files] == sorted(AGENT_FILES)
+    for f in files:
+        content = f.read_text()
+        assert 140 <= len(content.splitlines()) <= 160  # about 150 lines
+        assert 1_800 <= count_tokens([user(content)]) <= 2_100
+        assert content.startswith(f'"""{f.stem}: {AGENT_FILES[f.stem]}.')
+    again = TWELVE_FILES.build(tmp_path / "b")
+    assert [p.read_bytes() for p in files] == [(again.root / "agents" / p.name).read_bytes() for p in files]
+    assert TWELVE_FILES.requests == (READ_AGENTS,)
+
+
+def test_long_session_workspace_and_requests(tmp_path):
+    workspace = LONG_SESSION.build(tmp_path)
+    assert {p.parent.name for p in workspace.root.rglob("*.py")} == {"agents", "core", "tools", "plugins"}
+    assert len(list(workspace.root.rglob("*.py"))) == 46
+    assert len(LONG_SESSION.requests) > 50
+    assert LONG_SESSION.requests[0] == READ_AGENTS
+    assert LONG_SESSION.requests[-3:] == ("Which file did I first ask you to change?",
+                                           "What did I tell you about tools/?",
+                                           'In tools/t05_shell.py, change VERSION_TAG to "v5-unsafe".')
+
+
+def test_run_scenario_starts_from_a_clean_root(tmp_path):
+    stale = tmp_path / "run" / "workspace" / "agents" / "stale.py"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("left over")
+    session = run_scenario(TWELVE_FILES, UNCOMPRESSED, tmp_path / "run")
+    assert not stale.exists()
+    assert "stale" not in session.answers[0]
+    assert session.config.transcript_dir == tmp_path / "run" / "transcripts"
+
+
+# --- the twelve-file task ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def uncompressed(tmp_path_factory):
+    return run_scenario(TWELVE_FILES, UNCOMPRESSED, tmp_path_factory.mktemp("twelve") / "run")
+
+
+def test_twelve_files_without_compaction(uncompressed):
+    stats = uncompressed.stats
+    assert lists_all_twelve(uncompressed.answers[0])
+    assert stats.model_calls == 14  # list, 12 reads, the answer
+    assert stats.summary_calls == 0 and stats.re_reads == 0 and stats.compactions == {}
+    inputs = [t.input_tokens for t in uncompressed.trace]
+    assert inputs == sorted(inputs)  # without compaction the context only grows
+    assert stats.peak_context == inputs[-1] > 12 * 1_800
+    assert stats.input_tokens_billed == sum(inputs)
+    validate_messages(uncompressed.messages + [user("next")])  # it ends with the answer
+
+
+@pytest.mark.parametrize("config", [
+    CompactionConfig(preserve_tools=frozenset()),                   # micro alone clears old reads
+    CompactionConfig(threshold=5_000),                               # auto summarises repeatedly
+    CompactionConfig(threshold=5_000, preserve_tools=frozenset()),  # both
+], ids=["micro", "auto", "both"])
+def test_twelve_files_with_compaction_still_lists_all_files(tmp_path, uncompressed, config):
+    session = run_scenario(TWELVE_FILES, config, tmp_path / "run")
+    assert lists_all_twelve(session.answers[0])
+    stats = session.stats
+    assert stats.peak_context < uncompressed.stats.peak_context / 2
+    assert stats.input_tokens_billed < uncompressed.stats.input_tokens_billed
+    assert sum(stats.compactions.values()) >= 1
+    if config.auto and config.threshold == 5_000:
+        assert stats.compactions["auto"] == stats.summary_calls >= 3
+        assert len(list((tmp_path / "run" / "transcripts").glob("*.jsonl"))) == stats.summary_calls
+    validate_messages(session.messages + [user("next")])
+
+
+def test_twelve_files_is_deterministic(tmp_path):
+    # the same root: the transcript path is part of the compressed message, so of the token counts
+    config = CompactionConfig(threshold=5_000, preserve_tools=frozenset())
+    first = run_scenario(TWELVE_FILES, config, tmp_path / "run")
+    second = run_scenario(TWELVE_FILES, config, tmp_path / "run")
+    assert first.answers == second.answers
+    assert [(t.call, t.input_tokens, t.output_tokens, t.layers, t.tools) for t in first.trace] == \
+        [(t.call, t.input_tokens, t.output_tokens, t.layers, t.tools) for t in second.trace]
+
+
+# --- the emergent re-read trade-off on the long session ---------------------------------------
+
+
+def test_re_reads_never_increase_as_keep_recent_grows(tmp_path):
+    """Nothing preserved, default threshold: the fewer results micro keeps, the more the agent re-reads."""
+    base = CompactionConfig(preserve_tools=frozenset())
+    sessions = [run_scenario(LONG_SESSION, base.with_(keep_recent=k), tmp_path / f"k{k}") for k in range(1, 7)]
+    re_reads = [s.stats.re_reads for s in sessions]
+    assert re_reads[0] > 0
+    assert all(later <= earlier for earlier, later in zip(re_reads, re_reads[1:])), re_reads
+    peaks = [s.stats.peak_context for s in sessions]
+    assert peaks == sorted(peaks)  # ...while keeping more costs context
+    assert all(s.answers[-1] for s in sessions)

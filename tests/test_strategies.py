@@ -1,0 +1,287 @@
+"""The strategy registry (chapter 07): every strategy leaves a valid history, on generated and real runs;
+the nine-section summary and the simulated API clearing behave as their knobs say."""
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from hypothesis import given, settings
+from strategies import valid_histories
+
+from harness import LONG_SESSION, TWELVE_FILES, CompactionConfig, fake_client, run_scenario
+from harness.compactor import Compactor, RunContext, ThreeLayers
+from harness.fake.summarizer import SECTION_TITLES, summarise_text
+from harness.fake.view import build_view
+from harness.guards import Guarded, check_next_request
+from harness.messages import assistant, tool_result, tool_use, user, validate_messages
+from harness.micro import is_placeholder
+from harness.strategies import (PRETEND_WINDOW, Strategy, StrategyRun, all_strategies, clearing_figure,
+                                run_strategy, strategy_table)
+from harness.structured_summary import (SECTIONS, STRUCTURED_PROMPT, StructuredSummary,
+                                        build_structured_request)
+from harness.tool_clearing import ClearToolUses
+from harness.usage_triggered import UsageTriggered
+
+KEYS = ("none", "s06", "usage", "structured", "clearing")
+
+
+def context(messages, tmp_path, client=None, threshold=50_000):
+    """A RunContext over ``messages`` with the fake client; events and traces collected."""
+    events, traces = [], []
+    schemas = [{"name": n, "description": n, "input_schema": {"type": "object"}}
+               for n in ("read_file", "bash", "list_files", "edit_file", "write_file", "compact")]
+    config = CompactionConfig(threshold=threshold, transcript_dir=tmp_path / "transcripts")
+    run = RunContext(client or fake_client(), messages, config, "system", schemas, None,
+                     events.append, traces.append, call=1)
+    return run, events, traces
+
+
+def read_turns(count: int, size: int = 2_000, name: str = "read_file", prefix: str = "t") -> list:
+    """A user request, then ``count`` answered tool calls with long results."""
+    messages = [user("Read the files.")]
+    for k in range(count):
+        messages += [assistant([tool_use(f"{prefix}{k}", name, {"path": f"f{k}.py"})]),
+                     user([tool_result(f"{prefix}{k}", f"line {k}\n" * (size // 7))])]
+    return messages
+
+
+# --- the registry -------------------------------------------------------------------------
+
+def test_registry_has_five_labelled_strategies_in_order():
+    chosen = all_strategies()
+    assert tuple(s.key for s in chosen) == KEYS
+    for s in chosen:
+        assert s.title and s.modelled_on and s.fires and s.simplified
+    assert "s06" in chosen[1].modelled_on and "Codex" in chosen[2].modelled_on
+    assert "Claude Code" in chosen[3].modelled_on and "clear_tool_uses_20250919" in chosen[4].modelled_on
+
+
+def test_each_factory_makes_a_fresh_compactor_of_the_right_kind():
+    kinds = (Compactor, ThreeLayers, UsageTriggered, StructuredSummary, ClearToolUses)
+    for s, kind in zip(all_strategies(), kinds):
+        first, second = s.make(), s.make()
+        assert type(first) is kind and first is not second
+
+
+def test_triggers_scale_with_the_window():
+    _, _, usage, structured, clearing = (s.make() for s in all_strategies(window=10_000))
+    assert usage.threshold == 9_000 and structured.threshold == 8_500 and clearing.trigger == 5_000
+    assert all_strategies()[3].make().threshold == int(0.85 * PRETEND_WINDOW)
+
+
+# --- valid histories, generated -----------------------------------------------------------
+
+@pytest.mark.parametrize("key", KEYS)
+@given(history=valid_histories())
+@settings(max_examples=30, deadline=None)
+def test_every_hook_of_every_strategy_leaves_a_valid_history(key, history, tmp_path_factory):
+    compactor = {s.key: s for s in all_strategies(window=200)}[key].make()  # tiny window: everything fires
+    run, _, _ = context(history, tmp_path_factory.mktemp(key), threshold=1)
+    compactor.before_call(run)
+    validate_messages(run.messages)
+    compactor.after_round(run, {"input_tokens": 10**6, "output_tokens": 0})
+    check_next_request(run.messages)
+    compactor.on_compact(run, "the user's requests")
+    check_next_request(run.messages)
+
+
+# --- valid histories, real runs -----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def short_runs(tmp_path_factory):
+    """Every strategy, guarded, on the first 5 requests of LONG_SESSION with a 12,000-token window."""
+    root = tmp_path_factory.mktemp("short")
+    config = CompactionConfig(threshold=10_000)
+    runs = {}
+    for s in all_strategies(window=12_000):
+        guarded = Strategy(s.key, s.title, s.modelled_on, s.fires, s.simplified,
+                           lambda make=s.make: Guarded(make(), min_gap=1))
+        runs[s.key] = run_strategy(guarded, root, config=config, requests=LONG_SESSION.requests[:5])
+    return runs
+
+
+def test_real_runs_compact_and_stay_valid(short_runs):
+    """The fake server refuses any invalid request, so finishing at all proves every request valid."""
+    for key, run in short_runs.items():
+        kinds = {e.kind for e in run.session.events}
+        assert "guard_invalid" not in kinds, key
+        assert (key == "none") == (not kinds - {"micro"}), (key, kinds)  # all but none compact
+        check_next_request(run.session.messages)
+        assert all(answer for answer in run.session.answers), key
+
+
+def test_format_table_lists_every_strategy(short_runs):
+    table = strategy_table(list(short_runs.values())).splitlines()
+    assert table[0].split()[:3] == ["strategy", "model", "calls"]
+    assert [line.split()[0] for line in table[2:]] == list(KEYS)
+    assert set(table[1]) == {"-", " "}
+
+
+def test_a_row_reads_the_session_stats(short_runs):
+    run: StrategyRun = short_runs["s06"]
+    row = run.row()
+    assert row["model calls"] == run.session.stats.model_calls
+    assert row["input billed"] == run.session.stats.input_tokens_billed
+    assert 0 <= row["amnesia score"] <= 1
+
+
+# --- the Claude Code family: nine sections ------------------------------------------------
+
+def test_the_prompt_names_the_nine_sections_the_fake_knows():
+    assert SECTIONS == SECTION_TITLES
+    assert all(f"{n}. {title}" in STRUCTURED_PROMPT for n, title in enumerate(SECTIONS, start=1))
+
+
+def test_the_structured_request_carries_the_whole_history():
+    history = read_turns(60)  # far more than chapter 03's 80,000-character tail
+    request = build_structured_request(history, model="m", max_tokens=10)
+    body = request["messages"][0]["content"]
+    assert len(json.dumps(history)) > 80_000
+    assert json.dumps(history, ensure_ascii=False) in body and "tools" not in request
+
+
+def test_the_fake_answers_in_sections_only_when_the_instructions_ask():
+    history = [user("From now on, never edit anything under tools/; it is vendored code."),
+               assistant("Understood. From now on, never edit anything under tools/; it is vendored code."),
+               user("Which file did I first ask you to change?")]
+    sectioned = summarise_text(build_structured_request(history, model="m", max_tokens=10)["messages"][0]["content"])
+    headings = [line for line in sectioned.splitlines() if line[:1].isdigit()]
+    assert headings == [f"{n}. {title}:" for n, title in enumerate(SECTION_TITLES, start=1)]
+    assert "- Standing instruction: From now on, never edit anything under tools/" in sectioned
+    assert "- User: Which file did I first ask you to change?" in sectioned
+    plain = summarise_text("Summarise this.\n\n<conversation>\n" + json.dumps(history)
+                           + "\n" + STRUCTURED_PROMPT + "\n</conversation>")
+    assert plain.startswith("1. What was accomplished:")  # sections named only inside the conversation
+
+
+def test_structured_summary_fires_past_its_fraction_and_keeps_the_users_words(tmp_path):
+    compactor = StructuredSummary(window=20_000, fraction=0.5)
+    history = read_turns(5, size=2_000, name="bash")
+    run, events, traces = context(history, tmp_path)
+    assert compactor.before_call(run) == ["micro"]          # ~3,000 tokens: only micro
+    history += read_turns(12, size=6_000, prefix="u")[1:]   # read_file results: micro keeps them
+    run, events, traces = context(history, tmp_path)
+    assert compactor.before_call(run) == ["micro", "structured"]
+    assert len(run.messages) == 1 and traces[-1].kind == "summary"
+    view = build_view(run.messages + [assistant("ok"), user("next")])
+    assert "Read the files." in view.user_texts
+    assert [e.kind for e in events] == ["micro", "structured"]
+
+
+def test_structured_summary_validates_its_knobs():
+    for bad in ({"window": 0}, {"fraction": 0.0}, {"fraction": 1.5}, {"keep_recent": -1}):
+        with pytest.raises(ValueError):
+            StructuredSummary(**bad)
+
+
+def test_a_failed_structured_summary_leaves_the_history(tmp_path):
+    from harness.auto import SummaryFailed
+    history = read_turns(12, size=6_000)
+    before = copy.deepcopy(history)
+    run, _, _ = context(history, tmp_path, client=fake_client(fail_summaries=1))
+    with pytest.raises(SummaryFailed):
+        StructuredSummary(window=10_000, keep_recent=100).before_call(run)
+    assert run.messages == before
+
+
+# --- API-side clearing, simulated ---------------------------------------------------------
+
+def cleared(messages) -> list[str]:
+    return [b["tool_use_id"] for m in messages if isinstance(m["content"], list)
+            for b in m["content"] if b["type"] == "tool_result" and is_placeholder(b["content"])]
+
+
+def test_clearing_waits_for_the_trigger(tmp_path):
+    run, events, _ = context(read_turns(6), tmp_path)
+    assert ClearToolUses(trigger=100_000).before_call(run) == [] and not cleared(run.messages) and not events
+
+
+def test_clearing_keeps_the_newest_tool_uses(tmp_path):
+    run, events, _ = context(read_turns(6), tmp_path)
+    assert ClearToolUses(trigger=1, keep=2).before_call(run) == ["clear_tool_uses"]
+    assert cleared(run.messages) == ["t0", "t1", "t2", "t3"]
+    assert events[0].detail["cleared_tool_uses"] == 4 and events[0].detail["cleared_input_tokens"] > 0
+    validate_messages(run.messages)
+
+
+def test_clearing_spares_excluded_tools(tmp_path):
+    history = read_turns(3) + read_turns(3, name="bash", prefix="b")[1:]
+    run, _, _ = context(history, tmp_path)
+    ClearToolUses(trigger=1, keep=1, exclude_tools={"read_file"}).before_call(run)
+    assert cleared(run.messages) == ["b0", "b1"]  # every read_file kept, the newest bash kept
+
+
+def test_clear_at_least_refuses_a_small_clearing(tmp_path):
+    run, _, _ = context(read_turns(3), tmp_path)
+    assert ClearToolUses(trigger=1, keep=2, clear_at_least=10_000).before_call(run) == []
+    assert not cleared(run.messages)
+    assert ClearToolUses(trigger=1, keep=2, clear_at_least=100).before_call(run) == ["clear_tool_uses"]
+
+
+def test_clear_tool_inputs_blanks_the_cleared_inputs_only(tmp_path):
+    run, _, _ = context(read_turns(4), tmp_path)
+    ClearToolUses(trigger=1, keep=1, clear_tool_inputs=True).before_call(run)
+    inputs = [b["input"] for m in run.messages if m["role"] == "assistant" for b in m["content"]]
+    assert inputs == [{}, {}, {}, {"path": "f3.py"}]
+    validate_messages(run.messages)
+
+
+def test_the_ledger_keeps_the_trigger_on_the_full_history(tmp_path):
+    clearing = ClearToolUses(trigger=5_000, keep=1)
+    history = read_turns(12)
+    run, _, _ = context(history, tmp_path)
+    clearing.before_call(run)
+    assert clearing.full_size(run) > 5_000 > clearing.full_size(run) - clearing.cleared_tokens
+    history += [assistant([tool_use("t99", "read_file", {"path": "g.py"})]), user([tool_result("t99", "x" * 500)])]
+    assert clearing.before_call(run) == ["clear_tool_uses"]  # below the trigger now, yet the server would clear
+    assert "t11" in cleared(run.messages)
+
+
+def test_a_manual_compaction_resets_the_ledger(tmp_path):
+    clearing = ClearToolUses(trigger=1, keep=1)
+    run, _, _ = context(read_turns(4), tmp_path)
+    clearing.before_call(run)
+    clearing.on_compact(run, None)
+    assert len(run.messages) == 1 and clearing.cleared_tokens == 0 and not clearing.cleared_ids
+
+
+def test_clearing_validates_its_knobs():
+    for bad in ({"trigger": 0}, {"keep": -1}, {"clear_at_least": -5}, {"exclude_tools": "read_file"}):
+        with pytest.raises(ValueError):
+            ClearToolUses(**bad)
+
+
+def test_clearing_on_a_real_session_cuts_the_peak(tmp_path):
+    plain = run_scenario(TWELVE_FILES, CompactionConfig(), tmp_path / "plain", compactor=Compactor())
+    clearing = run_scenario(TWELVE_FILES, CompactionConfig(), tmp_path / "clear",
+                            compactor=ClearToolUses(trigger=8_000, keep=2))
+    assert clearing.stats.peak_context < 12_000 < plain.stats.peak_context
+    assert clearing.answers[-1] == plain.answers[-1]  # the notes survive: same final answer
+
+
+# --- the chapter's sliders ----------------------------------------------------------------
+
+SLIDERS = ([{"trigger": t} for t in range(2_000, 26_001, 2_000)] + [{"keep": k} for k in range(0, 7)]
+           + [{"clear_at_least": c} for c in range(0, 20_001, 4_000)]
+           + [{"exclude_reads": True}, {"clear_inputs": True}, {"exclude_reads": True, "clear_inputs": True}])
+
+
+@pytest.mark.parametrize("knobs", SLIDERS, ids=lambda k: ",".join(f"{n}={v}" for n, v in k.items()))
+def test_the_clearing_figure_draws_every_slider_position(knobs, tmp_path):
+    fig = clearing_figure(tmp_path, **knobs)
+    ax = fig.axes[0]
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels[:2] == ["no compaction", "API clearing (simulated)"] and labels[2].startswith("trigger")
+    assert ax.get_xlabel() == "model call" and ax.get_ylabel() and "cleared" in ax.get_title()
+    assert max(ax.get_lines()[1].get_ydata()) <= ax.get_ylim()[1]
+    spiral = knobs.get("keep") == 0
+    assert ("max_turns" in ax.get_title()) == spiral
+
+
+def test_the_benchmark_prints_one_row_per_strategy():
+    from benchmarks import strategies as bench
+    table = bench.render(bench.measure(LONG_SESSION.requests[:2])).splitlines()
+    assert table[0] == "Strategies on the long session (2 requests, then the amnesia probe on a copy)"
+    assert [line.split()[0] for line in table[3:]] == list(KEYS)
+    assert all(line.endswith(" s") for line in table[3:])

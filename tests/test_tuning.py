@@ -1,0 +1,134 @@
+"""The tuning lab: settings, sweeps, ranking, figures and the slider callback (harness/tuning.py, chapter 08)."""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from matplotlib.figure import Figure
+
+from harness import LONG_SESSION, READ_AGENTS, Scenario
+from harness.scenarios import AGENT_FILES
+from harness.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, LAB_METRICS, LAB_REQUESTS, PRESERVE_CHOICES, READ_FILE,
+                            THRESHOLD_SLIDER, UNCOMPRESSED, Lab, Setting, cost_split_figure, heatmaps_figure,
+                            lab_panel, outcome_line, outcome_table, panel_figure, recommend, settings_grid)
+
+# Three files and two requests: a few model calls a run, so the sliders' whole range stays cheap.
+TINY = Scenario("tiny", (("agents", dict(list(AGENT_FILES.items())[:3])),),
+                (READ_AGENTS, "What is VERSION_TAG in agents/s01_agent_loop.py?"))
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    return Lab(tmp_path_factory.mktemp("lab"), scenario=TINY, requests=None, max_turns=20)
+
+
+def test_setting_labels_and_validation():
+    assert Setting().label == "keep 3 · 50k · preserve read_file"
+    assert UNCOMPRESSED.label == "no compaction"
+    assert GOLDFISH == Setting(1, 20_000) and HOARDER == Setting(10, 120_000)
+    assert Setting(preserve_tools=set()).label == "keep 3 · 50k · preserve nothing"
+    assert Setting(recall=True, preserve_tools=frozenset()).label.endswith("preserve nothing · recall")
+    assert Setting(batch_tokens=10_000, auto=False).label == "keep 3 · no auto · preserve read_file · batch 10k"
+    assert Setting(preserve_tools=["bash", "read_file"]) == Setting(preserve_tools=frozenset({"read_file", "bash"}))
+    with pytest.raises(ValueError):
+        Setting(recall=True, batch_tokens=1)
+    with pytest.raises(ValueError):
+        Setting(keep_recent=-1)
+    with pytest.raises(ValueError):
+        Setting(threshold=0)
+
+
+def test_the_lab_session_is_the_start_of_the_long_session():
+    assert LAB_REQUESTS == LONG_SESSION.requests[:12]
+
+
+def test_settings_grid_runs_row_by_row():
+    assert [(s.keep_recent, s.threshold) for s in settings_grid((1, 3), (20_000, 50_000))] == [
+        (1, 20_000), (1, 50_000), (3, 20_000), (3, 50_000)]
+    assert {s.preserve_tools for s in settings_grid((1,), (1,), frozenset())} == {frozenset()}
+
+
+def test_lab_runs_each_setting_once_and_measures_it(lab):
+    first = lab.run(Setting(keep_recent=1, preserve_tools=frozenset()))
+    assert lab.run(Setting(keep_recent=1, preserve_tools=frozenset())) is first
+    assert len(first.context) == first.stats.model_calls == len(first.spent)
+    assert first.spent[-1] == pytest.approx(first.dollars)
+    assert list(first.spent) == sorted(first.spent)
+    assert first.cost.total("cache_read") + first.cost.total("cache_write") + first.cost.total("uncached") == \
+        first.stats.input_tokens_billed
+    assert first.dollars > 0 and first.dollars_uncached > 0  # here caching costs more: micro rewrites every call
+    untouched = lab.run(UNCOMPRESSED)
+    assert 0 < untouched.dollars < untouched.dollars_uncached  # a history nobody rewrites is cheaper cached
+    assert set(first.forgotten) <= {"first file changed", "constraint and its reason", "decision and its reason"}
+    for name in LAB_METRICS:
+        assert first.metric(name) >= 0
+
+
+def test_sweep_keeps_the_order_and_reuses_runs(lab):
+    settings = settings_grid((1, 3), (10_000, 150_000))
+    outcomes = lab.sweep(settings, progress=False)
+    assert [o.setting for o in outcomes] == settings
+    assert lab.sweep(reversed(settings), progress=False) == outcomes[::-1]
+
+
+def test_recall_and_batched_settings_run(lab):
+    recall = lab.run(Setting(keep_recent=1, preserve_tools=frozenset(), recall=True))
+    batched = lab.run(Setting(keep_recent=1, preserve_tools=frozenset(), batch_tokens=3_000))
+    plain = lab.run(Setting(keep_recent=1, preserve_tools=frozenset()))
+    assert recall.recalls == plain.stats.re_reads > 0 and recall.stats.re_reads == 0
+    assert batched.stats.compactions.get("micro", 0) < plain.stats.compactions["micro"]
+
+
+def test_recommend_ranks_by_memory_then_dollars_then_re_reads(lab):
+    outcomes = lab.sweep(settings_grid((1, 3), (10_000, 150_000)) + [UNCOMPRESSED], progress=False)
+    ranked = recommend(outcomes)
+    keys = [(len(o.forgotten), o.dollars, o.stats.re_reads) for o in ranked]
+    assert keys == sorted(keys) and len(ranked) == len(outcomes)
+    limit = min(o.stats.peak_context for o in outcomes)
+    assert all(o.stats.peak_context <= limit for o in recommend(outcomes, max_peak=limit))
+    assert recommend(outcomes, max_peak=0) == []
+
+
+def test_table_and_line_show_the_numbers(lab):
+    outcome = lab.run(UNCOMPRESSED)
+    table = outcome_table([outcome])
+    header, row = table.splitlines()
+    assert header.split()[:3] == ["setting", "re_reads", "recalls"]
+    assert row.startswith("no compaction") and f"${outcome.dollars:.3f}" in row
+    line = outcome_line(outcome)
+    assert f"{outcome.stats.model_calls} calls" in line and f"peak {outcome.stats.peak_context:,}" in line
+
+
+def labelled(fig: Figure) -> bool:
+    return all(ax.get_xlabel() for ax in fig.axes if ax.get_label() != "<colorbar>")
+
+
+def test_figures_have_labelled_axes(lab):
+    outcomes = lab.sweep(settings_grid((1, 3), (10_000, 150_000)), progress=False)
+    heat = heatmaps_figure(outcomes, ("re_reads", "dollars", "forgotten"), title="t")
+    assert len([ax for ax in heat.axes if ax.get_ylabel() == "KEEP_RECENT"]) == 3
+    assert labelled(heat)
+    bars = cost_split_figure(outcomes)
+    assert labelled(bars) and bars.axes[0].get_legend() is not None
+    panel = panel_figure(outcomes[0], lab.run(UNCOMPRESSED))
+    assert labelled(panel) and all(ax.get_legend() is not None for ax in panel.axes)
+
+
+SLIDER_POINTS = sorted(
+    {(k, t, p) for k, t, (_, p) in itertools.product(KEEP_SLIDER, (THRESHOLD_SLIDER[0], THRESHOLD_SLIDER[-1]),
+                                                      PRESERVE_CHOICES)}
+    | {(k, t, READ_FILE) for k, t in itertools.product((KEEP_SLIDER[0], KEEP_SLIDER[-1]), THRESHOLD_SLIDER)},
+    key=lambda x: (x[0], x[1], sorted(x[2])))
+
+
+@pytest.mark.parametrize("keep, threshold, preserve", SLIDER_POINTS,
+                         ids=[f"keep{k}-{t // 1000}k-{'+'.join(sorted(p)) or 'nothing'}" for k, t, p in SLIDER_POINTS])
+def test_the_slider_callback_over_its_range(lab, keep, threshold, preserve):
+    """Every KEEP_RECENT at both THRESHOLD ends with every preserve choice, every THRESHOLD at both KEEP ends."""
+    fig = lab_panel(keep, threshold, preserve, lab=lab)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    outcome = lab.run(Setting(keep, threshold, preserve))
+    assert fig._suptitle.get_text() == outcome_line(outcome)
+    assert outcome.stats.model_calls >= 1
+    if keep == 0 and not preserve:  # the death spiral: each result is cleared before the model sees it
+        assert outcome.stats.model_calls == 2 * 20
