@@ -38,7 +38,7 @@ from .recall import (RECALL_TOOL, RECALL_TOOL_NAME, Archive, RecallToolbox, Reve
                      reversible_micro_compact, reversible_placeholder, run_with_recall)
 from .tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, LAB_METRICS, LAB_REQUESTS, PRESERVE_CHOICES, THRESHOLD_SLIDER,
                      UNCOMPRESSED, Lab, Outcome, Setting, cost_split_figure, curves_figure, heatmaps_figure, lab_panel,
-                     outcome_line, outcome_table, panel_figure, recommend, settings_grid)
+                     outcome_line, outcome_table, recommend, settings_grid)
 from .structured_summary import SECTIONS, STRUCTURED_PROMPT, StructuredSummary, structured_compact
 from .tool_clearing import ClearToolUses
 from .amnesia import PROBES, WORK_REQUESTS, AmnesiaReport, Probe, ProbeAnswer, probe_amnesia
@@ -48,5 +48,8 @@ from .strategies import (PRETEND_WINDOW, Strategy, StrategyRun, all_strategies, 
 from .loop_lab import (MEMORY_NAMES, LayerMarker, MemoryPart, MemoryRecorder, agent_limit, compact_tool_lab,
                        context_tokens, layer_markers, layers_figure, manual_only_run, memory_figure, memory_of,
                        memory_picture, memory_table, run_line, three_layer_run, three_layers_lab, uncompressed_run)
+from .micro_lab import MicroLab, explore_micro, measure_micro, micro_figure, outline
+from .auto_lab import (ThresholdRun, explore_threshold, logged_results, placeholder_results, run_with_threshold,
+                       sawtooth_figure, threshold_run)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

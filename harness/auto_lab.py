@@ -75,7 +75,7 @@ def sawtooth_figure(run: ThresholdRun, uncompressed: Sequence[int], title: str,
     axes.set_xlabel("agent model call")
     axes.set_ylabel("context sent (estimate_tokens)")
     axes.set_title(title, fontsize=10)
-    axes.legend(loc="upper left")
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9)  # outside: curves fill the axes
     return figure
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from .auto import AutoReport, auto_compact
 from .config import CompactionConfig
 from .messages import Message
-from .micro import micro_compact
+from .micro import MicroReport, micro_compact
 from .session_log import SessionLog
 from .tokens import count_tokens, estimate_tokens
 
@@ -62,9 +62,10 @@ class RunContext:
             return estimate_tokens(self.messages)
         return count_tokens(self.messages, system=self.system, tools=self.schemas)
 
-    def summarise_and_replace(self, kind: str, focus: str | None = None) -> AutoReport:
-        """Transcript, summary, replacement (auto_compact), then trace, log and event."""
-        report = auto_compact(self.client, self.messages, self.config, focus)
+    def summarise_and_replace(self, kind: str, focus: str | None = None,
+                              compact: Callable[..., AutoReport] = auto_compact) -> AutoReport:
+        """Transcript, summary, replacement (``compact``, auto_compact by default), then trace, log and event."""
+        report = compact(self.client, self.messages, self.config, focus)
         self.record(CallTrace(self.call, report.summary_input_tokens, report.summary_output_tokens,
                               report.tokens_before, 0, (kind,), (), "summary"))
         if self.log:
@@ -74,6 +75,17 @@ class RunContext:
             "transcript": report.transcript.as_posix(), "summary": report.summary,
             "messages_before": report.messages_before}))
         return report
+
+    def micro(self, clear: Callable[..., MicroReport] = micro_compact,
+              config: CompactionConfig | None = None) -> bool:
+        """Run a micro layer with the knobs of ``config`` (the run's by default); emit its event;
+        True if it cleared anything."""
+        config = config or self.config
+        report = clear(self.messages, config.keep_recent, config.preserve_tools, config.min_chars)
+        if report.fired:
+            self.emit(Event("micro", self.call, report.tokens_before, report.tokens_after, {
+                "cleared": len(report.cleared), "tools": sorted({c.tool_name for c in report.cleared})}))
+        return report.fired
 
 
 class Compactor:
@@ -95,15 +107,12 @@ class Compactor:
 class ThreeLayers(Compactor):
     """The reference agent's three layers: micro and auto before each call, manual on request."""
     name = "three_layers"
+    clear_old_results = staticmethod(micro_compact)  # the micro layer (chapter 08 swaps in reversible placeholders)
 
     def before_call(self, run: RunContext) -> list[str]:
         config, layers = run.config, []
-        if config.micro:
-            report = micro_compact(run.messages, config.keep_recent, config.preserve_tools, config.min_chars)
-            if report.fired:
-                layers.append("micro")
-                run.emit(Event("micro", run.call, report.tokens_before, report.tokens_after, {
-                    "cleared": len(report.cleared), "tools": sorted({c.tool_name for c in report.cleared})}))
+        if config.micro and run.micro(self.clear_old_results):
+            layers.append("micro")
         if config.auto and run.context_size() > config.threshold:
             run.summarise_and_replace("auto")
             layers.append("auto")

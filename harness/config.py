@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-haiku-4-5"  # current, cheap, 200k window; any model id works
 
 
 def check_count(name: str, value: object, minimum: int = 0) -> int:

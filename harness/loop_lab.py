@@ -20,7 +20,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from .auto import COMPRESSED_HEADER
-from .config import CompactionConfig
+from .config import CompactionConfig, check_count
 from .fake import fake_client
 from .growth import growth_series
 from .messages import Message, blocks, iter_tool_results
@@ -62,10 +62,9 @@ def memory_picture(messages: list[Message], *, keep_recent: int, transcript_dir:
     and framing (system prompt, tool schemas, each message's allowance). Their tokens add up
     to ``count_tokens(messages, system, tools)``. On disk: the transcripts in ``transcript_dir``.
     """
-    if isinstance(keep_recent, bool) or not isinstance(keep_recent, int) or keep_recent < 0:
-        raise ValueError(f"keep_recent must be an integer >= 0, got {keep_recent!r}")
+    check_count("keep_recent", keep_recent)
     results = list(iter_tool_results(messages))
-    newest = {(i, j) for i, j, _ in results[len(results) - keep_recent:]} if keep_recent else set()
+    newest = {(i, j) for i, j, _ in results[max(0, len(results) - keep_recent):]}
     items = dict.fromkeys(MEMORY_NAMES, 0)
     tokens = dict.fromkeys(MEMORY_NAMES, 0)
     for i, message in enumerate(messages):

@@ -1,7 +1,7 @@
 """Lab helpers for chapter 02 (micro-compaction): what its cells print and its sliders draw.
 
 Everything here is a pure function of its arguments: ``outline`` renders a
-history one block a line, ``micro_lab`` applies ``micro_compact`` to a copy
+history one block a line, ``measure_micro`` applies ``micro_compact`` to a copy
 of a history and runs the 12-file task with the same knobs, and
 ``micro_figure`` draws both. ``explore_micro`` is the slider callback.
 """
@@ -95,8 +95,8 @@ class MicroLab:
         return 100 * (self.tokens_before - self.tokens_after) / self.tokens_before
 
 
-def micro_lab(history: list[Message], keep_recent: int, preserve_tools: frozenset[str],
-              root: str | Path) -> MicroLab:
+def measure_micro(history: list[Message], keep_recent: int, preserve_tools: frozenset[str],
+                  root: str | Path) -> MicroLab:
     """Micro-compact a copy of ``history``, and run the 12-file task under ``root`` with the same knobs."""
     compacted = copy.deepcopy(history)
     report = micro_compact(compacted, keep_recent, preserve_tools)
@@ -142,5 +142,5 @@ def micro_figure(lab: MicroLab, baseline: Sequence[int]) -> Figure:
 def explore_micro(keep_recent: int, preserve_read_file: bool, preserve_list_files: bool, *,
                   history: list[Message], baseline: Sequence[int], root: str | Path) -> Figure:
     """Slider callback of chapter 02: the figure for one setting of KEEP_RECENT and the toggles."""
-    lab = micro_lab(history, keep_recent, preserve_set(preserve_read_file, preserve_list_files), root)
+    lab = measure_micro(history, keep_recent, preserve_set(preserve_read_file, preserve_list_files), root)
     return micro_figure(lab, baseline)

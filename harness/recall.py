@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .compactor import Compactor, Event, RunContext, ThreeLayers
+from .compactor import Compactor, ThreeLayers
 from .config import CompactionConfig
 from .fake import fake_client
 from .messages import Message, iter_tool_results
@@ -58,20 +58,7 @@ def reversible_micro_compact(messages: list[Message], keep_recent: int = 3,
 class ReversibleLayers(ThreeLayers):
     """The three layers with reversible placeholders in the micro layer."""
     name = "reversible"
-
-    def before_call(self, run: RunContext) -> list[str]:
-        config, layers = run.config, []
-        if config.micro:
-            report = reversible_micro_compact(run.messages, config.keep_recent, config.preserve_tools,
-                                              config.min_chars)
-            if report.fired:
-                layers.append("micro")
-                run.emit(Event("micro", run.call, report.tokens_before, report.tokens_after, {
-                    "cleared": len(report.cleared), "tools": sorted({c.tool_name for c in report.cleared})}))
-        if config.auto and run.context_size() > config.threshold:
-            run.summarise_and_replace("auto")
-            layers.append("auto")
-        return layers
+    clear_old_results = staticmethod(reversible_micro_compact)
 
 
 class Archive:

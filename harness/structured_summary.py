@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .auto import AutoReport, compressed_message
-from .compactor import CallTrace, Compactor, Event, RunContext
+from .compactor import Compactor, RunContext
 from .config import CompactionConfig, check_count
 from .messages import Message, user
-from .micro import micro_compact
 from .tokens import count_tokens, estimate_tokens
 from .transcripts import write_transcript
 from .usage_triggered import request_summary
@@ -84,28 +83,14 @@ class StructuredSummary(Compactor):
 
     def before_call(self, run: RunContext) -> list[str]:
         layers = []
-        report = micro_compact(run.messages, self.keep_recent, self.preserve_tools, self.min_chars)
-        if report.fired:
+        knobs = run.config.with_(keep_recent=self.keep_recent, preserve_tools=self.preserve_tools,
+                                 min_chars=self.min_chars)
+        if run.micro(config=knobs):
             layers.append("micro")
-            run.emit(Event("micro", run.call, report.tokens_before, report.tokens_after, {
-                "cleared": len(report.cleared), "tools": sorted({c.tool_name for c in report.cleared})}))
         if count_tokens(run.messages, system=run.system, tools=run.schemas) > self.threshold:
-            self.summarise(run, "structured")
+            run.summarise_and_replace("structured", compact=structured_compact)
             layers.append("structured")
         return layers
 
     def on_compact(self, run: RunContext, focus: str | None) -> None:
-        self.summarise(run, "manual", focus)
-
-    def summarise(self, run: RunContext, kind: str, focus: str | None = None) -> AutoReport:
-        """The nine-section compaction, recorded as a summary call, a log record and an event."""
-        report = structured_compact(run.client, run.messages, run.config, focus)
-        run.record(CallTrace(run.call, report.summary_input_tokens, report.summary_output_tokens,
-                             report.tokens_before, 0, (kind,), (), "summary"))
-        if run.log:
-            run.log.compacted(run.messages, layer=kind, message=run.messages[0],
-                              transcript=report.transcript.as_posix())
-        run.emit(Event(kind, run.call, report.tokens_before, report.tokens_after, {
-            "transcript": report.transcript.as_posix(), "summary": report.summary,
-            "messages_before": report.messages_before}))
-        return report
+        run.summarise_and_replace("manual", focus, compact=structured_compact)

@@ -266,11 +266,10 @@ def curves_figure(outcomes: list[Outcome], title: str | None = None) -> Figure:
     return fig
 
 
-def panel_figure(outcome: Outcome, baseline: Outcome) -> Figure:
-    """One setting against ``baseline``, its numbers in the title."""
-    return curves_figure([baseline, outcome], title=outcome_line(outcome))
-
 
 def lab_panel(keep_recent: int, threshold: int, preserve_tools: frozenset[str], *, lab: Lab) -> Figure:
-    """The slider callback: run (or look up) this setting and draw it against no compaction."""
-    return panel_figure(lab.run(Setting(keep_recent, threshold, preserve_tools)), lab.run(UNCOMPRESSED))
+    """The slider callback: run (or look up) this setting, print its numbers on one line and
+    return its curves drawn against no compaction."""
+    outcome = lab.run(Setting(keep_recent, threshold, preserve_tools))
+    print(outcome_line(outcome))
+    return curves_figure([lab.run(UNCOMPRESSED), outcome])

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError
 
 CELL = re.compile(r"^# %%(?P<kind> \[markdown\])?(?: tags=(?P<tags>\[.*\]))?\s*$")
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -47,6 +48,20 @@ def cells_of(source: str) -> list[nbformat.NotebookNode]:
     return cells
 
 
+def execute(notebook: nbformat.NotebookNode, attempts: int = 3) -> None:
+    """Run every cell in a fresh kernel. nbclient sometimes never sees an ``interact`` cell finish
+    (jupyter/nbclient#312) although the kernel is idle, so a timed-out run is started again."""
+    for attempt in range(1, attempts + 1):
+        try:
+            NotebookClient(notebook, timeout=180, kernel_name="python3", record_timing=False,
+                           resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+            return
+        except CellTimeoutError:
+            if attempt == attempts:
+                raise
+            print(f"a cell timed out; running the notebook again ({attempt + 1}/{attempts})")
+
+
 def build(source_path: Path) -> Path:
     notebook = nbformat.v4.new_notebook()
     notebook.cells = cells_of(source_path.read_text(encoding="utf-8"))
@@ -56,8 +71,7 @@ def build(source_path: Path) -> Path:
     }
     for index, cell in enumerate(notebook.cells):
         cell["id"] = f"cell-{index:03d}"  # stable ids: no random churn in diffs
-    NotebookClient(notebook, timeout=600, kernel_name="python3", record_timing=False,
-                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    execute(notebook)
     target = NOTEBOOKS / f"{source_path.stem}.ipynb"
     nbformat.write(notebook, target)
     return target

@@ -15,7 +15,6 @@ from harness.messages import assistant, text, tool_result, tool_use, user, valid
 from harness.tokens import count_tokens, estimate_tokens
 from harness.transcripts import read_transcript, write_transcript
 
-pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 QUESTIONS = ("What was accomplished?", "What is the current state?", "What key decisions were made, and why?")
 

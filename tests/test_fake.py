@@ -17,7 +17,6 @@ from harness.scenarios import AGENT_FILES, python_module
 from harness.tokens import block_tokens, count_tokens, exact_tokens
 from harness.tools import FILE_TOOLS
 
-pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 MODEL = "claude-test"
 S01 = python_module("s01_agent_loop", AGENT_FILES["s01_agent_loop"], 1)

@@ -14,7 +14,6 @@ from harness.messages import iter_tool_results, iter_tool_uses, text, tool_use, 
 from harness.micro import is_placeholder
 from harness.tokens import count_tokens, estimate_tokens
 
-pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 FOCUS = "the user's requests, decisions and notes"  # what the fake agent asks compact to keep
 

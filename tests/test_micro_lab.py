@@ -9,7 +9,7 @@ import pytest
 from harness import CompactionConfig, TWELVE_FILES, micro_compact, run_scenario
 from harness.messages import assistant, text, tool_result, tool_use, user
 from harness.micro_lab import (FIGURE_SIZE, KEEP_RECENT_RANGE, LAB_MAX_TURNS, PRESERVABLE_TOOLS,
-                               explore_micro, micro_figure, micro_lab, outline, preserve_set,
+                               explore_micro, measure_micro, micro_figure, outline, preserve_set,
                                result_label, result_labels, result_tokens)
 from harness.tokens import estimate_tokens
 
@@ -17,7 +17,6 @@ FILES = [f"{stem}.py" for stem in (
     "s01_agent_loop", "s02_tool_use", "s03_todo_write", "s04_subagent", "s05_skill_loading",
     "s06_context_compact", "s07_task_system", "s08_background_tasks", "s09_agent_teams",
     "s10_team_protocols", "s11_autonomous_agents", "s12_worktree_isolation")]
-pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated")
 
 TOGGLES = list(itertools.product((False, True), repeat=2))
 KEEP_RECENT_VALUES = range(KEEP_RECENT_RANGE[0], KEEP_RECENT_RANGE[1] + 1)
@@ -85,18 +84,18 @@ def test_outline_cuts_long_first_lines_of_text():
     assert line.endswith("...") and len(line.split("text", 1)[1].strip()) == 20
 
 
-# --- micro_lab ----------------------------------------------------------------
+# --- measure_micro -------------------------------------------------------------
 
 def test_micro_lab_does_not_touch_the_history_it_is_given(twelve, tmp_path):
     history, _ = twelve
     before = copy.deepcopy(history)
-    micro_lab(history, 3, frozenset(), tmp_path)
+    measure_micro(history, 3, frozenset(), tmp_path)
     assert history == before
 
 
 def test_micro_lab_matches_micro_compact_on_a_copy(twelve, tmp_path):
     history, _ = twelve
-    lab = micro_lab(history, 3, frozenset(), tmp_path)
+    lab = measure_micro(history, 3, frozenset(), tmp_path)
     copied = copy.deepcopy(history)
     report = micro_compact(copied, 3, frozenset())
     assert (lab.tokens_before, lab.tokens_after, lab.cleared) == (
@@ -117,7 +116,7 @@ def test_micro_lab_numbers_at_the_ends_and_the_default(twelve, tmp_path, keep_re
     history, _ = twelve
     for read_file, list_files in TOGGLES:
         preserve = preserve_set(read_file, list_files)
-        lab = micro_lab(history, keep_recent, preserve, tmp_path)
+        lab = measure_micro(history, keep_recent, preserve, tmp_path)
         assert lab.cleared == expected_cleared(keep_recent, preserve)
         spiral = keep_recent == 0 and preserve != {"read_file", "list_files"}
         assert lab.hit_max_turns == spiral
@@ -159,7 +158,7 @@ def test_explore_micro_over_the_whole_slider_range(twelve, tmp_path, keep_recent
 
 def test_micro_figure_draws_what_the_lab_measured(twelve, tmp_path):
     history, baseline = twelve
-    lab = micro_lab(history, 2, frozenset(), tmp_path)
+    lab = measure_micro(history, 2, frozenset(), tmp_path)
     figure = micro_figure(lab, baseline)
     bars = figure.axes[0]
     assert [p.get_height() for p in bars.patches] == [*lab.before, *lab.after]

@@ -14,7 +14,6 @@ from harness.messages import InvalidHistory, assistant, iter_tool_results, iter_
 from harness.micro import micro_compact, placeholder
 from strategies import TOOL_NAMES, tool_result_contents, valid_histories
 
-pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 PROPERTY = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 CLIENT = FakeModel().client()

@@ -166,7 +166,7 @@ def fake_api():
 @given(histories_with_summaries(), sentence)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_the_fake_api_accepts_every_replacement(fake_api, history, summary):
-    response = fake_api.messages.create(model="claude-sonnet-4-5", max_tokens=64,
+    response = fake_api.messages.create(model="claude-haiku-4-5", max_tokens=64,
                                         messages=replace_history(history, summary))
     assert response.usage.input_tokens > 0
 

@@ -8,7 +8,6 @@ from harness.messages import user, validate_messages
 from harness.scenarios import AGENT_FILES
 from harness.tokens import count_tokens
 
-pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 UNCOMPRESSED = CompactionConfig(micro=False, auto=False)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import socket
 
-import pytest
 import tiktoken
 import tiktoken.registry
 from hypothesis import given, settings
@@ -15,7 +14,6 @@ from harness.tokens import (ENCODING_NAME, MESSAGE_OVERHEAD, block_tokens, count
                             estimate_tokens, exact_tokens, text_tokens)
 from strategies import valid_histories
 
-pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 TOOLS = [{"name": "read_file", "description": "Read a file.",
           "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]

@@ -9,8 +9,8 @@ from matplotlib.figure import Figure
 from harness import LONG_SESSION, READ_AGENTS, Scenario
 from harness.scenarios import AGENT_FILES
 from harness.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, LAB_METRICS, LAB_REQUESTS, PRESERVE_CHOICES, READ_FILE,
-                            THRESHOLD_SLIDER, UNCOMPRESSED, Lab, Setting, cost_split_figure, heatmaps_figure,
-                            lab_panel, outcome_line, outcome_table, panel_figure, recommend, settings_grid)
+                            THRESHOLD_SLIDER, UNCOMPRESSED, Lab, Setting, cost_split_figure, curves_figure, heatmaps_figure,
+                            lab_panel, outcome_line, outcome_table, recommend, settings_grid)
 
 # Three files and two requests: a few model calls a run, so the sliders' whole range stays cheap.
 TINY = Scenario("tiny", (("agents", dict(list(AGENT_FILES.items())[:3])),),
@@ -110,7 +110,7 @@ def test_figures_have_labelled_axes(lab):
     assert labelled(heat)
     bars = cost_split_figure(outcomes)
     assert labelled(bars) and bars.axes[0].get_legend() is not None
-    panel = panel_figure(outcomes[0], lab.run(UNCOMPRESSED))
+    panel = curves_figure([lab.run(UNCOMPRESSED), outcomes[0]])
     assert labelled(panel) and all(ax.get_legend() is not None for ax in panel.axes)
 
 
@@ -123,12 +123,12 @@ SLIDER_POINTS = sorted(
 
 @pytest.mark.parametrize("keep, threshold, preserve", SLIDER_POINTS,
                          ids=[f"keep{k}-{t // 1000}k-{'+'.join(sorted(p)) or 'nothing'}" for k, t, p in SLIDER_POINTS])
-def test_the_slider_callback_over_its_range(lab, keep, threshold, preserve):
+def test_the_slider_callback_over_its_range(lab, keep, threshold, preserve, capsys):
     """Every KEEP_RECENT at both THRESHOLD ends with every preserve choice, every THRESHOLD at both KEEP ends."""
     fig = lab_panel(keep, threshold, preserve, lab=lab)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     outcome = lab.run(Setting(keep, threshold, preserve))
-    assert fig._suptitle.get_text() == outcome_line(outcome)
+    assert capsys.readouterr().out == outcome_line(outcome) + "\n"  # the numbers, printed above the figure
     assert outcome.stats.model_calls >= 1
     if keep == 0 and not preserve:  # the death spiral: each result is cleared before the model sees it
         assert outcome.stats.model_calls == 2 * 20

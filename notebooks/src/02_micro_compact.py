@@ -30,7 +30,6 @@
 %config InlineBackend.figure_formats = ['png']
 import copy
 import json
-import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -39,15 +38,13 @@ from anthropic.types import TextBlock, ToolUseBlock
 from IPython.display import display
 from ipywidgets import Checkbox, IntSlider, fixed, interact
 
-from harness import (DEFAULT_MODEL, TWELVE_FILES, CompactionConfig, count_tokens, estimate_tokens,
-                     fake_client, iter_tool_results, micro_compact, run_scenario, tool_names_by_id,
-                     text, tool_result, tool_use, assistant, user, validate_messages)
+from harness import (DEFAULT_MODEL, TWELVE_FILES, CompactionConfig, assistant, count_tokens,
+                     estimate_tokens, fake_client, iter_tool_results, micro_compact, run_scenario, text,
+                     tool_names_by_id, tool_result, tool_use, user, validate_messages)
 from harness.micro import is_placeholder
-from harness.micro_lab import (KEEP_RECENT_RANGE, explore_micro, micro_figure, micro_lab, outline,
+from harness.micro_lab import (KEEP_RECENT_RANGE, explore_micro, measure_micro, micro_figure, outline,
                                result_labels, result_tokens)
 
-# The SDK warns that the default model name is being retired; that does not matter offline.
-warnings.filterwarnings("ignore", message=r"The model .* is deprecated")
 
 WORK = Path("_work/02_micro_compact")
 plain = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), WORK / "plain")
@@ -58,6 +55,8 @@ print(f"{len(history)} messages, {len(list(iter_tool_results(history)))} tool re
 
 # %%
 assert len(history) == 28 and len(list(iter_tool_results(history))) == 13
+file_chars = [len(block["content"]) for _, _, block in iter_tool_results(history)][1:]
+assert round(sum(file_chars) / len(file_chars), -2) == 7_600
 assert estimate_tokens(history) == 25_128 and count_tokens(history) == 24_529
 validate_messages(history[:-1] + [user("next request")])  # a valid history the API would accept
 
@@ -304,7 +303,7 @@ for label, preserve in [("read_file preserved", frozenset({"read_file"})), ("not
           f"({dict(Counter(c.tool_name for c in report.cleared))})")
 
 # %%
-assert int(seed_saved) == 78
+assert int(seed_saved) == 78 and SEED_BEFORE - 12 * 2_000 == 4_000 and SEED_AFTER == 3 * 2_000
 preserved_report, cleared_report = measured["read_file preserved"][1], measured["nothing preserved"][1]
 assert (preserved_report.tokens_after, len(preserved_report.cleared)) == (25_050, 1)
 assert round(100 * preserved_report.tokens_saved / preserved_report.tokens_before, 1) == 0.3
@@ -345,6 +344,7 @@ print(f"everything else after micro: {cleared_report.tokens_after - kept_tokens:
 assert round(sum(file_tokens) / len(file_tokens)) == 1_904
 assert kept == ["s10_team_protocols.py", "s11_autonomous_agents.py", "s12_worktree_isolation.py"]
 assert kept_tokens == 5_683 and cleared_report.tokens_after - kept_tokens == 1_909
+assert sum(1 for m in after_cleared if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use") == 13
 
 # %% [markdown]
 # And the reference's own code, on a history that went through JSON: its map is empty, so
@@ -367,14 +367,14 @@ assert estimate_tokens(reference_run) == 7_586 and round(ref_saved, 1) == 69.8
 # ## In the loop
 #
 # So far we compacted a finished history once. In the agent loop micro-compaction runs before
-# *every* call, so the context stops growing as soon as the newest three results are files.
-# `micro_lab` runs the task with given knobs (and compacts a copy of our history the same way);
+# *every* call, so with `read_file` cleared the context stops growing once three files are in view.
+# `measure_micro` runs the task with given knobs (and compacts a copy of our history the same way);
 # `micro_figure` draws both.
 
 # %%
 baseline = [t.input_tokens for t in plain.trace]
-lab_preserved = micro_lab(history, 3, frozenset({"read_file"}), WORK / "lab")
-lab_cleared = micro_lab(history, 3, frozenset(), WORK / "lab")
+lab_preserved = measure_micro(history, 3, frozenset({"read_file"}), WORK / "lab")
+lab_cleared = measure_micro(history, 3, frozenset(), WORK / "lab")
 for label, lab in [("read_file preserved", lab_preserved), ("nothing preserved", lab_cleared)]:
     print(f"{label}: {lab.model_calls} calls, {lab.re_reads} re-reads, peak context {max(lab.context):,}, "
           f"billed {sum(lab.context):,} input tokens")
@@ -419,11 +419,11 @@ print(rejected.status_code, rejected.body["error"]["message"])
 assert rejected.status_code == 400 and "tool_result_answers_previous" in rejected.body["error"]["message"]
 
 # %% [markdown]
-# **The agent still knows what it did.** The placeholder says *that* it read
-# `agents/s01_agent_loop.py`, just not what was in it; the `tool_use` block says where. Ask a
+# **The agent still knows what it did.** The placeholder says that a `read_file` happened; the
+# `tool_use` block just before it says which file was read. Only the content is gone. Ask a
 # question about that file: with the content in view the agent answers; with the placeholder
 # it reads the file again. The information moved from the context to the disk, and getting it
-# back costs a call and about 1,900 tokens.
+# back costs a call and a whole file's worth of tokens again.
 
 # %%
 replies = {}
@@ -461,8 +461,8 @@ micro_sliders = interact(
 # it. One kept result is enough to break the spiral:
 
 # %%
-spiral = micro_lab(history, 0, frozenset(), WORK / "lab")
-one_kept = micro_lab(history, 1, frozenset(), WORK / "lab")
+spiral = measure_micro(history, 0, frozenset(), WORK / "lab")
+one_kept = measure_micro(history, 1, frozenset(), WORK / "lab")
 print(f"keep_recent=0: {spiral.model_calls} calls, stopped by max_turns: {spiral.hit_max_turns}")
 print(f"keep_recent=1: {one_kept.model_calls} calls, stopped by max_turns: {one_kept.hit_max_turns}, "
       f"peak context {max(one_kept.context):,}")
@@ -506,8 +506,8 @@ if spiral_settings is None:
     print("Exercise 1: fill in spiral_settings, then run this cell.")
 else:
     truth = {(k, r, l) for k in (0, 1, 2) for r in (False, True) for l in (False, True)
-             if micro_lab(history, k, frozenset(n for n, on in (("read_file", r), ("list_files", l)) if on),
-                          WORK / "exercise").hit_max_turns}
+             if measure_micro(history, k, frozenset(n for n, on in (("read_file", r), ("list_files", l)) if on),
+                              WORK / "exercise").hit_max_turns}
     assert spiral_settings == truth, f"not quite: missing {truth - spiral_settings}, extra {spiral_settings - truth}"
     print("Exercise 1: correct.")
 

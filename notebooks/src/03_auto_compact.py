@@ -37,7 +37,6 @@
 import copy
 import json
 import shutil
-import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -49,12 +48,10 @@ from harness import (COMPRESSED_HEADER, DEFAULT_MODEL, LONG_SESSION, SUMMARY_PRO
                      estimate_tokens, fake_client, iter_tool_results, micro_compact, read_transcript,
                      run_scenario, summarise, user, validate_messages, write_transcript)
 from harness.auto_lab import (LAB_REQUESTS, THRESHOLD_RANGE, explore_threshold, logged_results,
-                              placeholder_results, sawtooth_figure, threshold_run)
+                              placeholder_results, run_with_threshold, sawtooth_figure, threshold_run)
 from harness.fake.summarizer import whole_messages
 from harness.micro_lab import outline
 
-# The SDK warns that the default model name is being retired; that does not matter offline.
-warnings.filterwarnings("ignore", message=r"The model .* is deprecated")
 
 WORK = Path("_work/03_auto_compact")
 
@@ -248,8 +245,8 @@ assert state_line(head_summary) == "- In progress: Read every .py file under age
 assert state_line(tail_summary) == '- In progress: In core/c06_storage.py, change VERSION_TAG to "v6-append-only".'
 
 # %% [markdown]
-# The head's summary would send the agent back to a task it finished 60-odd messages ago; the
-# tail's knows what it is doing now. The tail has a price, though: what was said early is cut
+# The head's summary would send the agent back to a task it finished long ago; the tail's
+# knows what it is doing now. The tail has a price, though: what was said early is cut
 # off. The user's rule "never edit anything under tools/" (request 2) is in neither summary, so
 # after this compaction the agent no longer knows it. Later chapters deal with that amnesia.
 
@@ -382,7 +379,7 @@ cleared_at_firing = [sum(e.detail["cleared"] for e in long.events if e.kind == "
 print("of those, cleared in the very call where auto fired:", cleared_at_firing)
 
 # %%
-assert [len(items) for items in lost.values()] == [3, 5, 3]
+assert [len(items) for items in lost.values()] == [3, 5, 3] and sum(map(len, lost.values())) == 11
 assert cleared_at_firing == [0, 0, 0]
 
 # %% [markdown]
@@ -417,8 +414,9 @@ assert all(len(full[tool_id]) > 100 for items in lost.values() for tool_id, _ in
 #
 # The slider runs the session's first 20 requests (the whole session takes too long for a
 # slider) with the default knobs and your `THRESHOLD`. Watch the number of teeth, the
-# re-reads and the input billed. Low thresholds compact often and forget often; at 80,000 it
-# never fires in these 20 requests. `tests/test_auto_lab.py` checks every position of it.
+# re-reads and the input billed. Low thresholds compact often and forget often. The top of
+# the range, 80,000, is above the 77,057 tokens these requests reach even uncompressed.
+# `tests/test_auto_lab.py` checks every position of the slider.
 
 # %% tags=["nbval-ignore-output"]
 threshold_slider = interact(
@@ -427,6 +425,9 @@ threshold_slider = interact(
                         continuous_update=False),
     uncompressed=fixed([t.estimated for t in first20.trace]), root=fixed(WORK / "slider"),
     requests=fixed(LAB_REQUESTS))
+
+# %%
+assert THRESHOLD_RANGE == (10_000, 80_000, 10_000) and max(t.estimated for t in first20.trace) < 80_000
 
 # %% [markdown]
 # ## Summary
@@ -482,8 +483,6 @@ else:
 one_tooth = None  # e.g. 30_000
 
 # %%
-from harness.auto_lab import run_with_threshold
-
 if one_tooth is None:
     print("Exercise 2: fill in one_tooth, then run this cell.")
 else:

@@ -30,7 +30,6 @@
 %config InlineBackend.figure_formats = ['png']
 import json
 import shutil
-import warnings
 from pathlib import Path
 
 import anthropic
@@ -41,9 +40,6 @@ from harness import (COMPACT_ACK, COMPACT_TOOL, LONG_SESSION, READ_AGENTS, SYSTE
                      build_summary_request, compact_tool_lab, layer_markers, manual_only_run, read_transcript,
                      run_agent, text, tool_result, tool_use, uncompressed_run, user, validate_messages)
 from harness.manual import compact_focus
-
-# The fake answers to any model name; the SDK warns that the default name is being retired.
-warnings.filterwarnings("ignore", message="The model .* is deprecated", category=DeprecationWarning)
 
 WORK = Path("_work/04")                      # git-ignored scratch space, relative to notebooks/
 shutil.rmtree(WORK, ignore_errors=True)

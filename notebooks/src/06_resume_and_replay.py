@@ -39,7 +39,6 @@
 import copy
 import json
 import shutil
-import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -56,8 +55,6 @@ from harness import (DEFAULT_MODEL, LONG_SESSION, SUMMARY_HEADER, SYSTEM_PROMPT,
 from harness.micro import micro_compact
 from harness.replacement import is_summary
 
-# The SDK warns that the default model name is being retired; that does not matter offline.
-warnings.filterwarnings("ignore", message=r"The model .* is deprecated")
 
 WORK = Path("_work/06_resume_and_replay")
 shutil.rmtree(WORK, ignore_errors=True)

@@ -21,13 +21,11 @@
 # %% [markdown]
 # ## Setup
 #
-# Working files go to `_work/07_strategies/`. The SDK warns that the default model name is being
-# retired; that does not matter offline.
+# Working files go to `_work/07_strategies/`.
 
 # %%
 %matplotlib inline
 %config InlineBackend.figure_formats = ['png']
-import warnings
 from pathlib import Path
 
 import anthropic
@@ -35,7 +33,7 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import StrMethodFormatter
 from ipywidgets import Checkbox, IntSlider, fixed, interact
 
-from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, Compactor, Event, ThreeLayers,
+from harness import (DEFAULT_MODEL, LONG_SESSION, TWELVE_FILES, CompactionConfig, Compactor, Event, ThreeLayers,
                      estimate_tokens, growth_series, run_scenario, text_of)
 from harness.amnesia import PROBES, WORK_REQUESTS, probe_amnesia
 from harness.fake.view import build_view
@@ -44,7 +42,6 @@ from harness.strategies import PRETEND_WINDOW, all_strategies, clearing_figure, 
 from harness.structured_summary import SECTIONS, build_structured_request
 from harness.tool_clearing import ClearToolUses
 
-warnings.filterwarnings("ignore", message=r"The model .* is deprecated")
 WORK = Path("_work/07_strategies")
 print(f"the long session: {len(LONG_SESSION.requests)} requests; the pretend window: {PRETEND_WINDOW:,} tokens")
 
@@ -89,7 +86,7 @@ assert (made[2].threshold, made[3].threshold, made[4].trigger) == (54_000, 51_00
 # %%
 early = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "early", requests=WORK_REQUESTS[:3],
                      compactor=Compactor())
-request = build_structured_request(early.messages, model="claude-sonnet-4-5", max_tokens=2_000)
+request = build_structured_request(early.messages, model=DEFAULT_MODEL, max_tokens=2_000)
 reply = early.client.messages.create(**request)
 summary = reply.content[0].text
 print(f"summary request: {reply.usage.input_tokens:,} input tokens for a {len(early.messages)}-message history")

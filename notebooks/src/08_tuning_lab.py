@@ -25,13 +25,11 @@
 # %% [markdown]
 # ## Setup
 #
-# Working files go to `_work/08/`. The SDK warns that the default model name is being retired; that
-# does not matter offline.
+# Working files go to `_work/08/`.
 
 # %%
 %matplotlib inline
 %config InlineBackend.figure_formats = ['png']
-import warnings
 from pathlib import Path
 
 from IPython.display import display
@@ -48,7 +46,6 @@ from harness.micro import placeholder
 from harness.scenarios import AGENT_FILES, python_module
 from harness.tuning import READ_FILE
 
-warnings.filterwarnings("ignore", message=r"The model .* is deprecated")
 WORK = Path("_work/08")
 PRICES = EXAMPLE_PRICES
 NOTHING = frozenset()
@@ -268,12 +265,12 @@ reversible = lab.run(Setting(preserve_tools=NOTHING, recall=True))
 print(outcome_table([every_call, reversible], ("re_reads", "recalls", "model_calls", "input_tokens",
                                                 "dollars", "dollars_uncached", "forgotten")))
 extra = reversible.stats.input_tokens_billed / every_call.stats.input_tokens_billed - 1
-print(f"input tokens: {extra:+.1%}")
+print(f"input tokens: {extra:+.0%}")
 
 # %% [markdown]
 # The 6 files read again become 6 recalls: no file is read from disk twice. But the model makes the
 # same 60 calls and the recalled text is exactly as long as a fresh read, so **nothing is saved in
-# tokens**: reversible placeholders bill 6.5% *more* input, because every placeholder is a dozen tokens
+# tokens**: reversible placeholders bill about 6% *more* input, because every placeholder is a dozen tokens
 # longer and the tool list carries one more schema, on every call. What recall buys is not a smaller
 # bill: it is the exact output the agent saw, even when the file has since changed or the tool cannot
 # be re-run without side effects (a test run, a web fetch).
@@ -281,7 +278,7 @@ print(f"input tokens: {extra:+.1%}")
 # %%
 assert (every_call.stats.re_reads, reversible.stats.re_reads, reversible.recalls) == (6, 0, 6)
 assert every_call.stats.model_calls == reversible.stats.model_calls == 60
-assert round(extra, 3) == 0.065
+assert round(extra, 2) == 0.06  # the ids are hashes, so the exact share moves a little
 assert reversible.dollars > every_call.dollars and not reversible.forgotten
 
 # %% [markdown]
@@ -426,7 +423,7 @@ assert best_preserved.setting == Setting(keep_recent=1, threshold=120_000)
 # ## 8 · Your turn: the sliders
 #
 # Move KEEP_RECENT, THRESHOLD and the preserved tools; the curves (against no compaction, dashed) and the
-# numbers in the title are redrawn. A setting the lab has run shows at once; a new one runs the lab
+# numbers above them are redrawn. A setting the lab has run shows at once; a new one runs the lab
 # session first (under a second on a quiet machine). Try KEEP_RECENT=0 with nothing preserved.
 
 # %% tags=["nbval-ignore-output"]
