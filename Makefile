@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 LAB_ARGS ?=
 # Jupyter refuses to start as root (containers, CI) without this flag.
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
-NBVAL    := $(BIN)/pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg notebooks/
+NBVAL    := $(BIN)/pytest --nbval --nbval-current-env --nbval-cell-timeout=300 --nbval-sanitize-with notebooks/sanitize.cfg notebooks/
 LOCK_VENV ?= /tmp/cc-lock-venv
 FRESH    ?= /tmp/cc-fresh-clone
 

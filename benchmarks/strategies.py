@@ -43,7 +43,7 @@ def render(bench: StrategyBench) -> str:
     return format_table(
         f"Strategies on the long session ({bench.requests} requests, then the amnesia probe on a copy)",
         ["strategy", "modelled on", "calls", "summaries", "re-reads", "peak context", "input billed",
-         "vs none", "amnesia", "time"], rows)
+         "vs none", "early facts kept", "time"], rows)
 
 
 if __name__ == "__main__":
