@@ -9,16 +9,14 @@ result (a generated Python file, a listing or a short command output).
 """
 from __future__ import annotations
 
-import json
 import random
 import statistics
 from dataclasses import dataclass
-from typing import Any
 
 from harness import count_tokens
-from harness.messages import Message, assistant, blocks, text, tool_result, tool_use, user
+from harness.messages import Message, assistant, text, tool_result, tool_use, user
 from harness.scenarios import python_module
-from harness.tokens import MESSAGE_OVERHEAD, encoding, text_tokens
+from harness.tokens import encode_count, text_tokens
 
 from .table import format_table, millis, ratio, tokens
 from .timing import elapsed
@@ -49,29 +47,9 @@ def generated_history(turns: int, seed: int = SEED) -> list[Message]:
     return history
 
 
-def naive_text_tokens(value: str) -> int:
-    """cl100k tokens of one string, encoded afresh every time (no cache)."""
-    return len(encoding().encode(value, disallowed_special=()))
-
-
-def naive_block_tokens(block: dict[str, Any]) -> int:
-    """``harness.tokens.block_tokens`` with every text encoded again."""
-    kind = block.get("type")
-    if kind == "text":
-        return naive_text_tokens(block["text"])
-    if kind == "tool_use":
-        return naive_text_tokens(block["name"]) + naive_text_tokens(json.dumps(block["input"], sort_keys=True))
-    if kind == "tool_result":
-        content = block.get("content", "")
-        if isinstance(content, list):
-            return sum(naive_block_tokens(b) for b in content)
-        return naive_text_tokens(content)
-    return naive_text_tokens(json.dumps(block, sort_keys=True))
-
-
 def naive_count(messages: list[Message]) -> int:
-    """The same total as ``count_tokens(messages)``, without memoization."""
-    return sum(MESSAGE_OVERHEAD + sum(naive_block_tokens(b) for b in blocks(m)) for m in messages)
+    """The same total as ``count_tokens(messages)``, every text encoded again (no memory)."""
+    return count_tokens(messages, count=encode_count)
 
 
 @dataclass(frozen=True)

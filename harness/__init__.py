@@ -20,7 +20,8 @@ from .tokens import count_tokens, estimate_tokens, exact_tokens
 from .tools import PathEscape, ToolError, Toolbox, ToolOutcome, Workspace
 from .transcripts import read_transcript, write_transcript
 from .clients import default_client, read_dotenv, uses_real_model
-from .growth import (CATEGORIES, GrowthSeries, RecordingClient, composition, estimate_and_count,
+from .recording import RecordingClient
+from .growth import (CATEGORIES, GrowthSeries, composition, composition_recorder, estimate_and_count,
                      growth_series, mix_text)
 from .plots import (composition_figure, estimate_ratio_figure, growth_figure, session_growth_figure,
                     token_mix_figure)
@@ -32,7 +33,7 @@ from .model_windows import MODEL_WINDOWS, context_window, resolve_threshold
 from .usage_triggered import HANDOFF_PROMPT, UsageTriggered, build_handoff_request
 from .resume import CorruptLog, Resumed, TornLine, read_log, replay, resume, resume_naive
 from .inspector import compaction_cards, compaction_inspector
-from .cost import (EXAMPLE_PRICES, BatchedMicro, CacheRecorder, CallCost, CostReport, Prices, break_even_calls,
+from .cost import (EXAMPLE_PRICES, BatchedMicro, CallCost, CostReport, Prices, break_even_calls, cache_recorder,
                    cache_split, common_prefix, cost_of, request_segments)
 from .recall import (RECALL_TOOL, RECALL_TOOL_NAME, Archive, RecallToolbox, ReversibleLayers, recalls,
                      reversible_micro_compact, reversible_placeholder, run_with_recall)
@@ -45,7 +46,7 @@ from .amnesia import PROBES, WORK_REQUESTS, AmnesiaReport, Probe, ProbeAnswer, p
 from .guards import Guarded, check_next_request, copy_history
 from .strategies import (PRETEND_WINDOW, Strategy, StrategyRun, all_strategies, clearing_figure, run_strategies,
                          run_strategy, strategy_table)
-from .loop_lab import (MEMORY_NAMES, LayerMarker, MemoryPart, MemoryRecorder, agent_limit, compact_tool_lab,
+from .loop_lab import (MEMORY_NAMES, LayerMarker, MemoryPart, agent_limit, compact_tool_lab, memory_recorder,
                        context_tokens, layer_markers, layers_figure, manual_only_run, memory_figure, memory_of,
                        memory_picture, memory_table, run_line, three_layer_run, three_layers_lab, uncompressed_run)
 from .micro_lab import MicroLab, explore_micro, measure_micro, micro_figure, outline

@@ -9,7 +9,7 @@ request sent without caching is *uncached* at the plain input price.
 The cache works on prefixes. Rewriting one earlier message (micro-compaction
 replacing an old tool result by a placeholder) leaves the prefix before it
 cached and turns everything after it into a write again. To see that, we
-record what each request looked like (``CacheRecorder``), cut it into
+record what each request looked like (``cache_recorder``), cut it into
 segments in the order the API caches them (tools, system, then every block of
 every message) and compare consecutive requests segment by segment.
 
@@ -27,6 +27,7 @@ from typing import Any, NamedTuple, Sequence
 from .compactor import CallTrace, RunContext, ThreeLayers
 from .messages import Message, blocks
 from .micro import micro_compact
+from .recording import RecordingClient
 from .tokens import MESSAGE_OVERHEAD, block_tokens, text_tokens
 
 
@@ -110,30 +111,10 @@ def common_prefix(before: Sequence[Segment], after: Sequence[Segment]) -> int:
     return n
 
 
-class CacheRecorder:
-    """Wraps a client; keeps the segments of every successful ``messages.create`` request.
-
-    Requests are cut into segments when they are sent, because the history is
-    rewritten in place afterwards. ``requests[i]`` is the i-th call, in the
-    same order as a session's ``trace``.
-    """
-
-    def __init__(self, client: Any):
-        self.client = client
-        self.requests: list[list[Segment]] = []
-
-    @property
-    def messages(self) -> "CacheRecorder":
-        return self  # so that ``recorder.messages.create(...)`` lands on ``create`` below
-
-    def create(self, **request: Any) -> Any:
-        segments = request_segments(request["messages"], request.get("system"), request.get("tools"))
-        response = self.client.messages.create(**request)
-        self.requests.append(segments)
-        return response
-
-    def count_tokens(self, **request: Any) -> Any:
-        return self.client.messages.count_tokens(**request)
+def cache_recorder(client: Any) -> RecordingClient:
+    """A client that keeps the segments of every request it sends (``records[i]`` for ``trace[i]``)."""
+    return RecordingClient(client, lambda request: request_segments(
+        request["messages"], request.get("system"), request.get("tools")))
 
 
 # --- pricing -------------------------------------------------------------------

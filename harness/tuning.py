@@ -21,7 +21,7 @@ from tqdm.auto import tqdm
 from .amnesia import PROBES, probe_amnesia
 from .compactor import Compactor
 from .config import CompactionConfig
-from .cost import EXAMPLE_PRICES, PARTS, BatchedMicro, CacheRecorder, CostReport, Prices, cost_of
+from .cost import EXAMPLE_PRICES, PARTS, BatchedMicro, CostReport, cache_recorder, Prices, cost_of
 from .fake import fake_client
 from .recall import recalls, run_with_recall
 from .scenarios import LONG_SESSION, Scenario
@@ -150,12 +150,12 @@ class Lab:
         return [self.run(s) for s in tqdm(settings, desc=desc, disable=not progress)]
 
     def _run(self, setting: Setting) -> Outcome:
-        recorder = CacheRecorder(fake_client())
+        recorder = cache_recorder(fake_client())
         runner = run_with_recall if setting.recall else run_scenario
         config = setting.config().with_(max_turns=self.max_turns)
         session = runner(self.scenario, config, self.root / "run", client=recorder,
                          requests=self.requests, compactor=setting.compactor())
-        requests = recorder.requests[:len(session.trace)]
+        requests = recorder.records[:len(session.trace)]
         cost = cost_of(session.trace, requests, self.prices)
         uncached = cost_of(session.trace, requests, self.prices, caching=False)
         forgotten = probe_amnesia(session).forgotten  # asks copies; after pricing, so not priced

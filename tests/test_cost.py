@@ -8,7 +8,7 @@ from hypothesis import given, settings
 
 from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, count_tokens, fake_client, micro_compact,
                      run_scenario, validate_messages)
-from harness.cost import (EXAMPLE_PRICES, PARTS, BatchedMicro, CacheRecorder, CallCost, Prices, Segment,
+from harness.cost import (EXAMPLE_PRICES, cache_recorder, PARTS, BatchedMicro, CallCost, Prices, Segment,
                           break_even_calls, cache_split, clearable_tokens, common_prefix, cost_of, price,
                           request_segments)
 from harness.compactor import CallTrace
@@ -114,13 +114,13 @@ def test_cost_of_prices_each_call_and_keeps_summaries_uncached():
 
 
 def test_recorder_keeps_each_request_as_it_was_sent(tmp_path):
-    recorder = CacheRecorder(fake_client())
+    recorder = cache_recorder(fake_client())
     session = run_scenario(TWELVE_FILES, CompactionConfig(keep_recent=1, preserve_tools=NOTHING), tmp_path,
                            client=recorder)
-    assert len(recorder.requests) == len(session.trace)
-    for segments, step in zip(recorder.requests, session.trace):
+    assert len(recorder.records) == len(session.trace)
+    for segments, step in zip(recorder.records, session.trace):
         assert sum(s.tokens for s in segments) == step.input_tokens  # the fake bills exactly what was sent
-    report = cost_of(session.trace, recorder.requests)
+    report = cost_of(session.trace, recorder.records)
     assert report.total("cache_read") + report.total("cache_write") + report.total("uncached") == \
         session.stats.input_tokens_billed
     assert recorder.messages.count_tokens(model="m", messages=[user("hi")]).input_tokens > 0
@@ -129,9 +129,9 @@ def test_recorder_keeps_each_request_as_it_was_sent(tmp_path):
 def test_micro_rewrites_show_up_as_cache_writes(tmp_path):
     """Clearing every call (nothing preserved) rewrites history: more writes than growing untouched."""
     def run(config):
-        recorder = CacheRecorder(fake_client())
+        recorder = cache_recorder(fake_client())
         session = run_scenario(TWELVE_FILES, config, tmp_path, client=recorder)
-        return session, cost_of(session.trace, recorder.requests)
+        return session, cost_of(session.trace, recorder.records)
     plain, plain_cost = run(CompactionConfig(micro=False, auto=False))
     micro, micro_cost = run(CompactionConfig(preserve_tools=NOTHING, auto=False))
     assert micro.stats.input_tokens_billed < plain.stats.input_tokens_billed
@@ -177,10 +177,10 @@ def test_batched_micro_waits_for_a_large_batch(tmp_path):
 def test_batched_micro_is_cheaper_with_caching_on_the_lab_session(tmp_path):
     """The chapter's claim in small: the first 8 requests of LONG_SESSION, nothing preserved."""
     def dollars(compactor):
-        recorder = CacheRecorder(fake_client())
+        recorder = cache_recorder(fake_client())
         session = run_scenario(LONG_SESSION, CompactionConfig(preserve_tools=NOTHING), tmp_path, client=recorder,
                                requests=LONG_SESSION.requests[:8], compactor=compactor)
-        return cost_of(session.trace, recorder.requests).dollars
+        return cost_of(session.trace, recorder.records).dollars
     assert dollars(BatchedMicro(10_000)) < dollars(None)
 
 

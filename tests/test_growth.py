@@ -8,7 +8,7 @@ import pytest
 
 from harness import (TWELVE_FILES, CompactionConfig, FakeModel, exact_tokens, fake_client,
                      run_scenario)
-from harness.growth import (CATEGORIES, GrowthSeries, RecordingClient, block_category,
+from harness.growth import (CATEGORIES, GrowthSeries, block_category, composition_recorder,
                             calls_after_requests, composition, estimate_and_count, growth_series,
                             mix_text)
 from harness.auto import compressed_message
@@ -122,27 +122,27 @@ def test_block_category(role, block, category):
     assert block_category(role, block) == category
 
 
-# --- RecordingClient on real runs ----------------------------------------------------
+# --- composition_recorder on real runs ----------------------------------------------------
 
 def test_recording_client_matches_the_reported_usage_of_every_call(tmp_path):
-    client = RecordingClient(fake_client())
+    client = composition_recorder(fake_client())
     session = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), tmp_path, client=client)
-    assert len(client.compositions) == len(session.trace) == 14
-    assert [sum(p.values()) for p in client.compositions] == [t.input_tokens for t in session.trace]
-    assert not any(p["placeholders"] or p["summaries"] for p in client.compositions)
+    assert len(client.records) == len(session.trace) == 14
+    assert [sum(p.values()) for p in client.records] == [t.input_tokens for t in session.trace]
+    assert not any(p["placeholders"] or p["summaries"] for p in client.records)
 
 
 def test_recording_client_sees_placeholders_and_summaries_when_compaction_runs(tmp_path):
-    client = RecordingClient(fake_client())
+    client = composition_recorder(fake_client())
     config = CompactionConfig(threshold=8_000)
     session = run_scenario(TWELVE_FILES, config, tmp_path, client=client)
     kinds = [t.kind for t in session.trace]
     assert "summary" in kinds, "the threshold is low enough for auto-compaction"
-    assert len(client.compositions) == len(session.trace)
-    assert [sum(p.values()) for p in client.compositions] == [t.input_tokens for t in session.trace]
-    assert any(p["placeholders"] for p in client.compositions)
-    assert any(p["summaries"] for p in client.compositions)
-    for parts, t in zip(client.compositions, session.trace):
+    assert len(client.records) == len(session.trace)
+    assert [sum(p.values()) for p in client.records] == [t.input_tokens for t in session.trace]
+    assert any(p["placeholders"] for p in client.records)
+    assert any(p["summaries"] for p in client.records)
+    for parts, t in zip(client.records, session.trace):
         if t.kind == "summary":
             assert parts["system"] == 0, "a summary request has no system prompt and no tools"
 
@@ -150,9 +150,9 @@ def test_recording_client_sees_placeholders_and_summaries_when_compaction_runs(t
 def test_recording_client_passes_count_tokens_through():
     model = FakeModel()
     history = [user("count me")]
-    client = RecordingClient(model.client())
+    client = composition_recorder(model.client())
     assert exact_tokens(client, history, model="m") == count_tokens(history)
-    assert model.requests == ["count"] and client.compositions == []
+    assert model.requests == ["count"] and client.records == []
 
 
 # --- estimate against count ------------------------------------------------------------

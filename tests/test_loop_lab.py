@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 
 from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, assistant, count_tokens, fake_client,
                      run_scenario, text, tool_result, tool_use, user, validate_messages, write_transcript)
-from harness.loop_lab import (MEMORY_NAMES, MemoryRecorder, agent_limit, compact_tool_lab, context_tokens,
+from harness.loop_lab import (MEMORY_NAMES, agent_limit, memory_recorder, compact_tool_lab, context_tokens,
                               layer_markers, manual_only_run, memory_of, memory_picture, memory_table,
                               three_layer_run, three_layers_lab, uncompressed_run)
 
@@ -95,12 +95,12 @@ def test_memory_table_has_a_line_per_part_and_a_column_per_run():
 
 def test_the_recorder_pictures_every_agent_request_as_the_api_counted_it(tmp_path):
     config = CompactionConfig(threshold=10_000)
-    recorder = MemoryRecorder(fake_client(compact_policy="after_task"), config.keep_recent, tmp_path / "transcripts")
+    recorder = memory_recorder(fake_client(compact_policy="after_task"), config.keep_recent, tmp_path / "transcripts")
     session = run_scenario(TWELVE_FILES, config, tmp_path, client=recorder)
     agent = [t for t in session.trace if t.kind == "agent"]
     assert session.stats.summary_calls >= 2, "summary calls happened, and are not pictured"
-    assert [context_tokens(p) for p in recorder.pictures] == [t.input_tokens for t in agent]
-    on_disk = [parts(p)["long-term: transcripts"].items for p in recorder.pictures]
+    assert [context_tokens(p) for p in recorder.records] == [t.input_tokens for t in agent]
+    on_disk = [parts(p)["long-term: transcripts"].items for p in recorder.records]
     assert on_disk == sorted(on_disk) and on_disk[-1] == session.stats.compactions["auto"]
     assert context_tokens(memory_of(session)) == count_tokens(session.messages, system=session.system,
                                                               tools=session.toolbox.schemas)

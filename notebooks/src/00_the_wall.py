@@ -26,7 +26,7 @@ from pathlib import Path
 from IPython.display import display
 from ipywidgets import IntSlider, fixed, interact
 
-from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, RecordingClient, Session, Toolbox,
+from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, Session, Toolbox, composition_recorder,
                      composition_figure, fake_client, growth_figure, growth_series, run_scenario,
                      session_growth_figure)
 from harness.tokens import text_tokens
@@ -43,10 +43,10 @@ print("micro:", NO_COMPACTION.micro, "| auto:", NO_COMPACTION.auto)
 # The first task is the worked example of the reference agent: a folder `agents/` with 12 Python files
 # of about 150 lines each, and one request, *read every .py file under agents/ and summarise what each
 # does*. `run_scenario` builds the files in a fresh workspace and sends the request. We wrap the client in
-# a `RecordingClient`, which passes every call through and remembers what each request was made of.
+# a `composition_recorder`, which passes every call through and remembers what each request was made of.
 
 # %%
-twelve_client = RecordingClient(fake_client())
+twelve_client = composition_recorder(fake_client())
 twelve = run_scenario(TWELVE_FILES, NO_COMPACTION, WORK / "twelve", client=twelve_client)
 workspace = twelve.toolbox.workspace
 files = workspace.list_files("agents").split()
@@ -97,7 +97,7 @@ assert round(twelve_ratio, 1) == 6.7
 # %%
 long_root = WORK / "long"
 shutil.rmtree(long_root, ignore_errors=True)
-long_client = RecordingClient(fake_client())
+long_client = composition_recorder(fake_client())
 session = Session(long_client, Toolbox(LONG_SESSION.build(long_root / "workspace")), NO_COMPACTION)
 request_ends = []                          # request_ends[i]: model calls made after request i + 1
 for request in LONG_SESSION.requests:
@@ -139,16 +139,16 @@ assert 98 <= series.billed[-1] / series.context[-1] <= 100
 # exactly to the tokens the API reported for that call.
 
 # %%
-display(composition_figure(long_client.compositions, title="the long session, call by call"))
+display(composition_figure(long_client.records, title="the long session, call by call"))
 
 # %%
-last = long_client.compositions[-1]
+last = long_client.records[-1]
 for category, tokens in last.items():
     print(f"{category:15} {tokens:8,}  {tokens / sum(last.values()):6.1%}")
 
 # %%
-assert len(long_client.compositions) == len(session.trace)
-assert all(sum(parts.values()) == t.input_tokens for parts, t in zip(long_client.compositions, session.trace))
+assert len(long_client.records) == len(session.trace)
+assert all(sum(parts.values()) == t.input_tokens for parts, t in zip(long_client.records, session.trace))
 assert last["placeholders"] == last["summaries"] == 0
 assert round(last["tool results"] / sum(last.values()), 3) == 0.946
 assert last["user text"] == 1_182

@@ -223,7 +223,7 @@ assert round(kept_share, 2) == 0.90
 # for that call.
 
 # %%
-pictures = {"with the layers": compressed.client.pictures, "no compaction": uncompressed.client.pictures}
+pictures = {"with the layers": compressed.client.records, "no compaction": uncompressed.client.records}
 display(memory_figure(pictures))
 
 # %%
@@ -335,10 +335,10 @@ def check_exercise_2(share):
     def expected(picture):
         return picture[MEMORY_NAMES.index("working")].tokens / context_tokens(picture)
     try:
-        values = [share(p) for p in compressed.client.pictures]
+        values = [share(p) for p in compressed.client.records]
     except NotImplementedError:
         return "exercise 2: not implemented yet"
-    if any(abs(v - expected(p)) > 1e-9 for v, p in zip(values, compressed.client.pictures)):
+    if any(abs(v - expected(p)) > 1e-9 for v, p in zip(values, compressed.client.records)):
         return "exercise 2: not yet; working tokens divided by the context tokens"
     return f"exercise 2: correct; the largest share is {max(values):.0%}"
 

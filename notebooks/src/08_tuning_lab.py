@@ -36,7 +36,7 @@ from IPython.display import display
 from ipywidgets import Dropdown, IntSlider, fixed, interact
 
 from harness import (EXAMPLE_PRICES, GOLDFISH, HOARDER, KEEP_SLIDER, LAB_REQUESTS, LONG_SESSION, PRESERVE_CHOICES,
-                     READ_AGENTS, SYSTEM_PROMPT, THRESHOLD_SLIDER, TWELVE_FILES, UNCOMPRESSED, CacheRecorder,
+                     READ_AGENTS, SYSTEM_PROMPT, THRESHOLD_SLIDER, TWELVE_FILES, UNCOMPRESSED, cache_recorder,
                      CompactionConfig, Lab, Prices, Setting, Toolbox, Workspace, assistant, break_even_calls,
                      cache_split, cost_of, cost_split_figure, curves_figure, fake_client, heatmaps_figure,
                      lab_panel, outcome_table, recommend, request_segments, reversible_placeholder, run_scenario,
@@ -135,14 +135,14 @@ assert round(break_even_calls(1_950, 10 * 2_000, PRICES)) == 118
 # ## 2 · Price a whole session
 #
 # To price a real run we need to know what each request looked like *when it was sent*: the layers
-# rewrite the history in place afterwards. `CacheRecorder` wraps the client and cuts every request into
+# rewrite the history in place afterwards. `cache_recorder` wraps the client and cuts every request into
 # segments as it goes out; `cost_of` then walks the session's trace and those requests side by side.
 # Here is the 12-file task of chapter 00, with no compaction.
 
 # %%
-recorder = CacheRecorder(fake_client())
+recorder = cache_recorder(fake_client())
 twelve = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), WORK / "twelve", client=recorder)
-cached, uncached = cost_of(twelve.trace, recorder.requests, PRICES), cost_of(twelve.trace, recorder.requests,
+cached, uncached = cost_of(twelve.trace, recorder.records, PRICES), cost_of(twelve.trace, recorder.records,
                                                                                PRICES, caching=False)
 print(f"{'call':>4}{'input':>8}{'read':>8}{'write':>8}{'uncached':>10}")
 for c in cached.calls:
