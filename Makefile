@@ -4,7 +4,9 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# Two stamps: `make lab` installs what the lab needs; `make test` adds the test tools.
+LAB_STAMP  := $(VENV)/.installed-lab
+TEST_STAMP := $(VENV)/.installed-test
 # Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS=--no-browser.
 # The port comes from JUPYTER_PORT (read by Jupyter itself), default 8888.
 LAB_ARGS ?=
@@ -16,22 +18,26 @@ FRESH    ?= /tmp/cc-fresh-clone
 
 .PHONY: setup lab test bench lock clean fresh-check
 
-setup: $(STAMP)
+setup: $(TEST_STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+$(LAB_STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "error: $(PYTHON) must be Python 3.11 or newer (try make PYTHON=python3.11 ...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -c constraints.txt -e .
+	touch $@
+
+$(TEST_STAMP): $(LAB_STAMP)
 	$(BIN)/python -m pip install -c constraints.txt -e '.[test]'
 	touch $@
 
-lab: $(STAMP)
+lab: $(LAB_STAMP)
 	$(BIN)/jupyter lab notebooks/ $(ROOT_ARGS) $(LAB_ARGS)
 
 # Runs both suites, then fails if either failed. With no notebooks yet the
 # nbval step is skipped (pytest would exit 5, "no tests collected").
-test: $(STAMP)
+test: $(TEST_STAMP)
 	@status=0; \
 	$(BIN)/pytest tests || status=1; \
 	if ls notebooks/*.ipynb >/dev/null 2>&1; then \
@@ -41,7 +47,7 @@ test: $(STAMP)
 	fi; \
 	exit $$status
 
-bench: $(STAMP)
+bench: $(LAB_STAMP)
 	$(BIN)/python -m benchmarks
 
 # Clone what is committed into an empty folder and run the README's two commands there,

@@ -5,13 +5,14 @@ import os
 import platform
 import sys
 
-from . import long_session, micro_twelve, recount, strategies, twelve_run
+from . import long_session, micro_scaling, micro_twelve, recount, strategies, twelve_run
 
 
 def main() -> int:
     print(f"make bench: Python {platform.python_version()}, {os.cpu_count()} cores,"
           f" load average {os.getloadavg()[0]:.1f}. Times are medians of perf_counter repeats.\n")
     print(micro_twelve.render(micro_twelve.measure()), end="\n\n", flush=True)
+    print(micro_scaling.render(micro_scaling.measure()), end="\n\n", flush=True)
     print(long_session.render(long_session.measure()), end="\n\n", flush=True)
     print(recount.render(recount.measure()), end="\n\n", flush=True)
     print(strategies.render(strategies.measure()), end="\n\n", flush=True)

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness import LONG_SESSION, CompactionConfig, SessionStats, run_scenario
+from harness import CompactionConfig
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION
+from harness.session.runner import SessionStats
 
 from .scratch import scratch_root
 from .table import format_table, ratio, tokens

@@ -12,9 +12,11 @@ import copy
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import TWELVE_FILES, CompactionConfig, count_tokens, estimate_tokens, micro_compact, run_scenario
-from harness.messages import Message, iter_tool_results
-from harness.tokens import text_tokens
+from harness import CompactionConfig, count_tokens, estimate_tokens, iter_tool_results, micro_compact
+from harness.core.messages import Message
+from harness.core.tokens import text_tokens
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import TWELVE_FILES
 
 from .scratch import scratch_root
 from .table import change, format_table, tokens

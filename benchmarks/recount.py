@@ -13,10 +13,10 @@ import random
 import statistics
 from dataclasses import dataclass
 
-from harness import count_tokens
-from harness.messages import Message, assistant, text, tool_result, tool_use, user
-from harness.scenarios import python_module
-from harness.tokens import encode_count, text_tokens
+from harness import assistant, count_tokens, text, tool_result, tool_use, user
+from harness.core.messages import Message
+from harness.core.tokens import encode_count, text_tokens
+from harness.labs.scenarios import python_module
 
 from .table import format_table, millis, ratio, tokens
 from .timing import elapsed

@@ -9,7 +9,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from harness import WORK_REQUESTS, StrategyRun, all_strategies, run_strategy
+from harness.labs.amnesia import WORK_REQUESTS
+from harness.labs.strategy_lab import StrategyRun, run_strategy
+from harness.strategies.registry import all_strategies
 
 from .scratch import scratch_root
 from .table import format_table, ratio, tokens

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness import TWELVE_FILES, CompactionConfig, run_scenario
+from harness import CompactionConfig
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import TWELVE_FILES
 
 from .scratch import scratch_root
 from .table import format_table, millis, ratio

@@ -1,51 +1,26 @@
-"""Build a chapter notebook from its percent-format source and execute it.
+"""Execute chapter notebooks from their paired percent-format sources.
 
 Usage: python scripts/build_notebook.py notebooks/src/02_micro_compact.py [...]
 
-A source file is plain Python split into cells by ``# %%`` lines;
-``# %% [markdown]`` starts a markdown cell (each line prefixed by ``# ``), and
-``# %% tags=["nbval-ignore-output"]`` tags a code cell. The notebook is
-written next to ``notebooks/`` under the same stem, executed top to bottom in
-a fresh kernel from the ``notebooks/`` folder, and saved with its outputs.
+Each chapter is a jupytext pair (see ``jupytext.toml``): the source
+``notebooks/src/NN_name.py`` and the notebook ``notebooks/NN_name.ipynb``.
+Jupytext turns one into the other; this script only adds the execution:
+it reads the source, runs it top to bottom in a fresh kernel from
+``notebooks/``, and writes the notebook with its outputs, stable cell ids
+and no timing metadata, so that a rebuild changes only what really changed.
 """
 from __future__ import annotations
 
-import json
-import re
 import sys
 from pathlib import Path
 
+import jupytext
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError
 
-CELL = re.compile(r"^# %%(?P<kind> \[markdown\])?(?: tags=(?P<tags>\[.*\]))?\s*$")
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-
-
-def cells_of(source: str) -> list[nbformat.NotebookNode]:
-    cells, kind, tags, lines = [], None, [], []
-
-    def flush() -> None:
-        body = "\n".join(lines).strip("\n")
-        if kind is None or not body.strip():
-            return
-        if kind == "markdown":
-            text = "\n".join(re.sub(r"^# ?", "", line) for line in body.splitlines())
-            cells.append(nbformat.v4.new_markdown_cell(text))
-        else:
-            cells.append(nbformat.v4.new_code_cell(body, metadata={"tags": tags} if tags else {}))
-
-    for line in source.splitlines():
-        match = CELL.match(line)
-        if match:
-            flush()
-            kind = "markdown" if match["kind"] else "code"
-            tags, lines = json.loads(match["tags"]) if match["tags"] else [], []
-        else:
-            lines.append(line)
-    flush()
-    return cells
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
 def execute(notebook: nbformat.NotebookNode, attempts: int = 3) -> None:
@@ -63,12 +38,8 @@ def execute(notebook: nbformat.NotebookNode, attempts: int = 3) -> None:
 
 
 def build(source_path: Path) -> Path:
-    notebook = nbformat.v4.new_notebook()
-    notebook.cells = cells_of(source_path.read_text(encoding="utf-8"))
-    notebook.metadata = {
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
-    }
+    notebook = jupytext.read(source_path, fmt="py:percent")
+    notebook.metadata = {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}
     for index, cell in enumerate(notebook.cells):
         cell["id"] = f"cell-{index:03d}"  # stable ids: no random churn in diffs
     execute(notebook)

@@ -5,10 +5,11 @@ import copy
 
 import pytest
 
-from harness import LONG_SESSION, CompactionConfig, run_scenario
-from harness.amnesia import PROBES, WORK_REQUESTS, AmnesiaReport, Probe, ProbeAnswer, probe_amnesia
-from harness.compactor import Compactor
-from harness.messages import assistant, user
+from harness import CompactionConfig, assistant, user
+from harness.labs.amnesia import PROBES, WORK_REQUESTS, AmnesiaReport, Probe, ProbeAnswer, probe_amnesia
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION
+from harness.strategies.base import Compactor
 
 
 @pytest.fixture(scope="module")

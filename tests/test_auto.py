@@ -1,4 +1,4 @@
-"""Layer 2, auto-compaction and transcripts (harness/auto.py, harness/transcripts.py, chapter 03)."""
+"""Layer 2, auto-compaction and transcripts (harness/core/auto.py, harness/core/transcripts.py, chapter 03)."""
 from __future__ import annotations
 
 import copy
@@ -7,14 +7,10 @@ import threading
 
 import pytest
 
-from harness import FakeModel, fake_client
-from harness.auto import (COMPRESSED_HEADER, SUMMARY_PROMPT, SummaryFailed, auto_compact,
-                          build_summary_request, summarise)
-from harness.config import CompactionConfig
-from harness.messages import assistant, text, tool_result, tool_use, user, validate_messages
-from harness.tokens import count_tokens, estimate_tokens
-from harness.transcripts import read_transcript, write_transcript
-
+from harness import (COMPRESSED_HEADER, SUMMARY_PROMPT, CompactionConfig, SummaryFailed, assistant,
+                     auto_compact, build_summary_request, count_tokens, estimate_tokens, read_transcript,
+                     summarise, text, tool_result, tool_use, user, validate_messages, write_transcript)
+from harness.fake import FakeModel, fake_client
 
 QUESTIONS = ("What was accomplished?", "What is the current state?", "What key decisions were made, and why?")
 

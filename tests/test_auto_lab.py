@@ -1,16 +1,17 @@
-"""The chapter 03 lab (harness/auto_lab.py): measuring sessions, the sawtooth slider, the order pitfall."""
+"""The chapter 03 lab (harness/labs/auto_lab.py): measuring sessions, the sawtooth slider, the order pitfall."""
 from __future__ import annotations
 
 import copy
 
 import pytest
 
-from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, SessionLog, micro_compact,
-                     run_scenario)
-from harness.auto_lab import (FIGURE_SIZE, LAB_REQUESTS, THRESHOLD_RANGE, explore_threshold,
-                              logged_results, placeholder_results, run_with_threshold,
-                              sawtooth_figure, threshold_run)
-from harness.messages import assistant, tool_result, tool_use, user
+from harness import CompactionConfig, assistant, micro_compact, tool_result, tool_use, user
+from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, explore_threshold, logged_results,
+                                   placeholder_results, run_with_threshold, sawtooth_figure, threshold_run)
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.labs.style import SAWTOOTH
+from harness.session.log import SessionLog
 
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated")
 
@@ -21,7 +22,7 @@ THRESHOLDS = list(range(THRESHOLD_RANGE[0], THRESHOLD_RANGE[1] + 1, THRESHOLD_RA
 def uncompressed(tmp_path_factory):
     """Context per call of the lab's requests with compaction off."""
     session = run_scenario(LONG_SESSION, CompactionConfig(micro=False, auto=False),
-                           tmp_path_factory.mktemp("first20"), requests=LAB_REQUESTS)
+                           tmp_path_factory.mktemp("first20"), requests=SAWTOOTH_REQUESTS)
     return [t.estimated for t in session.trace]
 
 
@@ -45,13 +46,13 @@ def drawn(figure):
 
 def test_the_slider_range_is_what_the_notebook_says():
     assert THRESHOLDS == [10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 70_000, 80_000]
-    assert LAB_REQUESTS == LONG_SESSION.requests[:20]
+    assert SAWTOOTH_REQUESTS == LONG_SESSION.requests[:20]
 
 
 @pytest.mark.parametrize("threshold", THRESHOLDS)
 def test_explore_threshold_draws_a_labelled_fixed_size_figure(slider, uncompressed, threshold):
     figure = slider[threshold]
-    assert tuple(figure.get_size_inches()) == FIGURE_SIZE and len(figure.axes) == 1
+    assert tuple(figure.get_size_inches()) == SAWTOOTH and len(figure.axes) == 1
     axes = figure.axes[0]
     assert axes.get_xlabel() and axes.get_ylabel()
     labels = [text.get_text() for text in axes.get_legend().get_texts()]
@@ -97,8 +98,8 @@ def test_threshold_run_reads_a_session(tmp_path):
 
 
 def test_run_with_threshold_runs_only_the_requests_given(tmp_path):
-    one = run_with_threshold(10_000, tmp_path, requests=LAB_REQUESTS[:1])
-    two = run_with_threshold(10_000, tmp_path, requests=LAB_REQUESTS[:2])
+    one = run_with_threshold(10_000, tmp_path, requests=SAWTOOTH_REQUESTS[:1])
+    two = run_with_threshold(10_000, tmp_path, requests=SAWTOOTH_REQUESTS[:2])
     assert one.model_calls >= 14  # list, 12 reads, answer; more when a compaction hid a file
     assert len(one.compactions) >= 1 and one.peak <= 10_000
     assert two.model_calls > one.model_calls  # deterministic: the shorter run is a prefix of the longer
@@ -106,7 +107,7 @@ def test_run_with_threshold_runs_only_the_requests_given(tmp_path):
 
 
 def test_sawtooth_figure_uses_the_label_it_is_given(tmp_path):
-    run = run_with_threshold(10_000, tmp_path, requests=LAB_REQUESTS[:1])
+    run = run_with_threshold(10_000, tmp_path, requests=SAWTOOTH_REQUESTS[:1])
     figure = sawtooth_figure(run, [1, 2, 3], "a title", uncompressed_label="baseline")
     axes = figure.axes[0]
     assert axes.get_title() == "a title"

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from benchmarks import __main__ as bench_main
-from benchmarks import long_session, micro_twelve, recount, strategies, twelve_run
+from benchmarks import long_session, micro_scaling, micro_twelve, recount, strategies, twelve_run
 from benchmarks.scratch import scratch_root
 from benchmarks.table import change, format_table, ratio
 from benchmarks.timing import median_seconds
-from harness import LONG_SESSION, count_tokens, validate_messages
+from harness import count_tokens, validate_messages
+from harness.labs.scenarios import LONG_SESSION
 
 
 def test_format_table_aligns_columns_and_numbers_right():
@@ -84,6 +85,7 @@ def test_the_budget_verdict(seconds, verdict):
 
 @pytest.mark.parametrize("seconds, status", [(0.05, 0), (0.2, 1)])
 def test_main_prints_every_table_and_fails_when_the_budget_is_missed(monkeypatch, capsys, seconds, status):
+    monkeypatch.setattr(micro_scaling, "measure", partial(micro_scaling.measure, sizes=(200,), repeats=1))
     monkeypatch.setattr(long_session, "measure", partial(long_session.measure, LONG_SESSION.requests[:1]))
     monkeypatch.setattr(recount, "measure", partial(recount.measure, turns=5, steps=2))
     monkeypatch.setattr(strategies, "measure", partial(strategies.measure, LONG_SESSION.requests[:2]))

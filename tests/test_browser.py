@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from lab_server import lab_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -26,11 +25,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
 
 
-def interact_state(page, slider):
-    """The text and image of the interact output that belongs to ``slider``."""
-    box = slider.locator("xpath=ancestor::div[contains(@class, 'widget-interact')][1]")
-    output = box.locator(".widget-output")
-    return output.inner_text(), output.locator("img").first.get_attribute("src")
+def panel_state(page, slider):
+    """The text line and the image of the slider panel that holds ``slider``."""
+    box = slider.locator("xpath=ancestor::div[contains(@class, 'harness-panel')][1]")
+    return box.locator(".widget-html").first.inner_text(), box.locator("img").first.get_attribute("src")
 
 
 def screenshot_path(label: str) -> Path:
@@ -62,22 +60,22 @@ def test_slider_redraws_figure_and_numbers(tmp_path):
                 raise
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
             slider.scroll_into_view_if_needed()
-            before_text, before_image = interact_state(page, slider)
+            before_text, before_image = panel_state(page, slider)
             assert re.search(r"\d", before_text), f"no figure printed under the slider: {before_text!r}"
             assert before_image, "no plot under the slider"
 
             slider.locator(".noUi-handle").focus()
             page.keyboard.press("ArrowRight")
             page.wait_for_function(
-                """([label, oldText, oldImage]) => [...document.querySelectorAll('.widget-interact')]
+                """([label, oldText, oldImage]) => [...document.querySelectorAll('.harness-panel')]
                      .some(box => {
-                       const out = box.querySelector('.widget-output'), img = out && out.querySelector('img');
-                       return box.textContent.includes(label) && out.innerText !== oldText
+                       const line = box.querySelector('.widget-html'), img = box.querySelector('img');
+                       return box.textContent.includes(label) && line && line.innerText !== oldText
                               && img && img.complete && img.getAttribute('src') !== oldImage;
                      })""",
                 arg=[SLIDER_LABEL, before_text, before_image], timeout=60_000)
             page.wait_for_timeout(1_000)  # let the new image paint before the screenshot
-            after_text, after_image = interact_state(page, slider)
+            after_text, after_image = panel_state(page, slider)
             page.screenshot(path=str(screenshot_path("slider")))
         finally:
             browser.close()

@@ -2,7 +2,7 @@
 import anthropic
 import pytest
 
-from harness import default_client, read_dotenv, uses_real_model
+from harness.clients import default_client, read_dotenv, uses_real_model
 
 KEY = "sk-ant-" + "x" * 20  # a key-shaped dummy; never sent anywhere
 

@@ -1,21 +1,21 @@
-"""The cost model with prompt caching, and cache-aware batched micro (harness/cost.py, chapter 08)."""
+"""The cost model with prompt caching, and cache-aware batched micro (harness/labs/cost.py, chapter 08)."""
 from __future__ import annotations
 
 import copy
 
 import pytest
 from hypothesis import given, settings
+from histories import valid_histories
 
-from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, count_tokens, fake_client, micro_compact,
-                     run_scenario, validate_messages)
-from harness.cost import (EXAMPLE_PRICES, cache_recorder, PARTS, BatchedMicro, CallCost, Prices, Segment,
-                          break_even_calls, cache_split, clearable_tokens, common_prefix, cost_of, price,
-                          request_segments)
-from harness.compactor import CallTrace
-from harness.messages import assistant, tool_result, tool_use, user
-from harness.tools import FILE_TOOLS
-
-from strategies import valid_histories
+from harness import (CallTrace, CompactionConfig, assistant, count_tokens, micro_compact, tool_result,
+                     tool_use, user, validate_messages)
+from harness.core.tools import FILE_TOOLS
+from harness.fake import fake_client
+from harness.labs.cost import (EXAMPLE_PRICES, PARTS, CallCost, Prices, Segment, break_even_calls,
+                               cache_recorder, cache_split, common_prefix, cost_of, price, request_segments)
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.strategies.batched_micro import BatchedMicro, clearable_tokens
 
 SYSTEM = "You are a careful coding agent."
 NOTHING = frozenset()

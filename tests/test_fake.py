@@ -6,17 +6,14 @@ import re
 import anthropic
 import pytest
 
-from harness import FakeModel, fake_client
-from harness.auto import build_summary_request, summarise
-from harness.config import CompactionConfig
+from harness import (CompactionConfig, assistant, build_summary_request, count_tokens, exact_tokens,
+                     placeholder, summarise, text, tool_result, tool_use, user)
+from harness.core.tokens import block_tokens
+from harness.core.tools import FILE_TOOLS
+from harness.fake import FakeModel, fake_client
 from harness.fake.agent import decide
 from harness.fake.view import build_view
-from harness.messages import assistant, text, tool_result, tool_use, user
-from harness.micro import placeholder
-from harness.scenarios import AGENT_FILES, python_module
-from harness.tokens import block_tokens, count_tokens, exact_tokens
-from harness.tools import FILE_TOOLS
-
+from harness.labs.scenarios import AGENT_FILES, python_module
 
 MODEL = "claude-test"
 S01 = python_module("s01_agent_loop", AGENT_FILES["s01_agent_loop"], 1)

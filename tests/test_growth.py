@@ -1,22 +1,19 @@
 """Per-call growth curves, request composition and the estimate-vs-count helpers
-(harness/growth.py, chapters 00 and 01)."""
+(harness/labs/growth.py, chapters 00 and 01)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from harness import (TWELVE_FILES, CompactionConfig, FakeModel, exact_tokens, fake_client,
-                     run_scenario)
-from harness.growth import (CATEGORIES, GrowthSeries, block_category, composition_recorder,
-                            calls_after_requests, composition, estimate_and_count, growth_series,
-                            mix_text)
-from harness.auto import compressed_message
-from harness.loop import CallTrace
-from harness.messages import assistant, text, tool_result, tool_use, user
-from harness.micro import placeholder
-from harness.replacement import summary_message
-from harness.tokens import count_tokens, estimate_tokens
+from harness import (CallTrace, CompactionConfig, assistant, compressed_message, count_tokens,
+                     estimate_tokens, exact_tokens, placeholder, text, tool_result, tool_use, user)
+from harness.fake import FakeModel, fake_client
+from harness.labs.growth import (CATEGORIES, GrowthSeries, block_category, calls_after_requests, composition,
+                                 composition_recorder, estimate_and_count, growth_series, mix_text)
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import TWELVE_FILES
+from harness.session.replacement import summary_message
 
 ENGLISH = "The window holds what the model can read in one call, and no more than that."
 CHINESE = "模型每一次调用只能读入窗口里的内容，窗口满了就必须先整理旧的对话。"

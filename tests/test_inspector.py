@@ -1,8 +1,9 @@
 """The compaction inspector (chapter 06): one card per compaction, failures included."""
 import ipywidgets as widgets
 
-from harness import Event, compaction_cards, compaction_inspector, summary_message
-from harness.inspector import SUMMARY_TITLE, card_html, header_html
+from harness import Event
+from harness.labs.inspector import SUMMARY_TITLE, card_html, compaction_cards, compaction_inspector, header_html
+from harness.session.replacement import summary_message
 
 
 def compacted(call: int, summary: str = "Read a.py <and> b.py", reported=9_120) -> Event:

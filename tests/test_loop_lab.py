@@ -1,15 +1,19 @@
-"""Labs of chapters 04 and 05 (harness/loop_lab.py): the memory picture, layer markers,
+"""Labs of chapters 04 and 05 (harness/labs/loop_lab.py): the memory picture, layer markers,
 cached runs of the long session, and both slider callbacks over their whole range."""
 from __future__ import annotations
 
 import pytest
 from matplotlib.figure import Figure
 
-from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, assistant, count_tokens, fake_client,
-                     run_scenario, text, tool_result, tool_use, user, validate_messages, write_transcript)
-from harness.loop_lab import (MEMORY_NAMES, agent_limit, memory_recorder, compact_tool_lab, context_tokens,
-                              layer_markers, manual_only_run, memory_of, memory_picture, memory_table,
-                              three_layer_run, three_layers_lab, uncompressed_run)
+from harness import (CompactionConfig, assistant, count_tokens, text, tool_result, tool_use, user,
+                     validate_messages, write_transcript)
+from harness.fake import fake_client
+from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, compact_tool_lab, context_tokens,
+                                   layer_markers, manual_only_run, memory_of, memory_picture,
+                                   memory_recorder, memory_table, three_layer_run, three_layers_lab,
+                                   uncompressed_run)
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 
 SYSTEM = "You are a test agent."
 TOOLS = [{"name": "bash", "description": "Run a program.", "input_schema": {"type": "object", "properties": {}}}]

@@ -7,13 +7,14 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from harness import (COMPACT_ACK, COMPACT_TOOL, CompactionConfig, FakeModel, READ_AGENTS, TWELVE_FILES,
-                     Session, SessionLog, SummaryFailed, Toolbox, read_transcript, run_agent)
-from harness.manual import COMPACT_TOOL_NAME, compact_focus
-from harness.messages import iter_tool_results, iter_tool_uses, text, tool_use, user, validate_messages
-from harness.micro import is_placeholder
-from harness.tokens import count_tokens, estimate_tokens
-
+from harness import (COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, CompactionConfig, SummaryFailed, Toolbox,
+                     compact_focus, count_tokens, estimate_tokens, is_placeholder, iter_tool_results,
+                     iter_tool_uses, read_transcript, run_agent, text, tool_use, user, validate_messages)
+from harness.fake import FakeModel
+from harness.labs.scenarios import READ_AGENTS, TWELVE_FILES
+from harness.session.log import SessionLog
+from harness.session.runner import Session
+from harness.strategies.three_layers import ThreeLayers
 
 FOCUS = "the user's requests, decisions and notes"  # what the fake agent asks compact to keep
 
@@ -51,7 +52,7 @@ def twelve_file_session(tmp_path, config=None, client=None, log=False, **fake_op
     workspace = TWELVE_FILES.build(tmp_path / "workspace")
     config = (config or CompactionConfig()).with_(transcript_dir=tmp_path / "transcripts")
     model = FakeModel(**fake_options)
-    session = Session(client or model.client(), Toolbox(workspace), config,
+    session = Session(client or model.client(), Toolbox(workspace), config, ThreeLayers(),
                       log=SessionLog(tmp_path / "session.jsonl") if log else None)
     return session, model
 
@@ -218,7 +219,7 @@ def test_run_agent_directly_returns_a_run_result(tmp_path):
     workspace = TWELVE_FILES.build(tmp_path / "workspace")
     messages = [user("What is VERSION_TAG in agents/s05_skill_loading.py?")]
     result = run_agent(FakeModel().client(), messages, system="sys", tools=Toolbox(workspace),
-                       config=CompactionConfig(transcript_dir=tmp_path / "t"))
+                       config=CompactionConfig(transcript_dir=tmp_path / "t"), compactor=ThreeLayers())
     assert result.stop == "end_turn"
     assert result.tool_calls == [("read_file", {"path": "agents/s05_skill_loading.py"})]
     assert result.reply == 'VERSION_TAG in agents/s05_skill_loading.py is "v5-skill".'

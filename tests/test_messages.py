@@ -1,4 +1,4 @@
-"""The message format and the API rules (harness/messages.py, chapter 02)."""
+"""The message format and the API rules (harness/core/messages.py, chapter 02)."""
 from __future__ import annotations
 
 import copy
@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from harness.messages import (InvalidHistory, assistant, blocks, iter_tool_results, iter_tool_uses,
-                              result_text, text, text_of, tool_names_by_id, tool_result, tool_use,
-                              user, validate_messages)
+from harness import (InvalidHistory, assistant, iter_tool_results, iter_tool_uses, result_text, text,
+                     text_of, tool_names_by_id, tool_result, tool_use, user, validate_messages)
+from harness.core.messages import blocks
 
 
 def good_history() -> list[dict]:

@@ -1,4 +1,4 @@
-"""Layer 1, micro-compaction (harness/micro.py, chapter 02)."""
+"""Layer 1, micro-compaction (harness/core/micro.py, chapter 02)."""
 from __future__ import annotations
 
 import copy
@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from harness.messages import assistant, text, tool_result, tool_use, user, validate_messages
-from harness.micro import PLACEHOLDER, Cleared, is_placeholder, micro_compact, placeholder
-from harness.tokens import estimate_tokens
+from harness import (PLACEHOLDER, assistant, estimate_tokens, is_placeholder, micro_compact, placeholder,
+                     text, tool_result, tool_use, user, validate_messages)
+from harness.core.micro import Cleared
 
 LONG = "x" * 500
 
@@ -134,9 +134,7 @@ def test_keep_recent_at_least_the_number_of_results_clears_nothing(keep_recent):
     before = copy.deepcopy(history)
     report = micro_compact(history, keep_recent=keep_recent)
     assert history == before
-    assert not report.fired and report.cleared == []
-    assert report.tokens_before == report.tokens_after == estimate_tokens(history)
-    assert report.tokens_saved == 0
+    assert not report.fired and report.cleared == [] and report.repr_chars_saved == 0
 
 
 @pytest.mark.parametrize("bad", [-1, -3, 1.5, 3.0, "3", None, True])
@@ -157,14 +155,13 @@ def test_bad_min_chars_raises(bad):
 def test_report_numbers_are_right():
     history = one_result_per_turn(["bash", "list_files", "bash", "bash", "bash"])
     sizes = [len(c) for c in contents(history)]
-    before = estimate_tokens(history)
+    old = contents(history)
+    chars_before = len(str(history))
     report = micro_compact(history, keep_recent=3)
-    assert report.cleared == [Cleared(2, 0, "id0", "bash", sizes[0]), Cleared(4, 0, "id1", "list_files", sizes[1])]
-    assert report.tokens_before == before
-    assert report.tokens_after == estimate_tokens(history)
-    assert report.tokens_saved == before - estimate_tokens(history)
-    saved_chars = sizes[0] + sizes[1] - len("[Previous: used bash]") - len("[Previous: used list_files]")
-    assert abs(report.tokens_saved - saved_chars // 4) <= 1
+    assert report.cleared == [Cleared(2, 0, "id0", "bash", old[0], "[Previous: used bash]"),
+                              Cleared(4, 0, "id1", "list_files", old[1], "[Previous: used list_files]")]
+    assert [c.chars_before for c in report.cleared] == sizes[:2]
+    assert report.repr_chars_saved == chars_before - len(str(history))  # exact: what estimate_tokens sees
     assert report.fired
 
 

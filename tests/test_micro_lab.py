@@ -1,4 +1,4 @@
-"""The chapter 02 lab (harness/micro_lab.py): helpers, and the slider callback over its whole range."""
+"""The chapter 02 lab (harness/labs/micro_lab.py): helpers, and the slider callback over its whole range."""
 from __future__ import annotations
 
 import copy
@@ -6,12 +6,13 @@ import itertools
 
 import pytest
 
-from harness import CompactionConfig, TWELVE_FILES, micro_compact, run_scenario
-from harness.messages import assistant, text, tool_result, tool_use, user
-from harness.micro_lab import (FIGURE_SIZE, KEEP_RECENT_RANGE, LAB_MAX_TURNS, PRESERVABLE_TOOLS,
-                               explore_micro, measure_micro, micro_figure, outline, preserve_set,
-                               result_label, result_labels, result_tokens)
-from harness.tokens import estimate_tokens
+from harness import CompactionConfig, assistant, estimate_tokens, micro_compact, text, tool_result, tool_use, user
+from harness.labs.micro_lab import (KEEP_RECENT_RANGE, LAB_MAX_TURNS, PRESERVABLE_TOOLS, explore_micro,
+                                    measure_micro, micro_figure, outline, preserve_set, result_label,
+                                    result_labels, result_tokens)
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import TWELVE_FILES
+from harness.labs.style import BARS_AND_CURVE
 
 FILES = [f"{stem}.py" for stem in (
     "s01_agent_loop", "s02_tool_use", "s03_todo_write", "s04_subagent", "s05_skill_loading",
@@ -99,10 +100,10 @@ def test_micro_lab_matches_micro_compact_on_a_copy(twelve, tmp_path):
     copied = copy.deepcopy(history)
     report = micro_compact(copied, 3, frozenset())
     assert (lab.tokens_before, lab.tokens_after, lab.cleared) == (
-        report.tokens_before, report.tokens_after, len(report.cleared))
+        estimate_tokens(history), estimate_tokens(copied), len(report.cleared))
     assert lab.labels == ("list_files agents", *FILES)
     assert lab.after == tuple(result_tokens(copied))
-    assert lab.saved_percent == pytest.approx(100 * report.tokens_saved / report.tokens_before)
+    assert lab.saved_percent == pytest.approx(100 * (1 - estimate_tokens(copied) / estimate_tokens(history)))
 
 
 def expected_cleared(keep_recent: int, preserve: frozenset[str]) -> int:
@@ -131,7 +132,7 @@ def test_micro_lab_numbers_at_the_ends_and_the_default(twelve, tmp_path, keep_re
 def test_explore_micro_over_the_whole_slider_range(twelve, tmp_path, keep_recent, read_file, list_files):
     history, baseline = twelve
     figure = explore_micro(keep_recent, read_file, list_files, history=history, baseline=baseline, root=tmp_path)
-    assert tuple(figure.get_size_inches()) == FIGURE_SIZE
+    assert tuple(figure.get_size_inches()) == BARS_AND_CURVE
     bars, curves = figure.axes
     for axes in (bars, curves):
         assert axes.get_xlabel() and axes.get_ylabel() and axes.get_legend() is not None

@@ -1,4 +1,4 @@
-"""Figure builders and the slider callbacks of chapters 00 and 01 (harness/plots.py)."""
+"""Figure builders and the slider callbacks of chapters 00 and 01 (harness/labs/plots.py)."""
 from __future__ import annotations
 
 import io
@@ -7,9 +7,9 @@ import matplotlib.pyplot as plt
 import pytest
 from matplotlib.figure import Figure
 
-from harness.growth import CATEGORIES, GrowthSeries, estimate_and_count, mix_text
-from harness.plots import (composition_figure, estimate_ratio_figure, growth_figure,
-                           session_growth_figure, token_mix_figure)
+from harness.labs.growth import CATEGORIES, GrowthSeries, estimate_and_count, mix_text
+from harness.labs.plots import (composition_figure, estimate_ratio_figure, growth_figure,
+                                session_growth_figure, token_mix_figure)
 
 ENGLISH = "The window holds what the model can read in one call, and no more than that."
 CHINESE = "模型每一次调用只能读入窗口里的内容，窗口满了就必须先整理旧的对话。"

@@ -1,4 +1,4 @@
-"""Every layer leaves a valid history, on generated histories (DESIGN.md, principle 6)."""
+"""Every layer leaves a valid history, on generated histories."""
 from __future__ import annotations
 
 import copy
@@ -7,12 +7,13 @@ import json
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from histories import TOOL_NAMES, tool_result_contents, valid_histories
 
-from harness import COMPACT_ACK, CompactionConfig, FakeModel, Toolbox, Workspace, read_transcript, run_agent
-from harness.auto import auto_compact
-from harness.messages import InvalidHistory, assistant, iter_tool_results, iter_tool_uses, validate_messages
-from harness.micro import micro_compact, placeholder
-from strategies import TOOL_NAMES, tool_result_contents, valid_histories
+from harness import (COMPACT_ACK, CompactionConfig, InvalidHistory, Toolbox, Workspace, assistant,
+                     auto_compact, iter_tool_results, iter_tool_uses, micro_compact, placeholder,
+                     read_transcript, run_agent, validate_messages)
+from harness.fake import FakeModel
+from harness.strategies.three_layers import ThreeLayers
 
 PROPERTY = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -158,7 +159,7 @@ def test_manual_compaction_in_the_loop_leaves_a_valid_history(transcripts, toolb
     config = CompactionConfig(micro=micro, auto=False, transcript_dir=transcripts, max_turns=3)
     before = copy.deepcopy(messages)
     result = run_agent(FakeModel(compact_policy="after_task").client(), messages, system="sys",
-                       tools=toolbox, config=config)
+                       tools=toolbox, config=config, compactor=ThreeLayers())
     assert result.stop == "compact"
     validate_messages(messages)
     assert len(messages) == 1

@@ -1,21 +1,24 @@
-"""Reversible placeholders and the recall tool (harness/recall.py, chapter 08)."""
+"""Reversible placeholders and the recall tool (harness/strategies/recall.py, chapter 08)."""
 from __future__ import annotations
 
 import copy
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from histories import valid_histories
 
-from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, Session, SessionLog, Toolbox, Workspace,
-                     fake_client, run_scenario, validate_messages)
+from harness import (CompactionConfig, Toolbox, Workspace, assistant, is_placeholder, iter_tool_results,
+                     tool_result, tool_use, user, validate_messages)
+from harness.fake import fake_client
 from harness.fake.agent import decide
 from harness.fake.view import build_view
-from harness.messages import assistant, iter_tool_results, tool_result, tool_use, user
-from harness.micro import is_placeholder
-from harness.recall import (RECALL_TOOL, RECALL_TOOL_NAME, Archive, RecallToolbox, ReversibleLayers, recalls,
-                            reversible_micro_compact, reversible_placeholder, run_with_recall)
-
-from strategies import valid_histories
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.session.log import SessionLog
+from harness.session.runner import Session
+from harness.strategies.recall import (RECALL_TOOL, RECALL_TOOL_NAME, Archive, RecallToolbox,
+                                       ReversibleLayers, recalls, reversible_micro_compact,
+                                       reversible_placeholder)
 
 NOTHING = frozenset()
 CONTENT = 'VERSION_TAG = "v1-loop"\n' + "x = 1\n" * 40
@@ -41,7 +44,7 @@ def test_reversible_micro_keeps_histories_valid_and_every_id(messages, keep):
         block = messages[cleared.message_index]["content"][cleared.block_index]
         assert block["content"] == reversible_placeholder(cleared.tool_name, cleared.tool_use_id)
         assert len(original[cleared.tool_use_id]) == cleared.chars_before
-    assert (report.tokens_after < report.tokens_before) or not report.fired
+    assert report.repr_chars_saved > 0 or not report.fired
 
 
 def test_a_reversible_placeholder_is_never_cleared_twice():
@@ -50,7 +53,7 @@ def test_a_reversible_placeholder_is_never_cleared_twice():
     assert [c.tool_use_id for c in first.cleared] == ["t1"]
     before = copy.deepcopy(messages)
     again = reversible_micro_compact(messages, 1, NOTHING, min_chars=0)  # the placeholder itself is long enough
-    assert not again.fired and again.tokens_after == again.tokens_before and messages == before
+    assert not again.fired and again.repr_chars_saved == 0 and messages == before
 
 
 def test_archive_finds_outputs_by_id_and_reads_only_new_lines(tmp_path):
@@ -130,7 +133,7 @@ def test_reversible_layers_without_the_recall_tool_still_finish(tmp_path):
 def test_recall_replaces_re_reads_on_the_same_work(tmp_path):
     config, requests = CompactionConfig(preserve_tools=NOTHING), LONG_SESSION.requests[:8]
     plain = run_scenario(LONG_SESSION, config, tmp_path / "plain", requests=requests)
-    reversible = run_with_recall(LONG_SESSION, config, tmp_path / "recall", requests=requests)
+    reversible = run_scenario(LONG_SESSION, config, tmp_path / "recall", requests=requests, recall=True)
     assert plain.stats.re_reads > 0 and recalls(plain) == 0
     assert reversible.stats.re_reads == 0
     assert recalls(reversible) == plain.stats.re_reads
@@ -142,7 +145,7 @@ def test_recall_replaces_re_reads_on_the_same_work(tmp_path):
 
 
 def test_recall_returns_exactly_what_the_tool_returned(tmp_path):
-    session = run_with_recall(TWELVE_FILES, CompactionConfig(keep_recent=1, preserve_tools=NOTHING), tmp_path)
+    session = run_scenario(TWELVE_FILES, CompactionConfig(keep_recent=1, preserve_tools=NOTHING), tmp_path, recall=True)
     archive = session.toolbox.archive
     for _, block in [(i, b) for i, m in enumerate(session.messages) if m["role"] == "assistant"
                      for b in m["content"] if b.get("type") == "tool_use" and b["name"] == "read_file"]:
@@ -150,7 +153,10 @@ def test_recall_returns_exactly_what_the_tool_returned(tmp_path):
         assert archive.lookup(block["id"]) == (tmp_path / "workspace" / path).read_text()
 
 
-def test_run_with_recall_rebuilds_its_root(tmp_path):
-    (tmp_path / "stale.txt").write_text("old")
-    run_with_recall(LONG_SESSION, CompactionConfig(), tmp_path, requests=LONG_SESSION.requests[:1])
-    assert not (tmp_path / "stale.txt").exists()
+def test_a_recall_run_rebuilds_its_root(tmp_path):
+    run_scenario(LONG_SESSION, CompactionConfig(), tmp_path / "run", requests=LONG_SESSION.requests[:1], recall=True)
+    (tmp_path / "run" / "stale.txt").write_text("old")
+    session = run_scenario(LONG_SESSION, CompactionConfig(), tmp_path / "run", requests=LONG_SESSION.requests[:1],
+                           recall=True)
+    assert not (tmp_path / "run" / "stale.txt").exists()
+    assert isinstance(session.toolbox, RecallToolbox) and isinstance(session.compactor, ReversibleLayers)

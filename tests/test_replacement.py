@@ -9,13 +9,15 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from histories import sentence, valid_histories
 
-from harness import (MODEL_WINDOWS, SUMMARY_HEADER, context_window, decide_compaction, describe_replacement,
-                     plan_replacement, replace_history, reported_total, resolve_threshold, summary_message)
+from harness import (MODEL_WINDOWS, assistant, context_window, is_summary, resolve_threshold, text, text_of,
+                     tool_result, tool_use, user, validate_messages)
+from harness.core.messages import blocks
 from harness.fake import FakeModel
-from harness.messages import assistant, blocks, text, text_of, tool_result, tool_use, user, validate_messages
-from harness.replacement import is_summary, is_user_words
-from strategies import sentence, valid_histories
+from harness.session.replacement import (SUMMARY_HEADER, decide_compaction, describe_replacement,
+                                         is_user_words, plan_replacement, replace_history, reported_total,
+                                         summary_message)
 
 # --- decision ---------------------------------------------------------------------
 

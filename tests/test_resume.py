@@ -12,14 +12,18 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from histories import sentence
 
-from harness import (LONG_SESSION, CompactionConfig, CorruptLog, RetryPolicy, Session, SessionLog, Toolbox,
-                     UsageTriggered, read_log, replace_history, resume, resume_naive, run_scenario)
-from harness.auto import compressed_message
+from harness import CompactionConfig, Toolbox, assistant, compressed_message, micro_compact, tool_result, tool_use, user
 from harness.fake import FakeModel
-from harness.messages import assistant, tool_result, tool_use, user
-from harness.micro import micro_compact
-from strategies import sentence
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION
+from harness.session.log import SessionLog
+from harness.session.replacement import replace_history
+from harness.session.resume import CorruptLog, read_log, resume, resume_naive
+from harness.session.retry import RetryPolicy
+from harness.session.runner import Session
+from harness.strategies.usage_triggered import UsageTriggered
 
 # --- random sessions ---------------------------------------------------------------------
 

@@ -1,13 +1,13 @@
-"""The scenarios, run end to end through the loop (harness/scenarios.py, harness/session.py, chapters 00 and 05)."""
+"""The scenarios, run end to end through the loop (harness/labs/scenarios.py, harness/labs/runs.py, chapters 00 and 05)."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
-from harness import CompactionConfig, LONG_SESSION, READ_AGENTS, TWELVE_FILES, run_scenario
-from harness.messages import user, validate_messages
-from harness.scenarios import AGENT_FILES
-from harness.tokens import count_tokens
-
+from harness import CompactionConfig, count_tokens, user, validate_messages
+from harness.labs.runs import MARKER, NotAScratchFolder, run_scenario
+from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES
 
 UNCOMPRESSED = CompactionConfig(micro=False, auto=False)
 
@@ -45,8 +45,8 @@ def test_long_session_workspace_and_requests(tmp_path):
 
 
 def test_run_scenario_starts_from_a_clean_root(tmp_path):
+    run_scenario(TWELVE_FILES, UNCOMPRESSED, tmp_path / "run", requests=("What is VERSION_TAG in agents/s01_agent_loop.py?",))
     stale = tmp_path / "run" / "workspace" / "agents" / "stale.py"
-    stale.parent.mkdir(parents=True)
     stale.write_text("left over")
     session = run_scenario(TWELVE_FILES, UNCOMPRESSED, tmp_path / "run")
     assert not stale.exists()
@@ -115,3 +115,25 @@ def test_re_reads_never_increase_as_keep_recent_grows(tmp_path):
     peaks = [s.stats.peak_context for s in sessions]
     assert peaks == sorted(peaks)  # ...while keeping more costs context
     assert all(s.answers[-1] for s in sessions)
+
+
+@pytest.mark.parametrize("mine", [False, True], ids=["a folder of someone else's", "the working directory"])
+def test_run_scenario_never_deletes_a_folder_it_did_not_make(tmp_path, monkeypatch, mine):
+    keep = tmp_path / "notes.txt"
+    keep.write_text("precious")
+    root = tmp_path
+    if mine:
+        monkeypatch.chdir(tmp_path)
+        root = Path(".")
+    with pytest.raises(NotAScratchFolder, match="refusing to delete"):
+        run_scenario(TWELVE_FILES, UNCOMPRESSED, root)
+    assert keep.read_text() == "precious" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_run_scenario_refuses_a_file_and_uses_an_empty_folder(tmp_path):
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(NotAScratchFolder, match="is a file"):
+        run_scenario(TWELVE_FILES, UNCOMPRESSED, tmp_path / "a_file")
+    (tmp_path / "empty").mkdir()
+    run_scenario(TWELVE_FILES, UNCOMPRESSED, tmp_path / "empty", requests=("What is VERSION_TAG in agents/s01_agent_loop.py?",))
+    assert (tmp_path / "empty" / MARKER).is_file()

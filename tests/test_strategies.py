@@ -7,21 +7,23 @@ import json
 
 import pytest
 from hypothesis import given, settings
-from strategies import valid_histories
+from histories import valid_histories
 
-from harness import LONG_SESSION, TWELVE_FILES, CompactionConfig, fake_client, run_scenario
-from harness.compactor import Compactor, RunContext, ThreeLayers
-from harness.fake.summarizer import SECTION_TITLES, summarise_text
+from harness import (CompactionConfig, RunContext, assistant, build_summary_request, is_placeholder,
+                     tool_result, tool_use, user, validate_messages)
+from harness.fake import fake_client
+from harness.fake.summarizer import summarise_text
 from harness.fake.view import build_view
-from harness.guards import Guarded, check_next_request
-from harness.messages import assistant, tool_result, tool_use, user, validate_messages
-from harness.micro import is_placeholder
-from harness.strategies import (PRETEND_WINDOW, Strategy, StrategyRun, all_strategies, clearing_figure,
-                                run_strategy, strategy_table)
-from harness.structured_summary import (SECTIONS, STRUCTURED_PROMPT, StructuredSummary,
-                                        build_structured_request)
-from harness.tool_clearing import ClearToolUses
-from harness.usage_triggered import UsageTriggered
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.labs.strategy_lab import StrategyRun, clearing_figure, run_strategy, strategy_table
+from harness.strategies.base import Compactor
+from harness.strategies.guards import Guarded, check_next_request
+from harness.strategies.registry import PRETEND_WINDOW, Strategy, all_strategies
+from harness.strategies.structured_summary import SECTIONS, STRUCTURED_PROMPT, StructuredSummary
+from harness.strategies.three_layers import ThreeLayers
+from harness.strategies.tool_clearing import ClearToolUses
+from harness.strategies.usage_triggered import UsageTriggered
 
 KEYS = ("none", "s06", "usage", "structured", "clearing")
 
@@ -128,14 +130,14 @@ def test_a_row_reads_the_session_stats(short_runs):
 
 # --- the Claude Code family: nine sections ------------------------------------------------
 
-def test_the_prompt_names_the_nine_sections_the_fake_knows():
-    assert SECTIONS == SECTION_TITLES
+def test_the_prompt_names_the_nine_sections():
+    assert len(SECTIONS) == 9
     assert all(f"{n}. {title}" in STRUCTURED_PROMPT for n, title in enumerate(SECTIONS, start=1))
 
 
 def test_the_structured_request_carries_the_whole_history():
     history = read_turns(60)  # far more than chapter 03's 80,000-character tail
-    request = build_structured_request(history, model="m", max_tokens=10)
+    request = build_summary_request(history, model="m", max_tokens=10, tail_chars=None, prompt=STRUCTURED_PROMPT)
     body = request["messages"][0]["content"]
     assert len(json.dumps(history)) > 80_000
     assert json.dumps(history, ensure_ascii=False) in body and "tools" not in request
@@ -145,9 +147,10 @@ def test_the_fake_answers_in_sections_only_when_the_instructions_ask():
     history = [user("From now on, never edit anything under tools/; it is vendored code."),
                assistant("Understood. From now on, never edit anything under tools/; it is vendored code."),
                user("Which file did I first ask you to change?")]
-    sectioned = summarise_text(build_structured_request(history, model="m", max_tokens=10)["messages"][0]["content"])
+    request = build_summary_request(history, model="m", max_tokens=10, tail_chars=None, prompt=STRUCTURED_PROMPT)
+    sectioned = summarise_text(request["messages"][0]["content"])
     headings = [line for line in sectioned.splitlines() if line[:1].isdigit()]
-    assert headings == [f"{n}. {title}:" for n, title in enumerate(SECTION_TITLES, start=1)]
+    assert headings == [f"{n}. {title}:" for n, title in enumerate(SECTIONS, start=1)]
     assert "- Standing instruction: From now on, never edit anything under tools/" in sectioned
     assert "- User: Which file did I first ask you to change?" in sectioned
     plain = summarise_text("Summarise this.\n\n<conversation>\n" + json.dumps(history)
@@ -176,7 +179,7 @@ def test_structured_summary_validates_its_knobs():
 
 
 def test_a_failed_structured_summary_leaves_the_history(tmp_path):
-    from harness.auto import SummaryFailed
+    from harness import SummaryFailed
     history = read_turns(12, size=6_000)
     before = copy.deepcopy(history)
     run, _, _ = context(history, tmp_path, client=fake_client(fail_summaries=1))

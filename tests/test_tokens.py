@@ -1,4 +1,4 @@
-"""Counting tokens: the estimate, the offline cl100k count and its memo (harness/tokens.py, chapter 01)."""
+"""Counting tokens: the estimate, the offline cl100k count and its memo (harness/core/tokens.py, chapter 01)."""
 from __future__ import annotations
 
 import json
@@ -7,13 +7,11 @@ import socket
 import tiktoken
 import tiktoken.registry
 from hypothesis import given, settings
+from histories import valid_histories
 
-from harness import fake_client
-from harness.messages import assistant, text, tool_result, tool_use, user
-from harness.tokens import (ENCODING_NAME, MESSAGE_OVERHEAD, block_tokens, count_tokens, encoding,
-                            estimate_tokens, exact_tokens, text_tokens)
-from strategies import valid_histories
-
+from harness import assistant, count_tokens, estimate_tokens, exact_tokens, text, tool_result, tool_use, user
+from harness.core.tokens import ENCODING_NAME, MESSAGE_OVERHEAD, block_tokens, encoding, text_tokens
+from harness.fake import fake_client
 
 TOOLS = [{"name": "read_file", "description": "Read a file.",
           "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]

@@ -1,4 +1,4 @@
-"""Workspace, restricted bash and Toolbox (harness/tools.py, chapter 00)."""
+"""Workspace, restricted bash and Toolbox (harness/core/tools.py, chapter 00)."""
 from __future__ import annotations
 
 import json
@@ -6,9 +6,8 @@ import os
 
 import pytest
 
-from harness import tools
-from harness.manual import COMPACT_ACK, COMPACT_TOOL
-from harness.tools import PathEscape, ToolError, ToolOutcome, Toolbox, Workspace
+from harness import COMPACT_ACK, COMPACT_TOOL, PathEscape, Toolbox, ToolError, ToolOutcome, Workspace
+from harness.core import tools
 
 
 @pytest.fixture

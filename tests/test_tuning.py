@@ -1,4 +1,4 @@
-"""The tuning lab: settings, sweeps, ranking, figures and the slider callback (harness/tuning.py, chapter 08)."""
+"""The tuning lab: settings, sweeps, ranking, figures and the slider callback (harness/labs/tuning.py, chapter 08)."""
 from __future__ import annotations
 
 import itertools
@@ -6,11 +6,11 @@ import itertools
 import pytest
 from matplotlib.figure import Figure
 
-from harness import LONG_SESSION, READ_AGENTS, Scenario
-from harness.scenarios import AGENT_FILES
-from harness.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, LAB_METRICS, LAB_REQUESTS, PRESERVE_CHOICES, READ_FILE,
-                            THRESHOLD_SLIDER, UNCOMPRESSED, Lab, Setting, cost_split_figure, curves_figure, heatmaps_figure,
-                            lab_panel, outcome_line, outcome_table, recommend, settings_grid)
+from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, Scenario
+from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, LAB_METRICS, PRESERVE_CHOICES, READ_FILE,
+                                 THRESHOLD_SLIDER, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
+                                 cost_split_figure, curves_figure, heatmaps_figure, lab_panel, outcome_line,
+                                 outcome_table, recommend, settings_grid)
 
 # Three files and two requests: a few model calls a run, so the sliders' whole range stays cheap.
 TINY = Scenario("tiny", (("agents", dict(list(AGENT_FILES.items())[:3])),),
@@ -39,7 +39,7 @@ def test_setting_labels_and_validation():
 
 
 def test_the_lab_session_is_the_start_of_the_long_session():
-    assert LAB_REQUESTS == LONG_SESSION.requests[:12]
+    assert TUNING_REQUESTS == LONG_SESSION.requests[:12]
 
 
 def test_settings_grid_runs_row_by_row():
@@ -123,12 +123,12 @@ SLIDER_POINTS = sorted(
 
 @pytest.mark.parametrize("keep, threshold, preserve", SLIDER_POINTS,
                          ids=[f"keep{k}-{t // 1000}k-{'+'.join(sorted(p)) or 'nothing'}" for k, t, p in SLIDER_POINTS])
-def test_the_slider_callback_over_its_range(lab, keep, threshold, preserve, capsys):
+def test_the_slider_callback_over_its_range(lab, keep, threshold, preserve):
     """Every KEEP_RECENT at both THRESHOLD ends with every preserve choice, every THRESHOLD at both KEEP ends."""
-    fig = lab_panel(keep, threshold, preserve, lab=lab)
+    line, fig = lab_panel(keep, threshold, preserve, lab=lab)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     outcome = lab.run(Setting(keep, threshold, preserve))
-    assert capsys.readouterr().out == outcome_line(outcome) + "\n"  # the numbers, printed above the figure
+    assert line == outcome_line(outcome)  # the numbers, shown above the figure
     assert outcome.stats.model_calls >= 1
     if keep == 0 and not preserve:  # the death spiral: each result is cleared before the model sees it
         assert outcome.stats.model_calls == 2 * 20

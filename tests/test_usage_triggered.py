@@ -5,11 +5,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness import (LONG_SESSION, CircuitBreaker, CompactionConfig, RetriesExhausted, RetryPolicy, RunContext,
-                     UsageTriggered, call_with_retry, replace_history, resume, resume_naive, run_scenario)
+from harness import (CompactionConfig, RunContext, assistant, is_summary, iter_tool_results, tool_result,
+                     tool_use, user, validate_messages)
 from harness.fake import FakeModel
-from harness.messages import assistant, iter_tool_results, tool_result, tool_use, user, validate_messages
-from harness.replacement import is_summary
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION
+from harness.session.replacement import replace_history
+from harness.session.resume import resume, resume_naive
+from harness.session.retry import CircuitBreaker, RetriesExhausted, RetryPolicy, call_with_retry
+from harness.strategies.usage_triggered import UsageTriggered
 
 REQUESTS = LONG_SESSION.requests[:8]
 NO_SLEEP = RetryPolicy(sleep=lambda seconds: None)
@@ -97,7 +101,8 @@ def test_retry_pauses_grow_and_the_sleep_is_injected():
             raise outcome
         return outcome
 
-    assert call_with_retry(flaky, RetryPolicy(attempts=3, first_delay=0.5, factor=3, sleep=slept.append)) == ("ok", 3)
+    policy = RetryPolicy(attempts=3, first_delay=0.5, factor=3, sleep=slept.append)
+    assert call_with_retry(flaky, policy, retry_if=lambda error: True) == ("ok", 3)
     assert slept == [0.5, 1.5]
     assert RetryPolicy(attempts=4).delays() == [1.0, 2.0, 4.0]
 
@@ -105,7 +110,7 @@ def test_retry_pauses_grow_and_the_sleep_is_injected():
 def test_retries_exhausted_carries_the_last_error():
     slept = []
     with pytest.raises(RetriesExhausted) as caught:
-        call_with_retry(lambda: 1 / 0, RetryPolicy(attempts=2, sleep=slept.append))
+        call_with_retry(lambda: 1 / 0, RetryPolicy(attempts=2, sleep=slept.append), retry_if=lambda error: True)
     assert caught.value.attempts == 2 and isinstance(caught.value.last, ZeroDivisionError) and slept == [1.0]
 
 

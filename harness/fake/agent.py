@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..messages import Block, text
+from ..core.messages import Block, text
 from .view import PLAN, View
 
 READ_ALL = re.compile(r"Read every \.py file under (\S+?)/ and summarise what each does\.")

@@ -15,8 +15,8 @@ from typing import Any, Literal
 import anthropic
 import httpx2
 
-from ..messages import InvalidHistory, blocks, text, validate_messages
-from ..tokens import block_tokens, count_tokens
+from ..core.messages import InvalidHistory, blocks, text, validate_messages
+from ..core.tokens import block_tokens, count_tokens
 from .agent import Action, action_blocks, decide
 from .summarizer import summarise_text
 from .view import build_view

@@ -5,25 +5,25 @@ history as JSON, so the start of that tail is usually cut mid-message. It
 recovers every whole message it can find, then keeps the user's requests
 verbatim, the files touched, the notes and decisions, and the current state.
 What was cut off the head is gone, exactly as with a real summariser.
-A request that names all nine sections of ``SECTION_TITLES`` (chapter 07,
-the Claude Code family) gets the same facts laid out in those sections.
+A request whose instructions list numbered sections, one of them for the
+user's messages (chapter 07, the Claude Code family), gets the same facts
+laid out under exactly the headings it asked for, each filled by what its
+title asks about.
 """
 from __future__ import annotations
 
 import json
 import re
 
-from ..messages import Message, blocks, result_text
-from .view import COMPRESSED, IN_PROGRESS, NOTE, PLAN, SUMMARY_GOAL
+from ..core.messages import Message, blocks, result_text
+from .view import IN_PROGRESS, NOTE, PLAN, SUMMARY_GOAL, is_summary_text
 
 FOCUS = re.compile(r"^Focus especially on: (.+)$", re.MULTILINE)
 DECISION = re.compile(r"^(Understood\. .+|I will not change .+)$", re.MULTILINE)
 PREVIOUS_DECISION = re.compile(r"^- Decision: (.+)$", re.MULTILINE)
 PREVIOUS_FILE = re.compile(r"^- (read|edited): (\S+)$", re.MULTILINE)
 PREVIOUS_ERROR = re.compile(r"^- Error: (.+)$", re.MULTILINE)
-SECTION_TITLES = ("Primary request and intent", "Key technical concepts", "Files and code sections",
-                  "Errors and fixes", "Problem solving", "All user messages", "Pending tasks",
-                  "Current work", "Optional next step")
+HEADING = re.compile(r"^\d+\. (.+)$", re.MULTILINE)
 
 
 def whole_messages(dump: str) -> list[Message]:
@@ -51,7 +51,7 @@ def summarise_text(request_text: str) -> str:
             kind = block.get("type")
             if kind == "text" and message["role"] == "user":
                 body = block["text"]
-                if body.startswith(COMPRESSED):
+                if is_summary_text(body):
                     goals += SUMMARY_GOAL.findall(body)
                     decisions += PREVIOUS_DECISION.findall(body)
                     files.update({p: a for a, p in PREVIOUS_FILE.findall(body)})
@@ -78,15 +78,18 @@ def summarise_text(request_text: str) -> str:
                 errors.append((result_text(block).splitlines() or ["(no text)"])[0])
     goals = list(dict.fromkeys(goals))  # a request both in an earlier summary and kept verbatim: once
     focus = FOCUS.findall(request_text)
-    if asks_for_sections(request_text):
-        return _render_sections(goals, notes, plans, decisions, files, errors, state, focus)
+    headings = requested_sections(request_text)
+    if headings:
+        return _render_sections(headings, goals, notes, plans, decisions, files, errors, state, focus)
     return _render(goals, notes, plans, decisions, files, state, focus)
 
 
-def asks_for_sections(request_text: str) -> bool:
-    """Whether the instructions (the text before the conversation) name all nine sections."""
+def requested_sections(request_text: str) -> list[str]:
+    """The numbered headings the instructions (the text before the conversation) ask for, when one
+    of them is for the user's messages; [] for any other request."""
     instructions = request_text.split("<conversation>", 1)[0]
-    return all(title in instructions for title in SECTION_TITLES)
+    headings = [h.strip() for h in HEADING.findall(instructions)]
+    return headings if any("user messages" in h.lower() for h in headings) else []
 
 
 def _render(goals, notes, plans, decisions, files, state, focus) -> str:
@@ -110,26 +113,26 @@ def _render(goals, notes, plans, decisions, files, state, focus) -> str:
     return "\n".join(lines)
 
 
-def _render_sections(goals, notes, plans, decisions, files, errors, state, focus) -> str:
-    """The same extracted facts, in the nine sections of ``SECTION_TITLES``."""
+def _render_sections(headings, goals, notes, plans, decisions, files, errors, state, focus) -> str:
+    """The same extracted facts under the requested headings, each filled by what its title asks."""
     pending = state is not None and not state[1]
     standing = [g for g in goals if g.startswith("From now on")]
-    sections = [
-        [f"- Standing instruction: {g}" for g in standing]
-        + ([f"- Current request: {state[0]}"] if state else ["- No request is visible in what I was given."]),
-        ["- none recorded"],
-        [f"- {action}: {path}" for path, action in sorted(files.items())]
-        + [f"Plan for {folder}/: {paths}" for folder, paths in sorted(plans.items())]
-        + [f"Note: {path} — {purpose}" for path, purpose in sorted(notes.items())] or ["- nothing recorded"],
-        [f"- Error: {e}" for e in dict.fromkeys(errors)] or ["- none recorded"],
-        [f"- Decision: {d}" for d in dict.fromkeys(decisions)] or ["- none recorded"],
-        [f"- User: {g}" for g in goals] or ["- none visible"],
-        [f"- In progress: {state[0]}"] if pending else ["- none"],
-        ["- Working on the pending task above."] if pending
-        else [f"- Finished: {state[0]}"] if state else ["- nothing visible"],
-        ["- Continue the pending task."] if pending else ["- Wait for the next request."],
+    topics = [
+        ("request and intent", [f"- Standing instruction: {g}" for g in standing]
+         + ([f"- Current request: {state[0]}"] if state else ["- No request is visible in what I was given."])),
+        ("file", [f"- {action}: {path}" for path, action in sorted(files.items())]
+         + [f"Plan for {folder}/: {paths}" for folder, paths in sorted(plans.items())]
+         + [f"Note: {path} — {purpose}" for path, purpose in sorted(notes.items())] or ["- nothing recorded"]),
+        ("error", [f"- Error: {e}" for e in dict.fromkeys(errors)] or ["- none recorded"]),
+        ("problem", [f"- Decision: {d}" for d in dict.fromkeys(decisions)] or ["- none recorded"]),
+        ("user messages", [f"- User: {g}" for g in goals] or ["- none visible"]),
+        ("pending", [f"- In progress: {state[0]}"] if pending else ["- none"]),
+        ("current work", ["- Working on the pending task above."] if pending
+         else [f"- Finished: {state[0]}"] if state else ["- nothing visible"]),
+        ("next step", ["- Continue the pending task."] if pending else ["- Wait for the next request."]),
     ]
     lines = []
-    for number, (title, body) in enumerate(zip(SECTION_TITLES, sections), start=1):
-        lines += [f"{number}. {title}:"] + body
+    for number, heading in enumerate(headings, start=1):
+        body = next((b for topic, b in topics if topic in heading.lower()), ["- none recorded"])
+        lines += [f"{number}. {heading}:"] + body
     return "\n".join(lines + [f"Focus: {f}" for f in focus])

@@ -1,25 +1,28 @@
 """What the fake model can see in a request, and nothing more (chapter 00).
 
-The fake agent decides only from this view. A file's content counts as
-visible when a ``read_file`` result still holds it (not a placeholder, not
-folded into a summary) and no later edit made it stale; a note or a user
-instruction counts as visible when its text is somewhere in the request.
-A reversible placeholder (chapter 08) hides the content but shows the id
-that ``recall`` brings it back with; a recalled copy counts as a read.
+The fake agent decides only from this view, and the view is built from
+content alone: the fake knows the API's message format, not the harness's
+placeholder texts. A file's content counts as visible when a ``read_file``
+result still shows it (its ``VERSION_TAG`` line or its docstring are in the
+text, whatever replaced the rest) and no later edit made it stale; a note
+or a user instruction counts as visible when its text is somewhere in the
+request. A result that shows a recall id (chapter 08) hides the content but
+says how to bring it back; a recalled copy counts as a read. A summary the
+fake wrote earlier is recognised by its own lines (``- User: ...``).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from ..messages import Message, blocks, result_text
-from ..micro import is_placeholder
+from ..core.messages import Message, blocks, result_text
 
 NOTE = re.compile(r"^Note: (\S+) — (.+)$", re.MULTILINE)
 PLAN = re.compile(r"^Plan for (\S+?)/: (.+)$", re.MULTILINE)
 SUMMARY_GOAL = re.compile(r"^- User: (.+)$", re.MULTILINE)
 IN_PROGRESS = re.compile(r"^- In progress: (.+)$", re.MULTILINE)
-COMPRESSED = "[Conversation compressed"
+SUMMARY_LINE = re.compile(r"^- (User|In progress|Finished): |^- No request is visible", re.MULTILINE)
+FILE_SHOWN = re.compile(r'^VERSION_TAG = "|^"""\S+: ', re.MULTILINE)  # what a read of a course module shows
 EDITING_TOOLS = ("edit_file", "write_file")
 RECALL_ID = re.compile(r"; recall id (\S+)\]$")
 
@@ -79,10 +82,28 @@ def build_view(messages: list[Message]) -> View:
                 call = calls[block["tool_use_id"]]
                 content = result_text(block)
                 call.is_error = bool(block.get("is_error"))
-                call.result = None if is_placeholder(content) else content
+                call.result = content if shows_output(call, content) else None
                 _remember(view, call, content, _file_read(call, calls, last_edit))
     view.task_calls = [c for c in calls.values() if c.index > task_start]
     return view
+
+
+def is_summary_text(text: str) -> bool:
+    """A summary this fake wrote earlier: it has the summariser's own lines."""
+    return bool(SUMMARY_LINE.search(text))
+
+
+def shows_output(call: ToolCall, content: str) -> bool:
+    """Whether a tool result still shows what the tool returned, judged from its text alone:
+    a read of a module must show the module; any other result is taken as it reads."""
+    if call.name == "read_file" and not call.is_error:
+        return bool(FILE_SHOWN.search(content))
+    return not _looks_cleared(content)
+
+
+def _looks_cleared(content: str) -> bool:
+    """A short bracketed line that stands in for an output: how clearing is usually worded."""
+    return content.startswith("[") and content.endswith("]") and "\n" not in content and len(content) <= 200
 
 
 def _file_read(call: ToolCall, calls: dict[str, ToolCall], last_edit: dict[str, int]) -> str | None:
@@ -115,7 +136,7 @@ def _remember(view: View, call: ToolCall, content: str, file_path: str | None) -
 
 
 def _add_user_text(view: View, text: str) -> None:
-    if text.startswith(COMPRESSED):
+    if is_summary_text(text):
         view.user_texts.extend(SUMMARY_GOAL.findall(text))
         in_progress = IN_PROGRESS.findall(text)
         view.task = in_progress[-1] if in_progress else None

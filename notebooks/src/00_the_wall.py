@@ -18,18 +18,24 @@
 # counted with a tokenizer (chapter 01 looks at counting closely).
 
 # %%
-%matplotlib inline
-%config InlineBackend.figure_formats = ['png']
+# %matplotlib inline
+# %config InlineBackend.figure_formats = ['png']
 import shutil
 from pathlib import Path
 
 from IPython.display import display
-from ipywidgets import IntSlider, fixed, interact
+from ipywidgets import IntSlider
 
-from harness import (LONG_SESSION, TWELVE_FILES, CompactionConfig, Session, Toolbox, composition_recorder,
-                     composition_figure, fake_client, growth_figure, growth_series, run_scenario,
-                     session_growth_figure)
-from harness.tokens import text_tokens
+from harness import CompactionConfig, Toolbox
+from harness.core.tokens import text_tokens
+from harness.fake import fake_client
+from harness.labs.growth import composition_recorder, growth_series
+from harness.labs.panel import panel
+from harness.labs.plots import composition_figure, growth_figure, session_growth_figure
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.session.runner import Session
+from harness.strategies.base import Compactor
 
 WORK = Path("_work/00")                    # git-ignored scratch space, relative to notebooks/
 NO_COMPACTION = CompactionConfig(micro=False, auto=False)
@@ -98,7 +104,8 @@ assert round(twelve_ratio, 1) == 6.7
 long_root = WORK / "long"
 shutil.rmtree(long_root, ignore_errors=True)
 long_client = composition_recorder(fake_client())
-session = Session(long_client, Toolbox(LONG_SESSION.build(long_root / "workspace")), NO_COMPACTION)
+session = Session(long_client, Toolbox(LONG_SESSION.build(long_root / "workspace")), NO_COMPACTION,
+                  Compactor())
 request_ends = []                          # request_ends[i]: model calls made after request i + 1
 for request in LONG_SESSION.requests:
     session.ask(request)
@@ -233,13 +240,13 @@ assert 2 < second_half / first_half < 3
 # the fake is deterministic, so the first *n* requests of a longer run are exactly a shorter run). The
 # axes stay fixed to the whole session, so you can watch the context crawl towards the dashed window
 # line while the bill bends upwards. The callback, `session_growth_figure`, is a pure function in
-# `harness/plots.py`: data in, figure out.
+# `harness/labs/plots.py`: data in, figure out.
 
 # %% tags=["nbval-ignore-output"]
-growth_slider = interact(session_growth_figure, series=fixed(series), request_ends=fixed(request_ends),
-                         requests=IntSlider(value=len(request_ends), min=1, max=len(request_ends),
-                                            description="requests"),
-                         window=fixed(CLAUDE_WINDOW))
+growth_slider = panel(session_growth_figure, series=series, request_ends=request_ends,
+                      requests=IntSlider(value=len(request_ends), min=1, max=len(request_ends),
+                                         description="requests"),
+                      window=CLAUDE_WINDOW)
 
 # %% [markdown]
 # ## Summary

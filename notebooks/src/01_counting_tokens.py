@@ -13,18 +13,24 @@
 #   recounting it from scratch before every call is not.
 
 # %%
-%matplotlib inline
-%config InlineBackend.figure_formats = ['png']
+# %matplotlib inline
+# %config InlineBackend.figure_formats = ['png']
 import time
 from pathlib import Path
 
 from IPython.display import display
-from ipywidgets import IntSlider, fixed, interact
+from ipywidgets import IntSlider
 
-from harness import (DEFAULT_MODEL, SYSTEM_PROMPT, TWELVE_FILES, CompactionConfig, FakeModel,
-                     count_tokens, estimate_and_count, estimate_ratio_figure, estimate_tokens,
-                     exact_tokens, mix_text, run_scenario, token_mix_figure, tool_result, user)
-from harness.tokens import encoding, text_tokens
+from harness import (DEFAULT_MODEL, CompactionConfig, count_tokens, estimate_tokens, exact_tokens,
+                     tool_result, user)
+from harness.core.tokens import encoding, text_tokens
+from harness.fake import FakeModel
+from harness.labs.growth import estimate_and_count, mix_text
+from harness.labs.panel import panel
+from harness.labs.plots import estimate_ratio_figure, token_mix_figure
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import TWELVE_FILES
+from harness.session.runner import SYSTEM_PROMPT
 
 WORK = Path("_work/01")                    # git-ignored scratch space, relative to notebooks/
 CLAUDE_WINDOW = 200_000                    # a fact: Claude's context window, in tokens
@@ -288,13 +294,13 @@ print("the last check of the loop, with memory: more than 20 times faster than w
 #
 # The slider sets the share of Chinese characters in a text of 400 characters (English paragraph first,
 # Chinese after). The estimate cannot see the difference, only the length; cl100k can. The callback,
-# `token_mix_figure`, is a pure function in `harness/plots.py`.
+# `token_mix_figure`, is a pure function in `harness/labs/plots.py`.
 
 # %% tags=["nbval-ignore-output"]
-mix_slider = interact(token_mix_figure, english=fixed(ENGLISH), chinese=fixed(CHINESE),
-                      chinese_percent=IntSlider(value=50, min=0, max=100, step=10,
-                                                description="Chinese %"),
-                      length=fixed(400))
+mix_slider = panel(token_mix_figure, english=ENGLISH, chinese=CHINESE,
+                   chinese_percent=IntSlider(value=50, min=0, max=100, step=10,
+                                             description="Chinese %"),
+                   length=400)
 
 # %% [markdown]
 # At 0% the estimate is too high (108 against 85); at 100% it is less than a quarter of the count

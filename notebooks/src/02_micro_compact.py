@@ -26,8 +26,8 @@
 # copies of it. Working files go to `_work/02_micro_compact/`.
 
 # %%
-%matplotlib inline
-%config InlineBackend.figure_formats = ['png']
+# %matplotlib inline
+# %config InlineBackend.figure_formats = ['png']
 import copy
 import json
 from collections import Counter
@@ -36,15 +36,17 @@ from pathlib import Path
 import anthropic
 from anthropic.types import TextBlock, ToolUseBlock
 from IPython.display import display
-from ipywidgets import Checkbox, IntSlider, fixed, interact
+from ipywidgets import Checkbox, IntSlider
 
-from harness import (DEFAULT_MODEL, TWELVE_FILES, CompactionConfig, assistant, count_tokens,
-                     estimate_tokens, fake_client, iter_tool_results, micro_compact, run_scenario, text,
-                     tool_names_by_id, tool_result, tool_use, user, validate_messages)
-from harness.micro import is_placeholder
-from harness.micro_lab import (KEEP_RECENT_RANGE, explore_micro, measure_micro, micro_figure, outline,
-                               result_labels, result_tokens)
-
+from harness import (DEFAULT_MODEL, CompactionConfig, assistant, count_tokens, estimate_tokens,
+                     is_placeholder, iter_tool_results, micro_compact, text, tool_names_by_id, tool_result,
+                     tool_use, user, validate_messages)
+from harness.fake import fake_client
+from harness.labs.micro_lab import (KEEP_RECENT_RANGE, explore_micro, measure_micro, micro_figure, outline,
+                                    result_labels, result_tokens)
+from harness.labs.panel import panel
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import TWELVE_FILES
 
 WORK = Path("_work/02_micro_compact")
 plain = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), WORK / "plain")
@@ -293,22 +295,22 @@ SEED_BEFORE, SEED_AFTER = 28_000, 6_000
 seed_saved = 100 * (1 - SEED_AFTER / SEED_BEFORE)
 print(f"the seed: {SEED_BEFORE:,} -> {SEED_AFTER:,} tokens, {seed_saved:.1f}% saved (it says 78%)")
 
-measured = {}
+measured, before = {}, estimate_tokens(history)
 for label, preserve in [("read_file preserved", frozenset({"read_file"})), ("nothing preserved", frozenset())]:
     after = copy.deepcopy(history)
-    report = micro_compact(after, 3, preserve)
+    report = micro_compact(after, 3, preserve)   # micro_compact counts nothing: we measure before and after
     measured[label] = (after, report)
-    print(f"{label}: {report.tokens_before:,} -> {report.tokens_after:,} tokens, "
-          f"{100 * report.tokens_saved / report.tokens_before:.1f}% saved, {len(report.cleared)} results cleared "
+    print(f"{label}: {before:,} -> {estimate_tokens(after):,} tokens, "
+          f"{100 * (1 - estimate_tokens(after) / before):.1f}% saved, {len(report.cleared)} results cleared "
           f"({dict(Counter(c.tool_name for c in report.cleared))})")
 
 # %%
 assert int(seed_saved) == 78 and SEED_BEFORE - 12 * 2_000 == 4_000 and SEED_AFTER == 3 * 2_000
-preserved_report, cleared_report = measured["read_file preserved"][1], measured["nothing preserved"][1]
-assert (preserved_report.tokens_after, len(preserved_report.cleared)) == (25_050, 1)
-assert round(100 * preserved_report.tokens_saved / preserved_report.tokens_before, 1) == 0.3
-assert (cleared_report.tokens_after, len(cleared_report.cleared)) == (7_592, 10)
-assert round(100 * cleared_report.tokens_saved / cleared_report.tokens_before, 1) == 69.8
+(preserved, preserved_report), (cleared_history, cleared_report) = measured.values()
+assert (estimate_tokens(preserved), len(preserved_report.cleared)) == (25_050, 1)
+assert round(100 * (1 - estimate_tokens(preserved) / before), 1) == 0.3
+assert (estimate_tokens(cleared_history), len(cleared_report.cleared)) == (7_592, 10)
+assert round(100 * (1 - estimate_tokens(cleared_history) / before), 1) == 69.8
 
 # %% [markdown]
 # With `read_file` preserved, as the reference configures it, micro-compaction clears one
@@ -338,12 +340,12 @@ kept = [label for label, t in zip(result_labels(after_cleared), result_tokens(af
 kept_tokens = sum(t for t in result_tokens(after_cleared) if t > 100)
 print(f"a file is {sum(file_tokens) / len(file_tokens):,.0f} tokens on average ({min(file_tokens):,} to {max(file_tokens):,})")
 print(f"kept in full: {kept}, {kept_tokens:,} tokens")
-print(f"everything else after micro: {cleared_report.tokens_after - kept_tokens:,} tokens")
+print(f"everything else after micro: {estimate_tokens(cleared_history) - kept_tokens:,} tokens")
 
 # %%
 assert round(sum(file_tokens) / len(file_tokens)) == 1_904
 assert kept == ["s10_team_protocols.py", "s11_autonomous_agents.py", "s12_worktree_isolation.py"]
-assert kept_tokens == 5_683 and cleared_report.tokens_after - kept_tokens == 1_909
+assert kept_tokens == 5_683 and estimate_tokens(cleared_history) - kept_tokens == 1_909
 assert sum(1 for m in after_cleared if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use") == 13
 
 # %% [markdown]
@@ -448,12 +450,12 @@ assert replies["content cleared"].input == {"path": "agents/s01_agent_loop.py"}
 # calls here). Things to try: untick `read_file`; set `keep_recent` to 0; tick both.
 
 # %% tags=["nbval-ignore-output"]
-micro_sliders = interact(
+micro_sliders = panel(
     explore_micro,
     keep_recent=IntSlider(value=3, min=KEEP_RECENT_RANGE[0], max=KEEP_RECENT_RANGE[1]),
     preserve_read_file=Checkbox(value=True, description="preserve read_file"),
     preserve_list_files=Checkbox(value=False, description="preserve list_files"),
-    history=fixed(history), baseline=fixed(baseline), root=fixed(WORK / "slider"))
+    history=history, baseline=baseline, root=WORK / "slider")
 
 # %% [markdown]
 # At `keep_recent = 0` a result is cleared *before the model has ever seen it*. The agent asks
@@ -536,7 +538,7 @@ else:
     assert contents[1] == "[Previous: used read_file on agents/s01_agent_loop.py]", contents[1]
     assert contents[0] == "[Previous: used list_files on agents]", contents[0]
     assert all(is_placeholder(c) for c in contents[:10]) and not any(is_placeholder(c) for c in contents[10:])
-    print(f"Exercise 2: correct; {estimate_tokens(attempt):,} tokens instead of {cleared_report.tokens_after:,}.")
+    print(f"Exercise 2: correct; {estimate_tokens(attempt):,} tokens instead of {estimate_tokens(cleared_history):,}.")
 
 # %% [markdown]
 # ### 3. The `[:-0]` trap

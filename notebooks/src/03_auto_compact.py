@@ -32,8 +32,8 @@
 # - `first20`: the session's first 20 requests with compaction off, as a baseline to compare with.
 
 # %%
-%matplotlib inline
-%config InlineBackend.figure_formats = ['png']
+# %matplotlib inline
+# %config InlineBackend.figure_formats = ['png']
 import copy
 import json
 import shutil
@@ -41,17 +41,19 @@ from collections import Counter
 from pathlib import Path
 
 from IPython.display import display
-from ipywidgets import IntSlider, fixed, interact
+from ipywidgets import IntSlider
 
-from harness import (COMPRESSED_HEADER, DEFAULT_MODEL, LONG_SESSION, SUMMARY_PROMPT, TWELVE_FILES,
-                     CompactionConfig, SummaryFailed, auto_compact, build_summary_request,
-                     estimate_tokens, fake_client, iter_tool_results, micro_compact, read_transcript,
-                     run_scenario, summarise, user, validate_messages, write_transcript)
-from harness.auto_lab import (LAB_REQUESTS, THRESHOLD_RANGE, explore_threshold, logged_results,
-                              placeholder_results, run_with_threshold, sawtooth_figure, threshold_run)
+from harness import (COMPRESSED_HEADER, DEFAULT_MODEL, SUMMARY_PROMPT, CompactionConfig, SummaryFailed,
+                     auto_compact, build_summary_request, estimate_tokens, iter_tool_results, micro_compact,
+                     read_transcript, summarise, user, validate_messages, write_transcript)
+from harness.fake import fake_client
 from harness.fake.summarizer import whole_messages
-from harness.micro_lab import outline
-
+from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, explore_threshold, logged_results,
+                                   placeholder_results, run_with_threshold, sawtooth_figure, threshold_run)
+from harness.labs.micro_lab import outline
+from harness.labs.panel import panel
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 
 WORK = Path("_work/03_auto_compact")
 
@@ -66,7 +68,7 @@ def fresh(folder):
 OFF = CompactionConfig(micro=False, auto=False)
 twelve = run_scenario(TWELVE_FILES, OFF, WORK / "twelve").messages
 long = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "long", log=True)
-first20 = run_scenario(LONG_SESSION, OFF, WORK / "first20", requests=LAB_REQUESTS)
+first20 = run_scenario(LONG_SESSION, OFF, WORK / "first20", requests=SAWTOOTH_REQUESTS)
 print(f"twelve: {len(twelve)} messages, {estimate_tokens(twelve):,} tokens")
 print(f"long: {len(LONG_SESSION.requests)} requests, {long.stats}")
 print(f"first20: {len(first20.trace)} calls, context up to {max(t.estimated for t in first20.trace):,} tokens")
@@ -419,12 +421,12 @@ assert all(len(full[tool_id]) > 100 for items in lost.values() for tool_id, _ in
 # `tests/test_auto_lab.py` checks every position of the slider.
 
 # %% tags=["nbval-ignore-output"]
-threshold_slider = interact(
+threshold_slider = panel(
     explore_threshold,
     threshold=IntSlider(value=THRESHOLD, min=THRESHOLD_RANGE[0], max=THRESHOLD_RANGE[1], step=THRESHOLD_RANGE[2],
                         continuous_update=False),
-    uncompressed=fixed([t.estimated for t in first20.trace]), root=fixed(WORK / "slider"),
-    requests=fixed(LAB_REQUESTS))
+    uncompressed=[t.estimated for t in first20.trace], root=WORK / "slider",
+    requests=SAWTOOTH_REQUESTS)
 
 # %%
 assert THRESHOLD_RANGE == (10_000, 80_000, 10_000) and max(t.estimated for t in first20.trace) < 80_000

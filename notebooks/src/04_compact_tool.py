@@ -26,20 +26,24 @@
 # if the request it just sent was above *N* tokens). Scratch files go under `_work/04/`.
 
 # %%
-%matplotlib inline
-%config InlineBackend.figure_formats = ['png']
+# %matplotlib inline
+# %config InlineBackend.figure_formats = ['png']
 import json
 import shutil
 from pathlib import Path
 
 import anthropic
-from ipywidgets import IntSlider, fixed, interact
+from ipywidgets import IntSlider
 
-from harness import (COMPACT_ACK, COMPACT_TOOL, LONG_SESSION, READ_AGENTS, SYSTEM_PROMPT, TWELVE_FILES,
-                     CompactionConfig, FakeModel, Session, SummaryFailed, Toolbox, assistant,
-                     build_summary_request, compact_tool_lab, layer_markers, manual_only_run, read_transcript,
-                     run_agent, text, tool_result, tool_use, uncompressed_run, user, validate_messages)
-from harness.manual import compact_focus
+from harness import (COMPACT_ACK, COMPACT_TOOL, CompactionConfig, SummaryFailed, Toolbox, assistant,
+                     build_summary_request, compact_focus, read_transcript, run_agent, text, tool_result,
+                     tool_use, user, validate_messages)
+from harness.fake import FakeModel
+from harness.labs.loop_lab import compact_tool_lab, layer_markers, manual_only_run, uncompressed_run
+from harness.labs.panel import panel
+from harness.labs.scenarios import LONG_SESSION, READ_AGENTS, TWELVE_FILES
+from harness.session.runner import SYSTEM_PROMPT, Session
+from harness.strategies.three_layers import ThreeLayers
 
 WORK = Path("_work/04")                      # git-ignored scratch space, relative to notebooks/
 shutil.rmtree(WORK, ignore_errors=True)
@@ -113,7 +117,7 @@ assert toolbox.run("compact", {"focus": 3}).is_error and toolbox.run("compact", 
 # %%
 messages = [user(READ_AGENTS)]
 result = run_agent(FakeModel(compact_policy="after_task").client(), messages, system=SYSTEM_PROMPT,
-                   tools=toolbox, config=CONFIG)
+                   tools=toolbox, config=CONFIG, compactor=ThreeLayers())
 manual = result.events[-1]
 agent_calls = [t for t in result.trace if t.kind == "agent"]
 print("stop:", result.stop, "| agent calls:", len(agent_calls), "| tools of the last call:", agent_calls[-1].tools)
@@ -209,7 +213,7 @@ flaky_client = model.client()
 messages = [user(READ_AGENTS)]
 try:
     run_agent(flaky_client, messages, system=SYSTEM_PROMPT, tools=toolbox,
-              config=CONFIG.with_(transcript_dir=WORK / "flaky"))
+              config=CONFIG.with_(transcript_dir=WORK / "flaky"), compactor=ThreeLayers())
 except SummaryFailed as error:
     failure = str(error)
 kept = len(messages)
@@ -218,7 +222,7 @@ print("the history still has", kept, "messages; the last two:", [[b["type"] for 
 validate_messages(messages)
 messages.append(user("What is VERSION_TAG in agents/s01_agent_loop.py?"))
 after = run_agent(flaky_client, messages, system=SYSTEM_PROMPT, tools=toolbox,
-                  config=CONFIG.with_(transcript_dir=WORK / "flaky"))
+                  config=CONFIG.with_(transcript_dir=WORK / "flaky"), compactor=ThreeLayers())
 print("next request:", after.stop, "|", after.reply)
 print("requests the fake received, in order:", model.requests)
 
@@ -244,7 +248,7 @@ assert after.reply == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
 shutil.rmtree(WORK / "session", ignore_errors=True)
 session = Session(FakeModel(compact_policy="after_task").client(),
                   Toolbox(LONG_SESSION.build(WORK / "session" / "workspace")),
-                  CONFIG.with_(transcript_dir=WORK / "session" / "transcripts"))
+                  CONFIG.with_(transcript_dir=WORK / "session" / "transcripts"), ThreeLayers())
 stops, sizes = [], []
 for request_text in LONG_SESSION.requests[:4]:
     stops.append(session.ask(request_text).stop)
@@ -266,16 +270,16 @@ assert session.answers[2] == 'Changed VERSION_TAG in agents/s03_todo_write.py to
 # `compact_policy=N` gives the fake agent a limit: after a request, if what it just sent was above *N*
 # tokens, it calls `compact`. With micro and auto switched off, that is the only thing that shrinks
 # the context. The slider runs the first requests of the long session that way (the callback,
-# `compact_tool_lab`, is a pure function in `harness/loop_lab.py`; each run is cached, so a position
+# `compact_tool_lab`, is a pure function in `harness/labs/loop_lab.py`; each run is cached, so a position
 # you have seen redraws at once). Green diamonds mark the calls after which the agent compacted; the
 # grey curve is the same requests with no compaction at all.
 
 # %% tags=["nbval-ignore-output"]
-compact_slider = interact(
+compact_slider = panel(
     compact_tool_lab,
     limit=IntSlider(value=30_000, min=0, max=60_000, step=5_000, continuous_update=False, description="limit"),
     requests=IntSlider(value=12, min=1, max=25, continuous_update=False, description="requests"),
-    root=fixed(str(WORK / "lab")))
+    root=str(WORK / "lab"))
 
 # %% [markdown]
 # At the starting position (limit 30,000, first 12 requests) the agent compacts once, and its context
@@ -319,7 +323,7 @@ assert uncompressed_run(12, WORK / "lab").stats.peak_context > lab_run.stats.pea
 # **1.** Break a third rule. Build a history in which `compact`'s `tool_result` is present and answers
 # the right `tool_use`, and is still refused with HTTP 400.
 #
-# *Hint:* the rules are in `validate_messages` (`harness/messages.py`); look at what must come
+# *Hint:* the rules are in `validate_messages` (`harness/core/messages.py`); look at what must come
 # *first* in the user message after a `tool_use`.
 
 # %%

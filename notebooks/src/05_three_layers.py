@@ -17,22 +17,26 @@
 # ## Setup
 #
 # As in every chapter the model is a deterministic fake of Claude behind the real `anthropic` SDK,
-# offline. The long-session runs come from `harness/loop_lab.py`: `three_layer_run` and
+# offline. The long-session runs come from `harness/labs/loop_lab.py`: `three_layer_run` and
 # `uncompressed_run` are `run_scenario` with a cache in front (a run takes seconds; the same knobs
 # always give the same run), and they record the memory picture of every request sent.
 
 # %%
-%matplotlib inline
-%config InlineBackend.figure_formats = ['png']
+# %matplotlib inline
+# %config InlineBackend.figure_formats = ['png']
 from pathlib import Path
 
 from IPython.display import display
-from ipywidgets import IntSlider, fixed, interact
+from ipywidgets import IntSlider
 
-from harness import (LONG_SESSION, MEMORY_NAMES, TWELVE_FILES, CompactionConfig, agent_limit, assistant,
-                     context_tokens, growth_series, layer_markers, layers_figure, memory_figure, memory_of,
-                     memory_table, micro_compact, run_line, run_scenario, three_layer_run, three_layers_lab,
-                     tool_result, tool_use, uncompressed_run, user)
+from harness import CompactionConfig, assistant, micro_compact, tool_result, tool_use, user
+from harness.labs.growth import growth_series
+from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, context_tokens, layer_markers, layers_figure,
+                                   memory_figure, memory_of, memory_table, run_line, three_layer_run,
+                                   three_layers_lab, uncompressed_run)
+from harness.labs.panel import panel
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 
 WORK = Path("_work/05")                      # git-ignored scratch space, relative to notebooks/
 DEFAULTS = CompactionConfig()                # the reference agent's knobs
@@ -42,7 +46,7 @@ print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {so
 # %% [markdown]
 # ## 1 · One turn of the loop, in order
 #
-# `run_agent` (in `harness/loop.py`) runs one request until the agent is done. Each turn:
+# `run_agent` (in `harness/core/loop.py`) runs one request until the agent is done. Each turn:
 #
 # 1. **Log.** Every message committed since the last turn is appended to the session log, before
 #    anything may rewrite it (chapter 03 showed why: micro rewrites results in place, so a transcript
@@ -262,7 +266,7 @@ assert spin[-1]["content"][0]["content"] == "[Previous: used bash]"
 # Move the sliders and the session runs again with your knobs (the agent's own limit follows the
 # threshold, at 97%). A run of all 71 requests takes a few seconds, longer for a high threshold, since
 # a bigger context is more work for the fake as for a real model. Every run is cached, keyed by the
-# slider values (`functools.lru_cache` inside `harness/loop_lab.py`), so a position you have seen before
+# slider values (`functools.lru_cache` inside `harness/labs/loop_lab.py`), so a position you have seen before
 # redraws at once, and the starting position reuses the two runs above. For quick exploration, drag
 # `requests` down: the first 25 requests run several times faster.
 
@@ -271,14 +275,14 @@ assert three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), str(W
 assert uncompressed_run(len(LONG_SESSION.requests), str(WORK)) is uncompressed
 
 # %% tags=["nbval-ignore-output"]
-layers_slider = interact(
+layers_slider = panel(
     three_layers_lab,
     keep_recent=IntSlider(value=KEEP_RECENT, min=1, max=10, continuous_update=False, description="KEEP_RECENT"),
     threshold=IntSlider(value=THRESHOLD, min=10_000, max=120_000, step=10_000, continuous_update=False,
                         description="THRESHOLD"),
     requests=IntSlider(value=len(LONG_SESSION.requests), min=1, max=len(LONG_SESSION.requests),
                        continuous_update=False, description="requests"),
-    root=fixed(str(WORK)))
+    root=str(WORK))
 
 # %% [markdown]
 # Things to try: `THRESHOLD` at 10,000 and at 120,000: how many teeth, how many re-reads, what bill?

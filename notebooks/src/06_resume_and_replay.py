@@ -34,27 +34,31 @@
 # A second run of the same requests without compaction is the baseline.
 
 # %%
-%matplotlib inline
-%config InlineBackend.figure_formats = ['png']
+# %matplotlib inline
+# %config InlineBackend.figure_formats = ['png']
 import copy
 import json
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 from IPython.display import display
-from ipywidgets import IntSlider, fixed, interact
+from ipywidgets import IntSlider
 
-from harness import (DEFAULT_MODEL, LONG_SESSION, SUMMARY_HEADER, SYSTEM_PROMPT, TWELVE_FILES,
-                     CompactionConfig, CorruptLog, RetryPolicy, Session, SessionLog, UsageTriggered,
-                     assistant, compaction_cards, compaction_inspector, context_window, count_tokens, decide_compaction,
-                     describe_replacement, estimate_tokens, iter_tool_results, plan_replacement, read_log,
-                     replace_history, resolve_threshold, resume, resume_naive, run_scenario, text_of, tool_result,
-                     tool_use, user, validate_messages)
-from harness.micro import micro_compact
-from harness.replacement import is_summary
-
+from harness import (DEFAULT_MODEL, CompactionConfig, assistant, context_window, count_tokens, is_summary,
+                     iter_tool_results, micro_compact, resolve_threshold, text_of, tool_result, tool_use,
+                     user, validate_messages)
+from harness.labs.inspector import compaction_cards, compaction_inspector
+from harness.labs.panel import panel
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.session.log import SessionLog
+from harness.session.replacement import (SUMMARY_HEADER, decide_compaction, describe_replacement,
+                                         plan_replacement, replace_history)
+from harness.session.resume import CorruptLog, read_log, resume, resume_naive
+from harness.session.retry import RetryPolicy
+from harness.session.runner import SYSTEM_PROMPT, Session
+from harness.strategies.usage_triggered import UsageTriggered
 
 WORK = Path("_work/06_resume_and_replay")
 shutil.rmtree(WORK, ignore_errors=True)
@@ -477,7 +481,7 @@ display(compaction_inspector(all_events))
 # Move the budget and watch which of the session's requests a replacement would keep verbatim (the
 # whole session, as the naive resume rebuilt it). Below the newest request's length only that one
 # stays; from the total of all of them, everything does. The callback is
-# `harness.describe_replacement`, a pure function; `tests/test_replacement.py` runs it over the
+# `harness.session.replacement.describe_replacement`, a pure function; `tests/test_replacement.py` runs it over the
 # slider's whole range.
 
 # %%
@@ -489,10 +493,8 @@ assert plan_replacement(naive, sum(request_chars)).kept_chars == sum(request_cha
 assert len(plan_replacement(naive, 0).kept) == 1
 
 # %% tags=["nbval-ignore-output"]
-budget_slider = interact(lambda budget_chars, messages: print(describe_replacement(messages, budget_chars)),
-                         budget_chars=IntSlider(value=200, min=0, max=sum(request_chars) + 50, step=10,
-                                                continuous_update=False),
-                         messages=fixed(naive))
+budget_slider = panel(describe_replacement, messages=naive,
+                      budget_chars=IntSlider(value=200, min=0, max=sum(request_chars) + 50, step=10))
 
 # %% [markdown]
 # ## Summary
@@ -521,7 +523,7 @@ budget_slider = interact(lambda budget_chars, messages: print(describe_replaceme
 # record's `summary` and `budget_chars` if it has a summary, else replace everything by its
 # `message`; ignore `torn` records.
 #
-# *Hint:* this is the whole of `harness.resume.replay`; try not to look.
+# *Hint:* this is the whole of `harness.session.resume.replay`; try not to look.
 
 # %%
 def my_replay(records):
@@ -570,7 +572,7 @@ else:
 # ### 3. A budget in tokens
 # Codex keeps recent user messages up to 20,000 *tokens*, not characters. Write
 # `kept_by_tokens(messages, budget_tokens)`: the indexes of the user messages (use
-# `harness.replacement.is_user_words`) to keep, oldest first, chosen newest first while their
+# `harness.session.replacement.is_user_words`) to keep, oldest first, chosen newest first while their
 # `count_tokens([message])` total fits, the newest always.
 #
 # *Hint:* copy `plan_replacement` and change one line.
@@ -585,7 +587,7 @@ try:
 except NotImplementedError:
     print("Exercise 3: not implemented yet.")
 else:
-    from harness.replacement import is_user_words
+    from harness.session.replacement import is_user_words
     words = [i for i, m in enumerate(naive) if is_user_words(m)]
     for budget, kept in picks.items():
         assert list(kept) == words[len(words) - len(kept):], "keep a run of the most recent user messages, in order"

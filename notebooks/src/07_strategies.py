@@ -24,23 +24,29 @@
 # Working files go to `_work/07_strategies/`.
 
 # %%
-%matplotlib inline
-%config InlineBackend.figure_formats = ['png']
+# %matplotlib inline
+# %config InlineBackend.figure_formats = ['png']
 from pathlib import Path
 
 import anthropic
 import matplotlib.pyplot as plt
+from ipywidgets import Checkbox, IntSlider
 from matplotlib.ticker import StrMethodFormatter
-from ipywidgets import Checkbox, IntSlider, fixed, interact
 
-from harness import (DEFAULT_MODEL, LONG_SESSION, TWELVE_FILES, CompactionConfig, Compactor, Event, ThreeLayers,
-                     estimate_tokens, growth_series, run_scenario, text_of)
-from harness.amnesia import PROBES, WORK_REQUESTS, probe_amnesia
+from harness import DEFAULT_MODEL, CompactionConfig, Event, build_summary_request, estimate_tokens, text_of
 from harness.fake.view import build_view
-from harness.guards import Guarded, check_next_request
-from harness.strategies import PRETEND_WINDOW, all_strategies, clearing_figure, run_strategies, strategy_table
-from harness.structured_summary import SECTIONS, build_structured_request
-from harness.tool_clearing import ClearToolUses
+from harness.labs.amnesia import PROBES, WORK_REQUESTS, probe_amnesia
+from harness.labs.growth import growth_series
+from harness.labs.panel import panel
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.labs.strategy_lab import clearing_figure, run_strategies, strategy_table
+from harness.strategies.base import Compactor
+from harness.strategies.guards import Guarded, check_next_request
+from harness.strategies.registry import PRETEND_WINDOW, all_strategies
+from harness.strategies.structured_summary import SECTIONS, STRUCTURED_PROMPT
+from harness.strategies.three_layers import ThreeLayers
+from harness.strategies.tool_clearing import ClearToolUses
 
 WORK = Path("_work/07_strategies")
 print(f"the long session: {len(LONG_SESSION.requests)} requests; the pretend window: {PRETEND_WINDOW:,} tokens")
@@ -86,7 +92,8 @@ assert (made[2].threshold, made[3].threshold, made[4].trigger) == (54_000, 51_00
 # %%
 early = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "early", requests=WORK_REQUESTS[:3],
                      compactor=Compactor())
-request = build_structured_request(early.messages, model=DEFAULT_MODEL, max_tokens=2_000)
+request = build_summary_request(early.messages, model=DEFAULT_MODEL, max_tokens=2_000, tail_chars=None,
+                                prompt=STRUCTURED_PROMPT)
 reply = early.client.messages.create(**request)
 summary = reply.content[0].text
 print(f"summary request: {reply.usage.input_tokens:,} input tokens for a {len(early.messages)}-message history")
@@ -359,12 +366,12 @@ assert trimmed.answers[-1] == plain.answers[-1]
 # ever be cleared, and `exclude_reads`.
 
 # %% tags=["nbval-ignore-output"]
-knobs = interact(clearing_figure, root=fixed(WORK / "sliders"),
-         trigger=IntSlider(value=10_000, min=2_000, max=26_000, step=2_000, description="trigger"),
-         keep=IntSlider(value=3, min=0, max=6, description="keep"),
-         clear_at_least=IntSlider(value=0, min=0, max=20_000, step=4_000, description="clear_at_least"),
-         exclude_reads=Checkbox(value=False, description="exclude read_file"),
-         clear_inputs=Checkbox(value=False, description="clear_tool_inputs"))
+knobs = panel(clearing_figure, root=WORK / "sliders",
+              trigger=IntSlider(value=10_000, min=2_000, max=26_000, step=2_000, description="trigger"),
+              keep=IntSlider(value=3, min=0, max=6, description="keep"),
+              clear_at_least=IntSlider(value=0, min=0, max=20_000, step=4_000, description="clear_at_least"),
+              exclude_reads=Checkbox(value=False, description="exclude read_file"),
+              clear_inputs=Checkbox(value=False, description="clear_tool_inputs"))
 
 # %% [markdown]
 # ## Summary
@@ -394,7 +401,7 @@ ex1_score = None  # replace None with the amnesia score you measured
 def check_exercise_1(answer):
     if answer is None:
         return "exercise 1: not attempted yet"
-    from harness.strategies import run_strategy
+    from harness.labs.strategy_lab import run_strategy
     expected = run_strategy(chosen[1], WORK / "ex1", config=CompactionConfig(tail_chars=160_000)).amnesia.score
     return "exercise 1: correct" if answer == expected else "exercise 1: not that, run it again"
 

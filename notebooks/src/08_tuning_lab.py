@@ -28,23 +28,26 @@
 # Working files go to `_work/08/`.
 
 # %%
-%matplotlib inline
-%config InlineBackend.figure_formats = ['png']
+# %matplotlib inline
+# %config InlineBackend.figure_formats = ['png']
 from pathlib import Path
 
 from IPython.display import display
-from ipywidgets import Dropdown, IntSlider, fixed, interact
+from ipywidgets import Dropdown, IntSlider
 
-from harness import (EXAMPLE_PRICES, GOLDFISH, HOARDER, KEEP_SLIDER, LAB_REQUESTS, LONG_SESSION, PRESERVE_CHOICES,
-                     READ_AGENTS, SYSTEM_PROMPT, THRESHOLD_SLIDER, TWELVE_FILES, UNCOMPRESSED, cache_recorder,
-                     CompactionConfig, Lab, Prices, Setting, Toolbox, Workspace, assistant, break_even_calls,
-                     cache_split, cost_of, cost_split_figure, curves_figure, fake_client, heatmaps_figure,
-                     lab_panel, outcome_table, recommend, request_segments, reversible_placeholder, run_scenario,
-                     run_with_recall, settings_grid, tool_result, tool_use, user)
-from harness.cost import price
-from harness.micro import placeholder
-from harness.scenarios import AGENT_FILES, python_module
-from harness.tuning import READ_FILE
+from harness import CompactionConfig, Toolbox, Workspace, assistant, placeholder, tool_result, tool_use, user
+from harness.fake import fake_client
+from harness.labs.cost import (EXAMPLE_PRICES, Prices, break_even_calls, cache_recorder, cache_split,
+                               cost_of, price, request_segments)
+from harness.labs.panel import panel
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES, python_module
+from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, PRESERVE_CHOICES, READ_FILE,
+                                 THRESHOLD_SLIDER, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
+                                 cost_split_figure, curves_figure, heatmaps_figure, lab_panel, outcome_table,
+                                 recommend, settings_grid)
+from harness.session.runner import SYSTEM_PROMPT
+from harness.strategies.recall import reversible_placeholder
 
 WORK = Path("_work/08")
 PRICES = EXAMPLE_PRICES
@@ -171,15 +174,15 @@ assert sum(c.input for c in cached.calls) == twelve.stats.input_tokens_billed
 # implies for a late request), and remembers the outcome so nothing runs twice.
 #
 # **Which session?** The full `LONG_SESSION` takes about 3 s a run, and this chapter compares 15 settings
-# in well under 20 s. So the lab runs its first 12 requests (`LAB_REQUESTS`): read agents/ (12 files),
+# in well under 20 s. So the lab runs its first 12 requests (`TUNING_REQUESTS`): read agents/ (12 files),
 # a standing rule about tools/, edits and questions, read core/ (12 files), more edits, a TODO search, and
 # read tools/ (10 files). Uncompressed it peaks near 70,000 tokens, enough for every THRESHOLD below to
 # mean something, at under a second a run.
 
 # %%
-lab = Lab(WORK / "lab", requests=LAB_REQUESTS, prices=PRICES)
+lab = Lab(WORK / "lab", requests=TUNING_REQUESTS, prices=PRICES)
 plain, default = lab.run(UNCOMPRESSED), lab.run(Setting())
-print(f"{len(LAB_REQUESTS)} requests, the last: {LAB_REQUESTS[-1]!r}")
+print(f"{len(TUNING_REQUESTS)} requests, the last: {TUNING_REQUESTS[-1]!r}")
 print(outcome_table([plain, default]))
 
 # %% [markdown]
@@ -240,14 +243,14 @@ assert batched.stats.re_reads <= every_call.stats.re_reads
 # A plain placeholder, `[Previous: used read_file]`, tells the agent what it did, not how to get it back:
 # it must run the tool again. A **reversible** placeholder also names the tool_use id, and a `recall`
 # tool returns the original output from the append-only session log (chapter 05), which holds every
-# tool result as it was before any layer rewrote it. `run_with_recall` runs a scenario with the log, the
+# tool result as it was before any layer rewrote it. `run_scenario(..., recall=True)` runs a scenario with the log, the
 # `recall` tool and the three layers writing reversible placeholders; the fake agent, which decides only
 # from what it sees, recalls a file when such a placeholder for it is visible and no edit has made it
 # stale, and reads it from disk otherwise. Here are the first four requests, nothing preserved:
 
 # %%
-short = run_with_recall(LONG_SESSION, CompactionConfig(preserve_tools=NOTHING), WORK / "recall_demo",
-                        requests=LONG_SESSION.requests[:4])
+short = run_scenario(LONG_SESSION, CompactionConfig(preserve_tools=NOTHING), WORK / "recall_demo",
+                     requests=LONG_SESSION.requests[:4], recall=True)
 first_recall = next(i for i, (name, _) in enumerate(short.tool_calls) if name == "recall")
 print("what the agent saw:", reversible_placeholder("read_file", short.tool_calls[first_recall][1]["id"]))
 print("what it called:    ", short.tool_calls[first_recall])
@@ -427,12 +430,12 @@ assert best_preserved.setting == Setting(keep_recent=1, threshold=120_000)
 # session first (under a second on a quiet machine). Try KEEP_RECENT=0 with nothing preserved.
 
 # %% tags=["nbval-ignore-output"]
-interact(lab_panel,
-         keep_recent=IntSlider(value=3, min=KEEP_SLIDER[0], max=KEEP_SLIDER[-1], description="KEEP_RECENT"),
-         threshold=IntSlider(value=50_000, min=THRESHOLD_SLIDER[0], max=THRESHOLD_SLIDER[-1],
-                             step=THRESHOLD_SLIDER.step, description="THRESHOLD"),
-         preserve_tools=Dropdown(options=PRESERVE_CHOICES, value=READ_FILE, description="preserve"),
-         lab=fixed(lab))
+tuning_sliders = panel(
+    lab_panel, lab=lab,
+    keep_recent=IntSlider(value=3, min=KEEP_SLIDER[0], max=KEEP_SLIDER[-1], description="KEEP_RECENT"),
+    threshold=IntSlider(value=50_000, min=THRESHOLD_SLIDER[0], max=THRESHOLD_SLIDER[-1],
+                        step=THRESHOLD_SLIDER.step, description="THRESHOLD"),
+    preserve_tools=Dropdown(options=PRESERVE_CHOICES, value=READ_FILE, description="preserve"))
 
 # %% [markdown]
 # ## Summary

@@ -21,16 +21,21 @@ import os
 
 import harness
 from harness import api_context
+from harness.clients import default_client, uses_real_model
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import TWELVE_FILES
+from harness.session.runner import SYSTEM_PROMPT, Session
+from harness.strategies.three_layers import ThreeLayers
 
-live = harness.uses_real_model()
-client = harness.default_client()
+live = uses_real_model()
+client = default_client()
 print("live cells will run:", live)
 print("client is the offline fake:", client.api_key == "fake-key-offline")
 
 # %% [markdown]
 # ## 1 · One switch, in one place
 #
-# `harness.default_client()` returns real Claude only when **both** are present: a key in
+# `default_client()` returns real Claude only when **both** are present: a key in
 # `ANTHROPIC_API_KEY` and the opt-in `USE_REAL_MODEL=1`, from the environment or from a git-ignored
 # `.env` file at the repository root. Either one alone gives the fake. The key goes straight to the SDK;
 # the harness never prints, logs or stores it. Below, the decision is shown for made-up environments
@@ -45,7 +50,7 @@ cases = {
     "key and opt-in": {"ANTHROPIC_API_KEY": dummy, "USE_REAL_MODEL": "1"},
     "key, opt-in 0": {"ANTHROPIC_API_KEY": dummy, "USE_REAL_MODEL": "0"},
 }
-decisions = {name: harness.uses_real_model(env, dotenv="no-such-file.env") for name, env in cases.items()}
+decisions = {name: uses_real_model(env, dotenv="no-such-file.env") for name, env in cases.items()}
 for name, decision in decisions.items():
     print(f"{name:15} -> {'real Claude' if decision else 'offline fake'}")
 
@@ -81,15 +86,15 @@ print("model:", model)
 import shutil
 
 shutil.rmtree("_work/09", ignore_errors=True)
-workspace = harness.TWELVE_FILES.build("_work/09/workspace")
+workspace = TWELVE_FILES.build("_work/09/workspace")
 toolbox = harness.Toolbox(workspace)
 history = [harness.user("Read agents/s01_agent_loop.py and tell me what it does.")]
 history += [harness.assistant([harness.tool_use("toolu_01", "read_file", {"path": "agents/s01_agent_loop.py"})]),
             harness.user([harness.tool_result("toolu_01", workspace.read_file("agents/s01_agent_loop.py"))])]
 
 estimate = harness.estimate_tokens(history)
-counted = harness.count_tokens(history, system=harness.SYSTEM_PROMPT, tools=toolbox.schemas)
-endpoint = harness.exact_tokens(client, history, model=model, system=harness.SYSTEM_PROMPT,
+counted = harness.count_tokens(history, system=SYSTEM_PROMPT, tools=toolbox.schemas)
+endpoint = harness.exact_tokens(client, history, model=model, system=SYSTEM_PROMPT,
                                 tools=toolbox.schemas)
 print(f"estimate len(str)//4 (messages only): {estimate:,}")
 print(f"cl100k, offline (system+tools+msgs):  {counted:,}")
@@ -108,13 +113,13 @@ if not live:
 # %%
 request = "Read agents/s01_agent_loop.py, agents/s02_tool_use.py and agents/s03_todo_write.py, then say in one line each what they do."
 if live:
-    session = harness.Session(client, toolbox, config)
+    session = Session(client, toolbox, config, ThreeLayers())
     session.ask(request)
     print("stats:", session.stats)
     print(session.answers[-1])
 else:
     print("skipped: live run (set ANTHROPIC_API_KEY and USE_REAL_MODEL=1 to run it)")
-    offline = harness.run_scenario(harness.TWELVE_FILES, config, "_work/09/offline")
+    offline = run_scenario(TWELVE_FILES, config, "_work/09/offline")
     print("offline instead, on the fake:", offline.stats.model_calls, "model calls,",
           offline.stats.compactions, "compactions")
 
@@ -138,7 +143,7 @@ edits = [
     api_context.server_compaction(trigger=100_000, instructions="Keep the user's requests verbatim."),
 ]
 request_kwargs = api_context.context_managed_request(history, edits, model=model,
-                                                     system=harness.SYSTEM_PROMPT, tools=toolbox.schemas)
+                                                     system=SYSTEM_PROMPT, tools=toolbox.schemas)
 body, beta_header = api_context.wire_request(request_kwargs)
 print("anthropic-beta:", beta_header)
 print(json.dumps(body["context_management"], indent=2))

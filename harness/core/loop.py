@@ -1,0 +1,189 @@
+"""The agent loop, and the three hooks through which a compaction strategy acts (chapter 05).
+
+Before every model call the strategy's ``before_call`` runs (for the
+reference agent: (1) micro-compact, (2) past the threshold, auto-compact:
+transcript, summary, replace). Then call the model, run every tool it asked
+for and append all the results in one user message, ``compact``'s
+included, so no tool_use is ever left without its result. The round is
+then committed and ``after_round`` may act. If the model called
+``compact``, ``on_compact`` runs and the loop ends.
+
+The strategies themselves live in ``harness.strategies``; the loop only
+knows the three hooks. ``RunContext`` is what a hook may see and use.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from .auto import AutoReport, auto_compact
+from .config import CompactionConfig
+from .manual import COMPACT_TOOL_NAME, compact_focus
+from .messages import Block, Message, tool_result, user
+from .micro import MicroReport, micro_compact
+from .tokens import count_tokens, estimate_tokens
+from .tools import Toolbox
+
+
+@dataclass
+class Event:
+    """Something a layer did: ``kind`` is micro, auto, manual, max_turns, or a strategy's own."""
+    kind: str
+    call: int                 # the model call it happened before (micro, auto) or after (manual)
+    tokens_before: int        # estimate_tokens of the history
+    tokens_after: int
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CallTrace:
+    """One model call, measured three ways, and what fired just before it."""
+    call: int
+    input_tokens: int         # reported by the API
+    output_tokens: int
+    estimated: int            # estimate_tokens(messages)
+    counted: int              # count_tokens(messages, system, tools)
+    layers: tuple[str, ...]   # layers that fired before this call
+    tools: tuple[str, ...]    # tools the model asked for
+    kind: str = "agent"       # "agent", or "summary" for a summarisation call
+
+
+class MessageLog(Protocol):
+    """What the loop needs of a session log (``harness.session.SessionLog`` is one)."""
+
+    def sync(self, messages: list[Message]) -> int: ...
+
+    def compacted(self, messages: list[Message], **fields: Any) -> dict[str, Any]: ...
+
+
+class Compaction(Protocol):
+    """The three hooks the loop calls (``harness.strategies.Compactor`` is the base class)."""
+
+    def before_call(self, run: "RunContext") -> list[str]: ...
+
+    def after_round(self, run: "RunContext", usage: Any) -> None: ...
+
+    def on_compact(self, run: "RunContext", focus: str | None) -> None: ...
+
+
+@dataclass
+class RunContext:
+    """What a compaction strategy may see and use during one run of the loop."""
+    client: Any
+    messages: list[Message]
+    config: CompactionConfig
+    system: str
+    schemas: list[dict[str, Any]]
+    log: MessageLog | None
+    emit: Callable[[Event], None]
+    record: Callable[[CallTrace], None]
+    call: int = 0
+
+    def context_size(self) -> int:
+        """The number a threshold is compared with, by the configured counter."""
+        if self.config.counter == "estimate":
+            return estimate_tokens(self.messages)
+        return count_tokens(self.messages, system=self.system, tools=self.schemas)
+
+    def summarise_and_replace(self, kind: str, focus: str | None = None,
+                              compact: Callable[..., AutoReport] = auto_compact) -> AutoReport:
+        """Transcript, summary, replacement (``compact``, auto_compact by default), then trace, log and event."""
+        report = compact(self.client, self.messages, self.config, focus)
+        self.record(CallTrace(self.call, report.summary_input_tokens, report.summary_output_tokens,
+                              report.tokens_before, 0, (kind,), (), "summary"))
+        if self.log:
+            self.log.compacted(self.messages, layer=kind, message=self.messages[0],
+                               transcript=report.transcript.as_posix())
+        self.emit(Event(kind, self.call, report.tokens_before, report.tokens_after, {
+            "transcript": report.transcript.as_posix(), "summary": report.summary,
+            "messages_before": report.messages_before}))
+        return report
+
+    def micro(self, clear: Callable[..., MicroReport] = micro_compact,
+              config: CompactionConfig | None = None) -> bool:
+        """Run a micro layer with the knobs of ``config`` (the run's by default); emit its event;
+        True if it cleared anything."""
+        config = config or self.config
+        report = clear(self.messages, config.keep_recent, config.preserve_tools, config.min_chars)
+        if report.fired:
+            after = len(str(self.messages))
+            self.emit(Event("micro", self.call, (after + report.repr_chars_saved) // 4, after // 4, {
+                "cleared": len(report.cleared), "tools": sorted({c.tool_name for c in report.cleared})}))
+        return report.fired
+
+
+@dataclass
+class RunResult:
+    stop: str                 # "end_turn", "compact" or "max_turns"
+    trace: list[CallTrace] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    reply: str = ""           # the text of the model's last reply, kept even when compaction replaced it
+
+
+def to_dicts(content: list[Any]) -> list[Block]:
+    """SDK content blocks as plain dicts (text and tool_use; anything else is dropped)."""
+    out: list[Block] = []
+    for block in content:
+        if block.type == "text" and block.text:
+            out.append({"type": "text", "text": block.text})
+        elif block.type == "tool_use":
+            out.append({"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)})
+    return out
+
+
+def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolbox,
+              config: CompactionConfig, compactor: Compaction,
+              on_event: Callable[[Event], None] | None = None,
+              log: MessageLog | None = None, first_call: int = 1) -> RunResult:
+    """Run the model and its tools until it ends its turn, compacts itself, or hits max_turns.
+
+    ``compactor`` is the strategy (``harness.strategies.ThreeLayers()`` is the reference agent)."""
+    result = RunResult(stop="max_turns")
+
+    def emit(event: Event) -> None:
+        result.events.append(event)
+        if on_event:
+            on_event(event)
+
+    run = RunContext(client, messages, config, system, tools.schemas, log, emit, result.trace.append)
+    for call in range(first_call, first_call + config.max_turns):
+        run.call = call
+        if log:
+            log.sync(messages)
+        layers = compactor.before_call(run)
+        response = client.messages.create(model=config.model, max_tokens=config.max_tokens,
+                                          system=system, tools=run.schemas, messages=messages)
+        content = to_dicts(response.content) or [{"type": "text", "text": "(no reply)"}]
+        uses = [b for b in content if b["type"] == "tool_use"]
+        result.trace.append(CallTrace(
+            call, response.usage.input_tokens, response.usage.output_tokens, estimate_tokens(messages),
+            count_tokens(messages, system=system, tools=run.schemas), tuple(layers),
+            tuple(b["name"] for b in uses)))
+        messages.append({"role": "assistant", "content": content})
+        result.reply = "\n".join(b["text"] for b in content if b["type"] == "text")
+        focus, compact_called = None, False
+        if uses:
+            results = []
+            for block in uses:
+                outcome = tools.run(block["name"], block["input"])
+                results.append(tool_result(block["id"], outcome.content, outcome.is_error))
+                result.tool_calls.append((block["name"], block["input"]))
+                if block["name"] == COMPACT_TOOL_NAME:
+                    compact_called, focus = True, compact_focus(block["input"])
+            messages.append(user(results))
+        if log:
+            log.sync(messages)
+        if compact_called:
+            compactor.on_compact(run, focus)
+            result.stop = "compact"
+            break
+        compactor.after_round(run, response.usage)
+        if not uses:
+            result.stop = "end_turn"
+            break
+    else:
+        emit(Event("max_turns", call, estimate_tokens(messages), estimate_tokens(messages)))
+    if log:
+        log.sync(messages)
+    return result

@@ -1,0 +1,129 @@
+"""Layer 1, micro-compaction: old tool results become short placeholders (chapter 02).
+
+Four steps, as in the reference agent: find every tool_result block, learn
+which tool produced each one, choose the ones to clear (all but the newest
+``keep_recent``; string content longer than ``min_chars``; not from a
+preserved tool), and overwrite their content in place. The tool_use blocks
+stay, so the agent still knows what it did.
+
+The pass costs what the pass costs: it counts no tokens. A caller that
+wants to know what it saved measures the history before and after, or asks
+the report how many characters of ``str(messages)`` went away.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .config import check_count
+from .messages import Message
+
+
+@dataclass(slots=True)
+class Cleared:
+    """One tool result micro-compaction replaced: where it was, what it held, what holds it now."""
+    message_index: int
+    block_index: int
+    tool_use_id: str
+    tool_name: str
+    old_content: str
+    new_content: str
+
+    @property
+    def chars_before(self) -> int:
+        return len(self.old_content)
+
+    @property
+    def repr_chars_saved(self) -> int:
+        """How much shorter ``str(messages)`` became: what ``estimate_tokens`` sees, times four."""
+        return len(repr(self.old_content)) - len(repr(self.new_content))
+
+
+@dataclass
+class MicroReport:
+    cleared: list[Cleared] = field(default_factory=list)
+
+    @property
+    def fired(self) -> bool:
+        return bool(self.cleared)
+
+    @property
+    def repr_chars_saved(self) -> int:
+        """Characters of ``str(messages)`` this pass removed (exact; estimate_tokens is that // 4)."""
+        return sum(c.repr_chars_saved for c in self.cleared)
+
+
+def placeholder(tool_name: str) -> str:
+    """What a cleared result says instead of its output."""
+    return f"[Previous: used {tool_name}]"
+
+
+PLACEHOLDER = placeholder("{tool_name}")  # the template, for printing
+
+
+def is_placeholder(content: object) -> bool:
+    """Whether a tool_result's content is a placeholder this layer (or chapter 08's variant) wrote."""
+    return isinstance(content, str) and content.startswith("[Previous: used ") and content.endswith("]")
+
+
+def first_kept(messages: list[Message], keep_recent: int) -> tuple[int, int] | None:
+    """(message index, block index) of the oldest of the newest ``keep_recent`` tool results:
+    only results before it may be cleared. None if there are fewer results than that."""
+    if keep_recent == 0:
+        return len(messages), 0
+    seen = 0
+    for i in range(len(messages) - 1, -1, -1):
+        content = messages[i]["content"]
+        if messages[i]["role"] == "user" and isinstance(content, list):
+            for j in range(len(content) - 1, -1, -1):
+                if content[j].get("type") == "tool_result":
+                    seen += 1
+                    if seen == keep_recent:
+                        return i, j
+    return None
+
+
+def micro_compact(
+    messages: list[Message],
+    keep_recent: int = 3,
+    preserve_tools: frozenset[str] = frozenset({"read_file"}),
+    min_chars: int = 100,
+) -> MicroReport:
+    """Replace old, long, non-preserved tool_result contents by placeholders, in place.
+
+    The four steps of chapter 02 in one pass, oldest first, over what comes before the newest
+    ``keep_recent`` results: a tool_use names its tool (step 2) before its result comes up
+    (step 1), which is then chosen (step 3) and replaced (step 4) on the spot.
+    """
+    check_count("keep_recent", keep_recent)
+    check_count("min_chars", min_chars)
+    report = MicroReport()
+    stop = first_kept(messages, keep_recent)
+    if stop is None:
+        return report
+    names: dict[str, str] = {}
+    for i in range(min(stop[0] + 1, len(messages))):
+        message, content = messages[i], messages[i]["content"]
+        if not isinstance(content, list):
+            continue
+        if message["role"] == "assistant":
+            for block in content:                                      # step 2
+                if block.get("type") == "tool_use":
+                    names[block["id"]] = block["name"]
+            continue
+        for j, block in enumerate(content):
+            if (i, j) == stop:
+                break
+            if block.get("type") != "tool_result":                     # step 1
+                continue
+            old = block.get("content")                                 # step 3
+            if not isinstance(old, str) or len(old) <= min_chars:
+                continue
+            name = names.get(block["tool_use_id"], "unknown")
+            if name in preserve_tools:
+                continue
+            new = placeholder(name)
+            if old == new:  # cleared already
+                continue
+            block["content"] = new                                     # step 4
+            report.cleared.append(Cleared(i, j, block["tool_use_id"], name, old, new))
+    return report

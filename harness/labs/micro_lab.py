@@ -1,0 +1,146 @@
+"""Lab helpers for chapter 02 (micro-compaction): what its cells print and its sliders draw.
+
+Everything here is a pure function of its arguments: ``outline`` renders a
+history one block a line, ``measure_micro`` applies ``micro_compact`` to a copy
+of a history and runs the 12-file task with the same knobs, and
+``micro_figure`` draws both. ``explore_micro`` is the slider callback.
+"""
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from matplotlib.figure import Figure
+
+from ..core.config import CompactionConfig
+from ..core.messages import Message, blocks, iter_tool_results, iter_tool_uses, result_text
+from ..core.micro import micro_compact
+from ..core.tokens import estimate_tokens
+from .runs import run_scenario
+from .scenarios import TWELVE_FILES
+from .style import BARS_AND_CURVE, BASELINE, STRATEGY_COLOURS, new_figure
+
+PRESERVABLE_TOOLS = ("read_file", "list_files")  # the tools the 12-file task uses
+KEEP_RECENT_RANGE = (0, 13)  # slider bounds: 13 tool results in the 12-file task
+LAB_MAX_TURNS = 40  # the task needs 14 calls; a death spiral shows well before 40
+
+
+def preserve_set(read_file: bool, list_files: bool) -> frozenset[str]:
+    """The preserve_tools set that two checkboxes describe."""
+    return frozenset(name for name, on in zip(PRESERVABLE_TOOLS, (read_file, list_files)) if on)
+
+
+def result_label(name: str, tool_input: dict) -> str:
+    """A short label for one tool call: the file name it read, or the tool and its path."""
+    path = str(tool_input.get("path", ""))
+    if name == "read_file" and path:
+        return path.rsplit("/", 1)[-1]
+    return f"{name} {path}".strip()
+
+
+def result_labels(messages: list[Message]) -> list[str]:
+    """One label per tool_result, oldest first (from the tool_use that asked for it)."""
+    uses = {block["id"]: block for _, block in iter_tool_uses(messages)}
+    labels = []
+    for _, _, block in iter_tool_results(messages):
+        use = uses.get(block["tool_use_id"])
+        labels.append(result_label(use["name"], use["input"]) if use else "unknown")
+    return labels
+
+
+def result_tokens(messages: list[Message]) -> list[int]:
+    """Each tool_result's content, estimated like the seed does (characters // 4)."""
+    return [len(result_text(block)) // 4 for _, _, block in iter_tool_results(messages)]
+
+
+def outline(messages: list[Message], width: int = 60) -> list[str]:
+    """The history one block a line: role, block type and a short view of the content."""
+    lines = []
+    for i, message in enumerate(messages):
+        for block in blocks(message):
+            kind = block.get("type")
+            if kind == "tool_use":
+                body = f"{block['name']}({', '.join(f'{k}={v!r}' for k, v in block['input'].items())})"
+            elif kind == "tool_result":
+                content = result_text(block)
+                short = len(content) <= width and "\n" not in content
+                body = content if short else f"<{len(content):,} characters>"
+            else:
+                first = block.get("text", "").splitlines()[0] if block.get("text") else ""
+                body = first if len(first) <= width else first[: width - 3] + "..."
+            lines.append(f"[{i:>2}] {message['role']:<9} {kind:<11} {body}")
+    return lines
+
+
+@dataclass(frozen=True)
+class MicroLab:
+    """What one setting of the knobs does, statically and in the loop."""
+    keep_recent: int
+    preserve_tools: frozenset[str]
+    labels: tuple[str, ...]        # one per tool_result of the history
+    before: tuple[int, ...]        # estimated tokens of each result before micro
+    after: tuple[int, ...]         # ... and after
+    tokens_before: int             # estimate_tokens of the whole history
+    tokens_after: int
+    cleared: int
+    context: tuple[int, ...]       # reported input tokens of each call of a loop run
+    model_calls: int
+    re_reads: int
+    hit_max_turns: bool
+
+    @property
+    def saved_percent(self) -> float:
+        return 100 * (self.tokens_before - self.tokens_after) / self.tokens_before
+
+
+def measure_micro(history: list[Message], keep_recent: int, preserve_tools: frozenset[str],
+                  root: str | Path) -> MicroLab:
+    """Micro-compact a copy of ``history``, and run the 12-file task under ``root`` with the same knobs."""
+    compacted = copy.deepcopy(history)
+    report = micro_compact(compacted, keep_recent, preserve_tools)
+    config = CompactionConfig(keep_recent=keep_recent, preserve_tools=preserve_tools, auto=False,
+                              max_turns=LAB_MAX_TURNS)
+    session = run_scenario(TWELVE_FILES, config, root)
+    stats = session.stats
+    return MicroLab(
+        keep_recent, frozenset(preserve_tools), tuple(result_labels(history)),
+        tuple(result_tokens(history)), tuple(result_tokens(compacted)),
+        estimate_tokens(history), estimate_tokens(compacted), len(report.cleared),
+        tuple(t.input_tokens for t in session.trace), stats.model_calls, stats.re_reads,
+        "max_turns" in stats.compactions)
+
+
+def micro_figure(lab: MicroLab, baseline: Sequence[int]) -> Figure:
+    """Left: each tool_result before and after micro. Right: context per call, with and without micro."""
+    figure = new_figure(BARS_AND_CURVE)
+    bars, curves = figure.subplots(1, 2, width_ratios=(3, 2))
+    x = range(len(lab.labels))
+    bars.bar(x, lab.before, color="#c8c8c8", label="before micro_compact")
+    bars.bar(x, lab.after, width=0.5, color="#1f77b4", label="after micro_compact")
+    bars.set_xticks(list(x), lab.labels, rotation=60, ha="right", fontsize=8)
+    bars.set_xlabel("tool_result, oldest first")
+    bars.set_ylabel("estimated tokens (characters / 4)")
+    preserved = ", ".join(sorted(lab.preserve_tools)) or "nothing"
+    bars.set_title(f"keep_recent={lab.keep_recent}, preserve {preserved}: history "
+                   f"{lab.tokens_before:,} -> {lab.tokens_after:,} tokens ({lab.saved_percent:.0f}% saved)",
+                   fontsize=10)
+    bars.set_ylim(0, 1.3 * max(lab.before, default=1))
+    bars.legend(loc="upper left", ncols=2)
+    curves.plot(range(1, len(lab.context) + 1), lab.context, color=STRATEGY_COLOURS["three_layers"], linewidth=2.5,
+                label="this setting")
+    curves.plot(range(1, len(baseline) + 1), baseline, **BASELINE, label="no micro_compact")
+    curves.set_xlabel("model call")
+    curves.set_ylabel("input tokens of the call (reported)")
+    outcome = "death spiral (max_turns)" if lab.hit_max_turns else "task done"
+    curves.set_title(f"the loop: {lab.model_calls} calls, {lab.re_reads} re-reads, {outcome}", fontsize=10)
+    curves.legend(loc="upper left")
+    return figure
+
+
+def explore_micro(keep_recent: int, preserve_read_file: bool, preserve_list_files: bool, *,
+                  history: list[Message], baseline: Sequence[int], root: str | Path) -> Figure:
+    """Slider callback of chapter 02: the figure for one setting of KEEP_RECENT and the toggles."""
+    lab = measure_micro(history, keep_recent, preserve_set(preserve_read_file, preserve_list_files), root)
+    return micro_figure(lab, baseline)

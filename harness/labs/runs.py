@@ -1,0 +1,65 @@
+"""Run a scenario from scratch on the offline fake: the experiments of every chapter (chapter 00).
+
+``run_scenario`` builds the scenario's workspace in a scratch folder, opens a
+``Session`` on it and sends every request. The folder is rebuilt on each
+run, so a run never sees the files of the one before. It only ever deletes
+a folder it made itself: the first run leaves a marker file in it, and a
+folder that exists, is not empty and has no marker is refused with an error
+(``root="."`` would otherwise wipe the working directory).
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ..core.config import CompactionConfig
+from ..core.tools import Toolbox
+from ..fake import fake_client
+from ..session.log import SessionLog
+from ..session.runner import Session
+from ..strategies.base import Compactor
+from ..strategies.recall import RecallToolbox, ReversibleLayers
+from ..strategies.three_layers import ThreeLayers
+from .scenarios import Scenario
+
+MARKER = ".scenario-run"  # the file that says "run_scenario made this folder"
+
+
+class NotAScratchFolder(ValueError):
+    """The folder exists, holds files, and was not made by ``run_scenario``: it is left alone."""
+
+
+def fresh_folder(root: str | Path) -> Path:
+    """``root`` emptied (or created) for a new run, with the marker in it; refuses anything else."""
+    root = Path(root)
+    if root.exists():
+        if not root.is_dir():
+            raise NotAScratchFolder(f"{root} is a file, not a scratch folder")
+        if any(root.iterdir()) and not (root / MARKER).is_file():
+            raise NotAScratchFolder(
+                f"{root} is not empty and was not made by run_scenario: refusing to delete it; "
+                "give a new or empty folder")
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    (root / MARKER).write_text("made by harness.labs.run_scenario; deleted and rebuilt on every run\n")
+    return root
+
+
+def run_scenario(scenario: Scenario, config: CompactionConfig, root: str | Path, *,
+                 client: Any = None, requests: tuple[str, ...] | None = None, log: bool = False,
+                 recall: bool = False, compactor: Compactor | None = None, **fake_options: Any) -> Session:
+    """Build the scenario's workspace afresh under ``root`` and send all its requests.
+
+    ``client`` defaults to the offline fake (``fake_options`` are its options). ``recall``
+    (chapter 08) adds a session log, the ``recall`` tool and reversible placeholders."""
+    root = fresh_folder(root)
+    workspace = scenario.build(root / "workspace")
+    session_log = SessionLog(root / "session.jsonl") if log or recall else None
+    toolbox = RecallToolbox(workspace, session_log) if recall else Toolbox(workspace)
+    compactor = compactor or (ReversibleLayers() if recall else ThreeLayers())
+    session = Session(client or fake_client(**fake_options), toolbox,
+                      config.with_(transcript_dir=root / "transcripts"), log=session_log, compactor=compactor)
+    for request in requests or scenario.requests:
+        session.ask(request)
+    return session

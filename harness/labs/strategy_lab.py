@@ -1,0 +1,88 @@
+"""Chapter 07's lab: every registered strategy on the same session, side by side.
+
+``run_strategies`` sends the same requests through the same loop and fake
+once per strategy, then puts the amnesia probe to each final history, so
+the table compares like with like: model calls, re-reads, peak context,
+input tokens billed and the fraction of early facts still known.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from matplotlib.figure import Figure
+
+from ..core.config import CompactionConfig
+from ..session.runner import Session
+from ..strategies.base import Compactor
+from ..strategies.registry import Strategy, all_strategies
+from ..strategies.tool_clearing import ClearToolUses
+from .amnesia import WORK_REQUESTS, AmnesiaReport, probe_amnesia
+from .runs import run_scenario
+from .scenarios import LONG_SESSION, TWELVE_FILES, Scenario
+from .style import SINGLE_WIDE, STRATEGY_COLOURS, new_figure
+
+
+@dataclass
+class StrategyRun:
+    strategy: Strategy
+    session: Session
+    amnesia: AmnesiaReport
+
+    def row(self) -> dict[str, object]:
+        """The table row: what the strategy cost and what it kept."""
+        stats = self.session.stats
+        return {"strategy": self.strategy.key, "model calls": stats.model_calls,
+                "summary calls": stats.summary_calls, "re-reads": stats.re_reads,
+                "peak context": stats.peak_context, "input billed": stats.input_tokens_billed,
+                "amnesia score": round(self.amnesia.score, 2)}
+
+
+def run_strategy(strategy: Strategy, root: str | Path, *, config: CompactionConfig = CompactionConfig(),
+                 scenario: Scenario = LONG_SESSION, requests: tuple[str, ...] = WORK_REQUESTS) -> StrategyRun:
+    """One strategy on the session (workspace rebuilt under ``root/key``), then the amnesia probe."""
+    session = run_scenario(scenario, config, Path(root) / strategy.key, requests=requests,
+                           compactor=strategy.make())
+    return StrategyRun(strategy, session, probe_amnesia(session))
+
+
+def run_strategies(root: str | Path, chosen: tuple[Strategy, ...] | None = None, **options) -> list[StrategyRun]:
+    """Every strategy on the same session, in registry order."""
+    return [run_strategy(s, root, **options) for s in chosen or all_strategies()]
+
+
+def strategy_table(runs: list[StrategyRun]) -> str:
+    """The strategy table as aligned text, thousands separated."""
+    rows = [run.row() for run in runs]
+    headers = list(rows[0])
+    cells = [headers] + [[f"{v:,}" if isinstance(v, int) else str(v) for v in row.values()] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+             for r in cells]
+    return "\n".join(lines[:1] + ["  ".join("-" * w for w in widths)] + lines[1:])
+
+
+def clearing_figure(root: str | Path, trigger: int = 10_000, keep: int = 3, clear_at_least: int = 0,
+                    exclude_reads: bool = False, clear_inputs: bool = False) -> Figure:
+    """Chapter 07's sliders: the API clearing knobs on TWELVE_FILES, drawn beside no compaction."""
+    config = CompactionConfig(max_turns=60)
+    plain = run_scenario(TWELVE_FILES, config, Path(root) / "none", compactor=Compactor())
+    clearing = ClearToolUses(trigger=trigger, keep=keep, clear_at_least=clear_at_least,
+                             exclude_tools={"read_file"} if exclude_reads else frozenset(),
+                             clear_tool_inputs=clear_inputs)
+    session = run_scenario(TWELVE_FILES, config, Path(root) / "clearing", compactor=clearing)
+    fig = new_figure(SINGLE_WIDE)
+    ax = fig.subplots()
+    for label, run, key in (("no compaction", plain, "none"), ("API clearing (simulated)", session, clearing.name)):
+        context = [t.input_tokens for t in run.trace if t.kind == "agent"]
+        ax.plot(range(1, len(context) + 1), context, marker=".", label=label, color=STRATEGY_COLOURS[key])
+    ax.axhline(trigger, color="black", linestyle="--", linewidth=1, label=f"trigger ({trigger:,})")
+    outcome = "same answer" if session.answers[-1] == plain.answers[-1] else "no answer: max_turns"
+    ax.set_title((
+        f"cleared {len(clearing.cleared_ids)} tool uses ({clearing.cleared_tokens:,} tokens); "
+        f"re-reads {session.stats.re_reads}; billed {session.stats.input_tokens_billed:,} "
+        f"vs {plain.stats.input_tokens_billed:,}; {outcome}"), fontsize=9)
+    ax.set(xlabel="model call", ylabel="input tokens sent in this call")
+    ax.set_ylim(0, 30_000)
+    ax.legend(loc="upper left")
+    return fig

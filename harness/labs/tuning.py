@@ -1,0 +1,274 @@
+"""The tuning lab: run settings, sweep grids, draw the evidence, pick a setting (chapter 08).
+
+A ``Setting`` is one choice of the knobs (KEEP_RECENT, THRESHOLD, the
+preserved tools, and two chapter-08 variants: reversible placeholders with
+``recall``, and cache-aware batched micro-compaction). A ``Lab`` runs a
+setting on one session, prices it with and without prompt caching, probes
+what the agent still remembers, and keeps the ``Outcome``, so a sweep, a
+plot and a slider never run the same setting twice. Figure builders and the
+slider callback are pure functions of their arguments.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from matplotlib.figure import Figure
+from tqdm.auto import tqdm
+
+from ..core.config import CompactionConfig
+from ..fake import fake_client
+from ..session.runner import SessionStats
+from ..strategies.base import Compactor
+from ..strategies.batched_micro import BatchedMicro
+from ..strategies.recall import recalls
+from .amnesia import PROBES, probe_amnesia
+from .cost import EXAMPLE_PRICES, PARTS, CostReport, Prices, cache_recorder, cost_of
+from .runs import run_scenario
+from .scenarios import LONG_SESSION, Scenario
+from .style import BASELINE, SINGLE_WIDE, WIDE, dollars, new_figure, thousands
+
+TUNING_REQUESTS = LONG_SESSION.requests[:12]  # three folders read, a rule, edits, questions: < 1 s a run
+READ_FILE = frozenset({"read_file"})
+PRESERVE_CHOICES = (("read_file", READ_FILE), ("nothing", frozenset()),
+                    ("read_file, bash", frozenset({"read_file", "bash"})))
+KEEP_SLIDER = range(0, 11)                         # the chapter's KEEP_RECENT slider
+THRESHOLD_SLIDER = range(10_000, 150_001, 10_000)  # the chapter's THRESHOLD slider, in tokens
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One choice of the knobs (``batch_tokens`` > 0: cache-aware batched micro)."""
+    keep_recent: int = 3
+    threshold: int = 50_000
+    preserve_tools: frozenset[str] = READ_FILE
+    micro: bool = True
+    auto: bool = True
+    recall: bool = False
+    batch_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "preserve_tools", frozenset(self.preserve_tools))
+        if self.recall and self.batch_tokens:
+            raise ValueError("choose reversible placeholders or batched micro, not both")
+        self.config()  # validates the knobs
+
+    def config(self) -> CompactionConfig:
+        return CompactionConfig(keep_recent=self.keep_recent, threshold=self.threshold,
+                                preserve_tools=self.preserve_tools, micro=self.micro, auto=self.auto)
+
+    def compactor(self) -> Compactor | None:
+        return BatchedMicro(self.batch_tokens) if self.batch_tokens else None
+
+    @property
+    def label(self) -> str:
+        if not (self.micro or self.auto):
+            return "no compaction"
+        parts = [f"keep {self.keep_recent}" if self.micro else "no micro",
+                 f"{self.threshold // 1000}k" if self.auto else "no auto",
+                 "preserve " + (", ".join(sorted(self.preserve_tools)) or "nothing")]
+        if self.recall:
+            parts.append("recall")
+        if self.batch_tokens:
+            parts.append(f"batch {self.batch_tokens // 1000}k")
+        return " · ".join(parts)
+
+
+UNCOMPRESSED = Setting(micro=False, auto=False)
+GOLDFISH = Setting(keep_recent=1, threshold=20_000)   # the seed's "too aggressive"
+HOARDER = Setting(keep_recent=10, threshold=120_000)  # the seed's "too conservative"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one setting did on the lab's session."""
+    setting: Setting
+    stats: SessionStats
+    recalls: int
+    context: tuple[int, ...]     # input tokens of each agent call
+    spent: tuple[float, ...]     # dollars so far after each agent call, with caching
+    cost: CostReport             # every call, with caching
+    dollars_uncached: float
+    forgotten: tuple[str, ...]   # amnesia probes answered wrong
+
+    @property
+    def dollars(self) -> float:
+        return self.cost.dollars
+
+    def metric(self, name: str) -> float:
+        return LAB_METRICS[name][1](self)
+
+
+LAB_METRICS: dict[str, tuple[str, Callable[[Outcome], float]]] = {
+    "re_reads": ("files read again", lambda o: o.stats.re_reads),
+    "recalls": ("recall calls", lambda o: o.recalls),
+    "model_calls": ("model calls", lambda o: o.stats.model_calls),
+    "input_tokens": ("input tokens billed", lambda o: o.stats.input_tokens_billed),
+    "peak_context": ("peak context (tokens)", lambda o: o.stats.peak_context),
+    "dollars": ("$ with caching", lambda o: o.dollars),
+    "dollars_uncached": ("$ without caching", lambda o: o.dollars_uncached),
+    "forgotten": (f"early facts forgotten (of {len(PROBES)})", lambda o: len(o.forgotten)),
+}
+
+
+def spent_per_call(report: CostReport) -> tuple[float, ...]:
+    """Dollars so far after each agent call; a summary call counts with the call that shares its number."""
+    by_call: dict[int, float] = {}
+    for c in report.calls:
+        by_call[c.call] = by_call.get(c.call, 0.0) + c.dollars
+    running, out = 0.0, []
+    for c in report.calls:
+        if c.kind == "agent":
+            running += by_call[c.call]
+            out.append(running)
+    return tuple(out)
+
+
+@dataclass
+class Lab:
+    """Runs settings on one session (by default the first 12 requests of LONG_SESSION) and
+    remembers every outcome. ``root`` is a scratch folder, rebuilt for every run."""
+    root: Path
+    scenario: Scenario = LONG_SESSION
+    requests: tuple[str, ...] | None = TUNING_REQUESTS
+    prices: Prices = EXAMPLE_PRICES
+    max_turns: int = 100      # model calls allowed per request (a death spiral stops here)
+    outcomes: dict[Setting, Outcome] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+
+    def run(self, setting: Setting) -> Outcome:
+        if setting not in self.outcomes:
+            self.outcomes[setting] = self._run(setting)
+        return self.outcomes[setting]
+
+    def sweep(self, settings: Iterable[Setting], *, progress: bool = True, desc: str = "sweep") -> list[Outcome]:
+        """Run every setting (a tqdm bar counts them) and return the outcomes in order."""
+        settings = list(settings)
+        return [self.run(s) for s in tqdm(settings, desc=desc, disable=not progress)]
+
+    def _run(self, setting: Setting) -> Outcome:
+        recorder = cache_recorder(fake_client())
+        config = setting.config().with_(max_turns=self.max_turns)
+        session = run_scenario(self.scenario, config, self.root / "run", client=recorder, recall=setting.recall,
+                               requests=self.requests, compactor=setting.compactor())
+        requests = recorder.records[:len(session.trace)]
+        cost = cost_of(session.trace, requests, self.prices)
+        uncached = cost_of(session.trace, requests, self.prices, caching=False)
+        forgotten = probe_amnesia(session).forgotten  # asks copies; after pricing, so not priced
+        return Outcome(setting, session.stats, recalls(session),
+                       tuple(t.input_tokens for t in session.trace if t.kind == "agent"),
+                       spent_per_call(cost), cost, uncached.dollars, forgotten)
+
+
+def settings_grid(keep_values: Iterable[int], thresholds: Iterable[int],
+                  preserve_tools: frozenset[str] = READ_FILE) -> list[Setting]:
+    """Every (KEEP_RECENT, THRESHOLD) pair, row by row."""
+    thresholds = list(thresholds)
+    return [Setting(k, t, preserve_tools) for k in keep_values for t in thresholds]
+
+
+def recommend(outcomes: Iterable[Outcome], *, max_peak: int | None = None) -> list[Outcome]:
+    """The outcomes ranked best first: fewest early facts forgotten, then fewest dollars (with
+    caching), then fewest re-reads; settings whose peak context passes ``max_peak`` are left out."""
+    allowed = [o for o in outcomes if max_peak is None or o.stats.peak_context <= max_peak]
+    return sorted(allowed, key=lambda o: (len(o.forgotten), o.dollars, o.stats.re_reads))
+
+
+def outcome_table(outcomes: Iterable[Outcome], metrics: tuple[str, ...] = (
+        "re_reads", "recalls", "model_calls", "input_tokens", "peak_context", "dollars",
+        "dollars_uncached", "forgotten")) -> str:
+    """A plain-text table, one row per outcome."""
+    rows = [["setting"] + list(metrics)]
+    for o in outcomes:
+        rows.append([o.setting.label] + [_format(m, o.metric(m)) for m in metrics])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+                     for r in rows)
+
+
+def _format(metric: str, value: float) -> str:
+    return f"${value:.3f}" if metric.startswith("dollars") else f"{value:,.0f}"
+
+
+def outcome_line(outcome: Outcome) -> str:
+    """The numbers a slider shows, on one line."""
+    s = outcome.stats
+    return (f"{s.model_calls} calls · {s.re_reads} re-reads · {outcome.recalls} recalls · "
+            f"peak {s.peak_context:,} · {s.input_tokens_billed:,} tokens · "
+            f"${outcome.dollars:.2f} cached (${outcome.dollars_uncached:.2f} uncached) · "
+            f"forgot {len(outcome.forgotten)}/{len(PROBES)}")
+
+
+# --- figures ---------------------------------------------------------------------
+
+def heatmaps_figure(outcomes: list[Outcome], metrics: tuple[str, ...] = ("re_reads", "dollars", "forgotten"),
+                    title: str | None = None) -> Figure:
+    """One heatmap per metric: KEEP_RECENT down, THRESHOLD across, the value written in each cell."""
+    keeps = sorted({o.setting.keep_recent for o in outcomes})
+    thresholds = sorted({o.setting.threshold for o in outcomes})
+    at = {(o.setting.keep_recent, o.setting.threshold): o for o in outcomes}
+    fig = new_figure((4.2 * len(metrics), 3.8))
+    for ax, metric in zip(fig.subplots(1, len(metrics), squeeze=False)[0], metrics):
+        values = [[at[k, t].metric(metric) if (k, t) in at else float("nan") for t in thresholds] for k in keeps]
+        image = ax.imshow(values, cmap="viridis_r", aspect="auto")
+        for i, row in enumerate(values):
+            for j, value in enumerate(row):
+                ax.text(j, i, _format(metric, value), ha="center", va="center", color="white", fontsize=9,
+                        parse_math=False, bbox={"facecolor": "black", "alpha": 0.35, "pad": 1, "linewidth": 0})
+        ax.set_xticks(range(len(thresholds)), [f"{t // 1000}k" for t in thresholds])
+        ax.set_yticks(range(len(keeps)), [str(k) for k in keeps])
+        ax.set(xlabel="THRESHOLD (tokens)", ylabel="KEEP_RECENT", title=LAB_METRICS[metric][0])
+        fig.colorbar(image, ax=ax, label=LAB_METRICS[metric][0])
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def cost_split_figure(outcomes: list[Outcome], title: str = "where the money goes (example prices)") -> Figure:
+    """Stacked bars: dollars for cache reads, cache writes, uncached input and output, per setting."""
+    fig = new_figure(SINGLE_WIDE)
+    ax = fig.subplots()
+    labels = [o.setting.label for o in outcomes]
+    bottoms = [0.0] * len(outcomes)
+    for part in PARTS:
+        heights = [o.cost.dollars_for(part) for o in outcomes]
+        ax.barh(labels, heights, left=bottoms, label=part.replace("_", " "))
+        bottoms = [b + h for b, h in zip(bottoms, heights)]
+    ax.invert_yaxis()
+    ax.xaxis.set_major_formatter(dollars)
+    ax.set(xlabel="dollars for the session (example prices)", ylabel="setting", title=title)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=len(PARTS))
+    return fig
+
+
+def curves_figure(outcomes: list[Outcome], title: str | None = None) -> Figure:
+    """Left: context per call; right: dollars so far with caching; one line per outcome
+    (no compaction drawn dashed grey, so the others read against it)."""
+    fig = new_figure(WIDE)
+    context_ax, money_ax = fig.subplots(1, 2)
+    for o in outcomes:
+        style = BASELINE if o.setting == UNCOMPRESSED else {}
+        calls = range(1, len(o.context) + 1)
+        context_ax.plot(calls, o.context, label=o.setting.label, **style)
+        money_ax.plot(calls, o.spent, label=o.setting.label, **style)
+    context_ax.set(xlabel="model call", ylabel="input tokens sent in this call", title="context per call")
+    money_ax.set(xlabel="model call", ylabel="dollars so far (with caching)", title="what it has cost")
+    context_ax.yaxis.set_major_formatter(thousands)
+    money_ax.yaxis.set_major_formatter(dollars)
+    context_ax.legend(loc="upper left")
+    money_ax.legend(loc="upper left")
+    if title:
+        fig.suptitle(title, fontsize=10, parse_math=False)
+    return fig
+
+
+
+def lab_panel(keep_recent: int, threshold: int, preserve_tools: frozenset[str], *,
+              lab: Lab) -> tuple[str, Figure]:
+    """The slider callback: run (or look up) this setting; its numbers on one line, and its
+    curves drawn against no compaction."""
+    outcome = lab.run(Setting(keep_recent, threshold, preserve_tools))
+    return outcome_line(outcome), curves_figure([lab.run(UNCOMPRESSED), outcome])

@@ -1,0 +1,110 @@
+"""When the summary call fails: retry with backoff, then a circuit breaker (chapter 06).
+
+Two levels, as production agents do it. A failed call is retried after a
+pause that grows each time (a rate limit or an overloaded server often
+clears in seconds). Only a transient failure is tried again: a rate limit
+(429), a server error (500, 529 overloaded, ...), a lost connection or a
+timeout. A request the API refused (any other 4xx, such as a 400 "prompt
+is too long") fails the same way every time, so it is not retried. A
+compaction whose every try failed counts as one failure; after ``limit`` failures in a row the breaker opens and automatic
+compaction stops for the session (Claude Code stops after 3), instead of
+paying for a doomed summary call every round. The history is never touched
+by a failure. ``sleep`` is injected, so tests and notebooks do not wait.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import anthropic
+
+from ..core.config import check_count
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """``attempts`` tries in all; the pauses between them are first_delay, first_delay*factor, ..."""
+    attempts: int = 3
+    first_delay: float = 1.0
+    factor: float = 2.0
+    sleep: Callable[[float], None] = time.sleep
+
+    def __post_init__(self) -> None:
+        check_count("attempts", self.attempts, 1)
+        if self.first_delay < 0 or self.factor < 1:
+            raise ValueError("first_delay must be >= 0 and factor >= 1")
+
+    def delays(self) -> list[float]:
+        """The pauses taken when every try fails (one fewer than the attempts)."""
+        return [self.first_delay * self.factor ** k for k in range(self.attempts - 1)]
+
+
+class RetriesExhausted(RuntimeError):
+    """Every try failed; ``last`` is the last error, ``attempts`` how many tries were made."""
+
+    def __init__(self, attempts: int, last: Exception):
+        super().__init__(f"{attempts} tries failed; last error: {last}")
+        self.attempts, self.last = attempts, last
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether trying the same request again may succeed: a 429, a 5xx, a lost connection or a
+    timeout, found on ``error`` or on the errors it was raised from (``SummaryFailed`` wraps one)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, anthropic.APIConnectionError):  # APITimeoutError is one
+            return True
+        if isinstance(seen, anthropic.APIStatusError):
+            return seen.status_code == 429 or seen.status_code >= 500
+        seen = seen.__cause__
+    return False
+
+
+def call_with_retry(call: Callable[[], T], policy: RetryPolicy,
+                    retry_if: Callable[[Exception], bool] = is_transient) -> tuple[T, int]:
+    """``(call(), tries used)``, pausing between tries that failed with an error ``retry_if``
+    accepts; any other error is raised at once; RetriesExhausted if every try failed."""
+    delays, attempt = policy.delays(), 1
+    while True:
+        try:
+            return call(), attempt
+        except Exception as error:
+            if not retry_if(error):
+                raise
+            if attempt == policy.attempts:
+                raise RetriesExhausted(policy.attempts, error) from error
+            policy.sleep(delays[attempt - 1])
+            attempt += 1
+
+
+def without_sdk_retries(client: Any) -> Any:
+    """The same client with the SDK's own retries off, so that only the harness retries
+    (the SDK retries twice by default: three harness tries would be nine HTTP requests)."""
+    with_options = getattr(client, "with_options", None)
+    return with_options(max_retries=0) if with_options else client
+
+
+@dataclass
+class CircuitBreaker:
+    """Counts consecutive failures; open (stop trying) once ``limit`` is reached."""
+    limit: int = 3
+    failures: int = 0
+
+    def __post_init__(self) -> None:
+        check_count("limit", self.limit, 1)
+
+    @property
+    def open(self) -> bool:
+        return self.failures >= self.limit
+
+    def failed(self) -> bool:
+        """Count one failure; True if this one opened the breaker."""
+        self.failures += 1
+        return self.failures == self.limit
+
+    def succeeded(self) -> None:
+        self.failures = 0

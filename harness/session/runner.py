@@ -1,0 +1,76 @@
+"""A working session: many requests through one loop, with the numbers that matter (chapter 05).
+
+``Session.ask`` appends a user request and runs the loop until the agent
+answers. The session keeps every call's trace and event, so a notebook can
+plot growth curves and count what compaction cost: model calls, re-reads
+(a file read again after its content was compacted away), input tokens
+billed across all calls, and the peak context.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..core.config import CompactionConfig
+from ..core.loop import CallTrace, Compaction, Event, RunResult, run_agent
+from ..core.messages import Message, user
+from ..core.tools import Toolbox
+from .log import SessionLog
+
+SYSTEM_PROMPT = (
+    "You are a careful coding agent working in a small repository. Use the tools to look at "
+    "files before you answer questions about them or change them. Keep answers short."
+)
+
+
+@dataclass
+class SessionStats:
+    model_calls: int          # agent calls (summary calls not included)
+    summary_calls: int
+    re_reads: int             # read_file calls for a path already read in this session
+    input_tokens_billed: int  # reported input tokens of every call, summaries included
+    peak_context: int         # largest reported input of one agent call
+    compactions: dict[str, int]
+
+
+@dataclass
+class Session:
+    client: Any
+    toolbox: Toolbox
+    config: CompactionConfig
+    compactor: Compaction
+    system: str = SYSTEM_PROMPT
+    log: SessionLog | None = None
+    on_event: Callable[[Event], None] | None = None
+    messages: list[Message] = field(default_factory=list)
+    trace: list[CallTrace] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+
+    def ask(self, request: str) -> RunResult:
+        """Send one user request and run the loop until the agent stops."""
+        self.messages.append(user(request))
+        agent_calls = sum(1 for t in self.trace if t.kind == "agent")
+        result = run_agent(self.client, self.messages, system=self.system, tools=self.toolbox,
+                           config=self.config, on_event=self.on_event, log=self.log,
+                           first_call=agent_calls + 1, compactor=self.compactor)
+        self.trace += result.trace
+        self.events += result.events
+        self.tool_calls += result.tool_calls
+        self.answers.append(result.reply if result.stop != "max_turns" else "")
+        return result
+
+    @property
+    def stats(self) -> SessionStats:
+        agent = [t for t in self.trace if t.kind == "agent"]
+        read_paths = [i.get("path") for name, i in self.tool_calls if name == "read_file"]
+        return SessionStats(
+            model_calls=len(agent),
+            summary_calls=len(self.trace) - len(agent),
+            re_reads=len(read_paths) - len(set(read_paths)),
+            input_tokens_billed=sum(t.input_tokens for t in self.trace),
+            peak_context=max((t.input_tokens for t in agent), default=0),
+            compactions=dict(sorted(Counter(e.kind for e in self.events).items())),
+        )

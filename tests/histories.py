@@ -1,0 +1,70 @@
+"""Hypothesis strategies shared by the property tests: valid histories (every layer leaves a valid history).
+
+A generated history always passes ``validate_messages``: it starts with a user
+request; each assistant turn has optional text and zero to four ``tool_use``
+blocks (unique ids, names such as read_file, bash and compact); every
+``tool_use`` is answered, in any order, first thing in the next user message,
+with string results short and long (sometimes a list of text blocks or an
+error), and sometimes user text after the results; it ends with a user message.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from harness import assistant, text, tool_result, tool_use, user
+
+TOOL_NAMES = ("read_file", "bash", "list_files", "edit_file", "write_file", "compact")
+WORDS = ("alpha", "beta", "gamma", "delta", "token", "agent", "file", "TODO", "x", "é", "言")
+
+word = st.sampled_from(WORDS)
+sentence = st.lists(word, min_size=1, max_size=8).map(" ".join)
+short_result = st.text(alphabet="abc xyz\n01", min_size=0, max_size=100)
+# long results are built by repetition: cheap to generate, 101 to ~3,000 characters
+long_result = st.builds(lambda w, n: (w + " ") * n, word, st.integers(min_value=60, max_value=500))
+list_result = sentence.map(lambda s: [text(s)])  # non-string content, never cleared
+
+
+def tool_input(name: str, path: str) -> dict[str, Any]:
+    return {"bash": {"command": f"wc -l {path}"}, "compact": {}}.get(name, {"path": path})
+
+
+@st.composite
+def answered_turn(draw: st.DrawFn, first_id: int) -> list[dict[str, Any]]:
+    """An assistant message with tool_use blocks and the user message that answers them."""
+    count = draw(st.integers(min_value=1, max_value=4))
+    ids = [f"toolu_gen_{first_id + k}" for k in range(count)]
+    content = [text(draw(sentence))] if draw(st.booleans()) else []
+    for tool_id in ids:
+        name = draw(st.sampled_from(TOOL_NAMES))
+        content.append(tool_use(tool_id, name, tool_input(name, f"src/{draw(word)}.py")))
+    answers = []
+    for tool_id in draw(st.permutations(ids)):
+        content_value = draw(st.one_of(short_result, long_result, long_result, list_result))
+        block = tool_result(tool_id, content_value, is_error=draw(st.booleans()) and draw(st.booleans()))
+        answers.append(block)
+    if draw(st.integers(min_value=0, max_value=3)) == 0:
+        answers.append(text(draw(sentence)))  # occasional text after the results
+    return [assistant(content), user(answers)]
+
+
+@st.composite
+def valid_histories(draw: st.DrawFn, max_turns: int = 8) -> list[dict[str, Any]]:
+    """A whole valid history: user request, then turns, ending with a user message."""
+    messages = [user(draw(sentence))]
+    next_id = 0
+    for _ in range(draw(st.integers(min_value=0, max_value=max_turns))):
+        if draw(st.integers(min_value=0, max_value=4)) == 0:  # a plain answer and a new request
+            messages += [assistant(draw(sentence)), user(draw(sentence))]
+        else:
+            turn = draw(answered_turn(next_id))
+            next_id += len(turn[0]["content"])
+            messages += turn
+    return messages
+
+
+def tool_result_contents(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """tool_use_id -> the content of its tool_result, for before/after comparisons."""
+    return {b["tool_use_id"]: b["content"] for m in messages if m["role"] == "user"
+            and isinstance(m["content"], list) for b in m["content"] if b["type"] == "tool_result"}

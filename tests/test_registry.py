@@ -1,0 +1,32 @@
+"""Every registered strategy runs the whole long session, and every request it sends is one the API accepts."""
+from __future__ import annotations
+
+import pytest
+
+from harness import CompactionConfig, validate_messages
+from harness.fake import fake_client
+from harness.labs.recording import RecordingClient
+from harness.labs.runs import run_scenario
+from harness.labs.scenarios import LONG_SESSION
+from harness.strategies.base import Compactor
+from harness.strategies.guards import check_next_request
+from harness.strategies.registry import all_strategies
+
+STRATEGIES = all_strategies()
+
+
+def test_the_registry_names_each_strategy_once_with_its_story():
+    keys = [s.key for s in STRATEGIES]
+    assert len(set(keys)) == len(keys) and keys[0] == "none"
+    for strategy in STRATEGIES:
+        assert strategy.title and strategy.modelled_on and strategy.fires and strategy.simplified
+        assert isinstance(strategy.make(), Compactor)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.key)
+def test_a_registered_strategy_runs_the_long_session_validly(strategy, tmp_path):
+    checked = RecordingClient(fake_client(), lambda request: validate_messages(request["messages"]) or True)
+    session = run_scenario(LONG_SESSION, CompactionConfig(), tmp_path, client=checked, compactor=strategy.make())
+    assert len(session.answers) == len(LONG_SESSION.requests) and all(session.answers)
+    assert len(checked.records) == len(session.trace)  # every call, summaries included, was checked first
+    check_next_request(session.messages)
