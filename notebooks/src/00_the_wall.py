@@ -210,9 +210,9 @@ assert session.answers[-2].startswith("You told me"), "without compaction the ru
 # %% [markdown]
 # **Cost compounds.** Every call is billed for its whole input, so a token read early is paid for again in
 # every later call. Of the 12,433,623 input tokens billed, 99.0% had already been sent in an earlier
-# call; only the 125,406 tokens of the final context were ever new. At an example price of \$3 per million
-# input tokens (`PRICE_PER_MILLION`, change it to your model's price) the session's input costs \$37.30;
-# sending each token once would cost \$0.38. The bill grows with the square of the session's length: the
+# call; only the 125,406 tokens of the final context were ever new. At an example price of &#36;3 per million
+# input tokens (`PRICE_PER_MILLION`, change it to your model's price) the session's input costs &#36;37.30;
+# sending each token once would cost &#36;0.38. The bill grows with the square of the session's length: the
 # second half of the calls cost more than twice the first half.
 
 # %%

@@ -59,7 +59,7 @@ print(PRICES)
 #
 # A provider bills input tokens and output tokens at different prices. The figures in `PRICES` are
 # **example prices** in the style of Anthropic's price list, parameters to play with, not a quote:
-# $3 per million input tokens, $15 per million output tokens.
+# &#36;3 per million input tokens, &#36;15 per million output tokens.
 #
 # With prompt caching the input of a call is split three ways. The provider stores what a request
 # starts with; the next request that **starts exactly the same way** reads that part back as a *cache
@@ -155,7 +155,7 @@ print(f"with caching ${cached.dollars:.4f}, without ${uncached.dollars:.4f}")
 # %% [markdown]
 # The first two calls are under 1,024 tokens and go uncached. From the third on, each call reads
 # everything the previous one sent and writes only the new file (about 2,000 tokens). With caching the
-# task costs $0.1509 instead of $0.5123, 71% less. Every input token is counted once, in exactly one of
+# task costs &#36;0.1509 instead of &#36;0.5123, 71% less. Every input token is counted once, in exactly one of
 # the three parts.
 
 # %%
@@ -186,8 +186,8 @@ print(f"{len(TUNING_REQUESTS)} requests, the last: {TUNING_REQUESTS[-1]!r}")
 print(outcome_table([plain, default]))
 
 # %% [markdown]
-# Without compaction the lab session makes 54 calls and bills 1,947,914 input tokens: $5.88 at the plain
-# price, $0.86 with caching, because an untouched history is almost all cache reads. The reference
+# Without compaction the lab session makes 54 calls and bills 1,947,914 input tokens: &#36;5.88 at the plain
+# price, &#36;0.86 with caching, because an untouched history is almost all cache reads. The reference
 # defaults (KEEP_RECENT=3, THRESHOLD=50k, read_file preserved) bill 42% fewer tokens but save only 9% once
 # the cache is counted, and their one summary loses all three early facts.
 
@@ -220,9 +220,9 @@ display(cost_split_figure([plain, default, every_call, batched]))
 
 # %% [markdown]
 # Micro-compaction on every call bills 79% fewer input tokens than no compaction at all and, at the plain
-# price, costs 78% less. With caching it costs **more** than no compaction ($0.98 against $0.86): it
+# price, costs 78% less. With caching it costs **more** than no compaction (&#36;0.98 against &#36;0.86): it
 # writes 237,000 tokens to the cache instead of 70,000, and a write costs 12.5 times a read. The batched
-# policy rewrites the history 6 times instead of 42 and is the cheapest of the four with caching, $0.60,
+# policy rewrites the history 6 times instead of 42 and is the cheapest of the four with caching, &#36;0.60,
 # 30% under no compaction, while still reading files again no more often.
 
 # %%
@@ -344,7 +344,7 @@ print(outcome_table(grid_nothing))
 # %% [markdown]
 # KEEP_RECENT=1 reads files again hardly more often than 3 or 10 (6, 6 and 4 times): our agent writes a
 # note about each file as it reads it and never needs more than the newest result at once. KEEP_RECENT
-# does decide the bill: with caching, $0.41 at KEEP_RECENT=1, $0.98 at 3, $2.33 at 10, because the deeper
+# does decide the bill: with caching, &#36;0.41 at KEEP_RECENT=1, &#36;0.98 at 3, &#36;2.33 at 10, because the deeper
 # the window, the more of the cached prefix each micro step rewrites. No setting here forgets anything.
 
 # %%
@@ -369,8 +369,8 @@ display(curves_figure([plain, goldfish, hoarder], title="the goldfish and the ho
 # - **The goldfish** (KEEP_RECENT=1, THRESHOLD=20k) summarises 4 times, reads files again 8 times (the
 #   hoarder: never) and forgets all three early facts; its context never passes 19,481 tokens.
 # - **The hoarder** (KEEP_RECENT=10, THRESHOLD=120k) remembers everything but bills 2.9 times the
-#   goldfish's input tokens: $5.85 against $2.08 at the plain price. Its peak context, 69,654 tokens, is
-#   3.6 times the goldfish's. With caching the gap narrows to $1.15 against $0.77, and the hoarder pays
+#   goldfish's input tokens: &#36;5.85 against &#36;2.08 at the plain price. Its peak context, 69,654 tokens, is
+#   3.6 times the goldfish's. With caching the gap narrows to &#36;1.15 against &#36;0.77, and the hoarder pays
 #   more than no compaction at all.
 #
 # One correction to the seed's story, from the same sweep: the goldfish's re-reads come from its
@@ -403,7 +403,7 @@ print("best with read_file preserved:", best_preserved.setting.label)
 # %% [markdown]
 # The evidence points one way: **preserve nothing and keep KEEP_RECENT=1**. On this session that setting
 # forgets nothing (micro keeps the context near 5,600 tokens, so no summary ever runs) and is the cheapest
-# of all 15, $0.41 with caching and $0.71 without, for 6 files read again. The batched policy comes
+# of all 15, &#36;0.41 with caching and &#36;0.71 without, for 6 files read again. The batched policy comes
 # second. If you keep `read_file` preserved, as the reference does, the best of that grid is
 # KEEP_RECENT=1 with THRESHOLD=120k: a threshold this session never reaches.
 #
