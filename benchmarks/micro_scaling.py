@@ -23,7 +23,7 @@ from typing import Any
 
 from anthropic.types import TextBlock, ToolUseBlock
 
-from harness import assistant, iter_tool_results, micro_compact, text, tool_result, tool_use, user
+from harness import assistant, micro_compact, text, tool_result, tool_use, user
 
 from .reference_micro import reference_micro_compact
 from .table import format_table, millis, ratio
@@ -85,8 +85,10 @@ def with_sdk_blocks(history: History) -> History:
 
 
 def result_contents(history: History) -> list[Any]:
-    """Every tool_result's content, oldest first."""
-    return [block["content"] for _, _, block in iter_tool_results(history)]
+    """Every tool_result's content, oldest first. Read by hand, not with ``iter_tool_results``,
+    which refuses the reference's history: its SDK blocks are not the plain dicts of a history."""
+    return [block["content"] for m in history if m["role"] == "user" and isinstance(m["content"], list)
+            for block in m["content"] if block["type"] == "tool_result"]
 
 
 def timed_pass(compact: Callable[[History], object], source: History) -> tuple[float, list[Any]]:

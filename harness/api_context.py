@@ -92,7 +92,9 @@ def wire_request(request: dict[str, Any]) -> tuple[dict[str, Any], str]:
 def context_managed_request(messages: list[dict[str, Any]], edits: list[dict[str, Any]], *, model: str,
                             max_tokens: int = 1024, system: str | None = None,
                             tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Keyword arguments for ``client.beta.messages.create`` with the given edits, checked first."""
+    """Keyword arguments for ``client.beta.messages.create`` with the given edits, checked first.
+
+    ``messages`` goes as given: this room imports nothing of ``harness``, and the API checks it."""
     for edit in edits:
         check_edit(edit)
     request: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages,

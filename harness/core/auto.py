@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import CompactionConfig
-from .messages import Message, user
+from .messages import Message, check_shape, user
 from .tokens import estimate_tokens
 from .transcripts import write_transcript
 
@@ -51,7 +51,9 @@ def build_summary_request(messages: list[Message], *, model: str, max_tokens: in
                           tail_chars: int | None, prompt: str = SUMMARY_PROMPT,
                           focus: str | None = None) -> dict[str, Any]:
     """The keyword arguments of a summary call: no tools, the prompt, then the history as JSON:
-    its last ``tail_chars`` characters, or all of it when ``tail_chars`` is None."""
+    its last ``tail_chars`` characters, or all of it when ``tail_chars`` is None.
+    InvalidHistory if ``messages`` is malformed."""
+    check_shape(messages)
     dump = json.dumps(messages, ensure_ascii=False)
     tail = dump if tail_chars is None else dump[-tail_chars:]
     if focus:
@@ -74,7 +76,8 @@ def request_summary(client: Any, request: dict[str, Any]) -> tuple[str, Any]:
 
 def summarise(client: Any, messages: list[Message], config: CompactionConfig,
               focus: str | None = None) -> tuple[str, Any]:
-    """Ask the model for a summary of the history's tail; returns (text, usage) or raises SummaryFailed."""
+    """Ask the model for a summary of the history's tail; returns (text, usage) or raises SummaryFailed
+    (InvalidHistory, before any call, if ``messages`` is malformed)."""
     return request_summary(client, build_summary_request(
         messages, tail_chars=config.tail_chars, model=config.model, max_tokens=config.summary_max_tokens,
         focus=focus))
@@ -86,7 +89,9 @@ def compressed_message(transcript: Path, summary: str) -> Message:
 
 
 def is_summary(message: Message) -> bool:
-    """A user message that an earlier compaction wrote (any layer, any strategy)."""
+    """A user message that an earlier compaction wrote (any layer, any strategy).
+
+    Unchecked, for hot loops: pass a message of a checked history."""
     content = message["content"]
     return message["role"] == "user" and isinstance(content, str) and content.startswith(SUMMARY_PREFIX)
 
@@ -97,7 +102,9 @@ def auto_compact(client: Any, messages: list[Message], config: CompactionConfig,
     """Transcript first, then summary, then replace ``messages`` in place.
 
     ``prompt`` and ``whole_history`` (send everything, not the last ``config.tail_chars``
-    characters) let other strategies reuse the same order (chapter 07)."""
+    characters) let other strategies reuse the same order (chapter 07). A malformed history
+    raises InvalidHistory before anything is written or sent."""
+    check_shape(messages)
     tokens_before, count_before = estimate_tokens(messages), len(messages)
     transcript = write_transcript(messages, config.transcript_dir)
     request = build_summary_request(messages, model=config.model, max_tokens=config.summary_max_tokens,

@@ -19,7 +19,7 @@ from typing import Any, Callable, Protocol
 from .auto import AutoReport, auto_compact
 from .config import CompactionConfig
 from .manual import COMPACT_TOOL_NAME, compact_focus
-from .messages import Block, Message, tool_result, user
+from .messages import Block, Message, check_shape, tool_result, user
 from .micro import MicroReport, micro_compact
 from .tokens import count_tokens, estimate_tokens
 from .tools import Toolbox
@@ -138,7 +138,9 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
               log: MessageLog | None = None, first_call: int = 1) -> RunResult:
     """Run the model and its tools until it ends its turn, compacts itself, or hits max_turns.
 
-    ``compactor`` is the strategy (``harness.strategies.ThreeLayers()`` is the reference agent)."""
+    ``compactor`` is the strategy (``harness.strategies.ThreeLayers()`` is the reference agent).
+    A malformed ``messages`` raises InvalidHistory before anything runs."""
+    check_shape(messages)
     result = RunResult(stop="max_turns")
 
     def emit(event: Event) -> None:

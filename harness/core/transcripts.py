@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .messages import Message
+from .messages import Message, check_shape
 
 
 def write_transcript(messages: list[Message], folder: str | Path) -> Path:
-    """Write one JSON object per line to a new ``transcript_NNNN.jsonl`` and return its path."""
+    """Write one JSON object per line to a new ``transcript_NNNN.jsonl`` and return its path.
+
+    A malformed history raises InvalidHistory before anything is created."""
+    check_shape(messages)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     lines = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)

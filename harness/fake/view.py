@@ -59,6 +59,7 @@ class View:
 
 
 def build_view(messages: list[Message]) -> View:
+    """What the fake model reads in a request. Unchecked: the fake server validates the request first."""
     view = View()
     calls: dict[str, ToolCall] = {}
     last_edit: dict[str, int] = {}  # path -> the message of its latest edit

@@ -14,7 +14,7 @@ import copy
 from dataclasses import dataclass
 
 from ..core.loop import to_dicts
-from ..core.messages import Message, user
+from ..core.messages import Message, check_shape, user
 from ..session.runner import Session
 from .scenarios import LONG_SESSION
 
@@ -61,6 +61,7 @@ class AmnesiaReport:
 
 def ask_copy(session: Session, history: list[Message], question: str) -> tuple[str, tuple[str, ...]]:
     """One model call on ``history`` + the question; returns (reply text, tools asked for)."""
+    check_shape(history)
     response = session.client.messages.create(
         model=session.config.model, max_tokens=session.config.max_tokens, system=session.system,
         tools=session.toolbox.schemas, messages=history + [user(question)])

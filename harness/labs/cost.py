@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Sequence
 
 from ..core.loop import CallTrace
-from ..core.messages import Message, blocks
+from ..core.messages import Message, blocks, check_shape
 from ..core.tokens import MESSAGE_OVERHEAD, block_tokens, text_tokens
 from .recording import RecordingClient
 
@@ -86,6 +86,7 @@ def request_segments(messages: list[Message], system: str | None = None,
 
     The token counts add up to ``count_tokens(messages, system, tools)``.
     """
+    check_shape(messages)
     segments = []
     if tools:
         schema = json.dumps(tools, sort_keys=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..core.auto import SUMMARY_PREFIX
 from ..core.loop import CallTrace
-from ..core.messages import Message, blocks, user
+from ..core.messages import Message, blocks, check_shape, user
 from ..core.micro import is_placeholder
 from ..core.tokens import MESSAGE_OVERHEAD, block_tokens, count_tokens, estimate_tokens, text_tokens
 from .recording import RecordingClient
@@ -95,6 +95,7 @@ def composition(messages: list[Message], system: str | None = None,
     """Tokens of a request by category, in ``CATEGORIES`` order; the values sum to
     ``count_tokens(messages, system, tools)``. The system prompt and tool schemas are
     "system"; each message's framing allowance goes to the category of its first block."""
+    check_shape(messages)
     parts = dict.fromkeys(CATEGORIES, 0)
     parts["system"] = text_tokens(system) if system else 0
     if tools:

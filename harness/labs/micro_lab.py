@@ -15,7 +15,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from ..core.config import CompactionConfig
-from ..core.messages import Message, blocks, iter_tool_results, iter_tool_uses, result_text
+from ..core.messages import Message, blocks, check_shape, iter_tool_results, iter_tool_uses, result_text
 from ..core.micro import micro_compact
 from ..core.tokens import estimate_tokens
 from .runs import run_scenario
@@ -57,6 +57,7 @@ def result_tokens(messages: list[Message]) -> list[int]:
 
 def outline(messages: list[Message], width: int = 60) -> list[str]:
     """The history one block a line: role, block type and a short view of the content."""
+    check_shape(messages)
     lines = []
     for i, message in enumerate(messages):
         for block in blocks(message):

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..core.auto import SUMMARY_PREFIX, is_summary
 from ..core.config import check_count
-from ..core.messages import Message, blocks, text_of, user
+from ..core.messages import Message, blocks, check_shape, text_of, user
 
 DEFAULT_THRESHOLD = 8_000      # seed 000's teaching constant, in reported tokens
 DEFAULT_BUDGET_CHARS = 20_000  # characters of recent user messages kept verbatim
@@ -61,7 +61,9 @@ def decide_compaction(reported_total: int | None, threshold: int, history_len: i
 
 
 def is_user_words(message: Message) -> bool:
-    """A user message that holds only the user's text: no tool_result, not a summary."""
+    """A user message that holds only the user's text: no tool_result, not a summary.
+
+    Unchecked, for hot loops: pass a message of a checked history."""
     return (message["role"] == "user" and not is_summary(message)
             and all(b.get("type") == "text" for b in blocks(message)))
 
@@ -85,8 +87,11 @@ class ReplacementPlan:
 
 
 def plan_replacement(messages: list[Message], budget_chars: int = DEFAULT_BUDGET_CHARS) -> ReplacementPlan:
-    """Choose the recent user messages to keep: newest first, the newest always, then while they fit."""
+    """Choose the recent user messages to keep: newest first, the newest always, then while they fit.
+
+    InvalidHistory if ``messages`` is malformed."""
     check_count("budget_chars", budget_chars)
+    check_shape(messages)
     kept: list[int] = []
     used = 0
     for index in reversed(range(len(messages))):
@@ -101,7 +106,9 @@ def plan_replacement(messages: list[Message], budget_chars: int = DEFAULT_BUDGET
 
 
 def summary_message(summary: str) -> Message:
-    """The one user message that carries the summary."""
+    """The one user message that carries the summary: TypeError if it is not a str, ValueError if blank."""
+    if not isinstance(summary, str):
+        raise TypeError(f"a summary must be a str, not {type(summary).__name__}")
     if not summary.strip():
         raise ValueError("a summary must have some text")
     return user(SUMMARY_HEADER + "\n\n" + summary.strip())
@@ -111,10 +118,12 @@ def replace_history(messages: list[Message], summary: str,
                     budget_chars: int = DEFAULT_BUDGET_CHARS) -> list[Message]:
     """The new history: one summary message, then the kept user messages, oldest first.
 
-    Pure: ``messages`` is not changed and the result shares nothing with it.
+    Pure: ``messages`` is not changed and the result shares nothing with it. A malformed
+    history raises InvalidHistory; a ``summary`` that is not a str, TypeError; a blank one, ValueError.
     """
+    message = summary_message(summary)
     plan = plan_replacement(messages, budget_chars)
-    return [summary_message(summary)] + [copy.deepcopy(messages[i]) for i in plan.kept]
+    return [message] + [copy.deepcopy(messages[i]) for i in plan.kept]
 
 
 def describe_replacement(messages: list[Message], budget_chars: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..core.loop import RunContext
-from ..core.messages import Message
+from ..core.messages import Message, check_shape
 from ..core.micro import micro_compact
 from .three_layers import ThreeLayers
 
@@ -20,7 +20,9 @@ def clearable_tokens(messages: list[Message], keep_recent: int, preserve_tools: 
     """About how many tokens (chars // 4) micro-compaction would clear now, without clearing.
 
     A dry run of ``micro_compact`` on copies of the blocks (the strings are shared, not copied).
+    InvalidHistory if ``messages`` is malformed.
     """
+    check_shape(messages)
     copies = [{**m, "content": [dict(b) for b in m["content"]]} if isinstance(m["content"], list) else m
               for m in messages]
     report = micro_compact(copies, keep_recent, preserve_tools, min_chars)

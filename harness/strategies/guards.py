@@ -25,7 +25,7 @@ from typing import Any, Callable, ClassVar
 
 from ..core.config import check_count
 from ..core.loop import Event, RunContext
-from ..core.messages import InvalidHistory, Message, user, validate_messages
+from ..core.messages import InvalidHistory, Message, check_shape, user, validate_messages
 from ..core.tokens import estimate_tokens
 from .base import Compactor
 
@@ -33,13 +33,17 @@ INCREMENTAL = frozenset({"micro", "clear_tool_uses"})
 
 
 def copy_history(messages: list[Message]) -> list[Message]:
-    """A copy down to the blocks: enough to undo any compactor that rewrites or replaces blocks."""
+    """A copy down to the blocks: enough to undo any compactor that rewrites or replaces blocks.
+
+    InvalidHistory if ``messages`` is malformed."""
+    check_shape(messages)
     return [{**m, "content": [dict(b) for b in m["content"]] if isinstance(m["content"], list)
              else m["content"]} for m in messages]
 
 
 def check_next_request(messages: list[Message]) -> None:
     """Raise InvalidHistory unless this history, with the user's next message if due, is valid."""
+    check_shape(messages)  # before reading the last message's role
     finished_turn = bool(messages) and messages[-1]["role"] == "assistant"
     validate_messages(messages + [user("(next request)")] if finished_turn else messages)
 

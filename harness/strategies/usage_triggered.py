@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from ..core.auto import SummaryFailed, build_summary_request, request_summary
 from ..core.config import check_count
 from ..core.loop import CallTrace, Event, RunContext
+from ..core.messages import check_shape
 from ..core.models import check_threshold, resolve_threshold
 from ..core.tokens import estimate_tokens
 from ..session.replacement import (DEFAULT_BUDGET_CHARS, DEFAULT_THRESHOLD, decide_compaction,
@@ -55,7 +56,8 @@ class UsageTriggered(Compactor):
         self.breaker = CircuitBreaker(self.max_failures)
 
     def after_round(self, run: RunContext, usage: Any) -> None:
-        if self.breaker.open or run.messages[-1]["role"] == "assistant":
+        check_shape(run.messages)  # before reading the last message's role
+        if self.breaker.open or not run.messages or run.messages[-1]["role"] == "assistant":
             return
         threshold = resolve_threshold(self.threshold, run.config.model)
         total = reported_total(usage)

@@ -1,0 +1,248 @@
+"""Malformed histories (harness/core/messages.py, chapter 02): every public function that takes a
+history raises InvalidHistory naming the rule, message and block, before it changes or writes anything."""
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from histories import valid_histories
+
+from harness import (CompactionConfig, InvalidHistory, RunContext, assistant, auto_compact, build_summary_request,
+                     count_tokens, exact_tokens, iter_tool_results, iter_tool_uses, micro_compact, run_agent,
+                     summarise, text, tool_names_by_id, tool_result, tool_use, user, write_transcript)
+from harness.core.messages import check_shape
+from harness.core.micro import first_kept
+from harness.labs.amnesia import ask_copy
+from harness.labs.auto_lab import placeholder_results
+from harness.labs.cost import request_segments
+from harness.labs.growth import composition
+from harness.labs.loop_lab import memory_picture
+from harness.labs.micro_lab import measure_micro, outline, result_labels, result_tokens
+from harness.session.replacement import describe_replacement, plan_replacement, replace_history
+from harness.strategies.base import Compactor
+from harness.strategies.batched_micro import BatchedMicro, clearable_tokens
+from harness.strategies.guards import Guarded, check_next_request, copy_history
+from harness.strategies.structured_summary import StructuredSummary, structured_compact
+from harness.strategies.three_layers import ThreeLayers
+from harness.strategies.tool_clearing import ClearToolUses
+from harness.strategies.usage_triggered import UsageTriggered
+
+LONG = "x" * 500
+
+
+class Untouchable:
+    """A client, session, toolbox or folder that fails the test if it is used at all."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"used .{name} before the history was checked")
+
+    def __fspath__(self) -> str:
+        raise AssertionError("used as a path before the history was checked")
+
+
+NOTHING = Untouchable()
+
+
+def base() -> list[dict[str, Any]]:
+    """A valid history that micro-compaction changes: six bash rounds with long results, then a request."""
+    history = [user("Do the work.")]
+    for n in range(6):
+        history += [assistant([text(f"Step {n}."), tool_use(f"t{n}", "bash", {"command": "ls"})]),
+                    user([tool_result(f"t{n}", f"{LONG} #{n}")])]
+    return history + [user("Go on.")]
+
+
+# name: (the malformed message, rule, block index)
+BAD_MESSAGES: dict[str, tuple[Any, str, int | None]] = {
+    "not a dict": ("hello", "role", None),
+    "empty dict": ({}, "role", None),
+    "bad role": ({"role": "system", "content": "be brief"}, "role", None),
+    "no role": ({"content": "hi"}, "role", None),
+    "content None": ({"role": "user", "content": None}, "non_empty_content", None),
+    "no content": ({"role": "assistant"}, "non_empty_content", None),
+    "blank content": (user("   "), "non_empty_content", None),
+    "empty block list": (user([]), "non_empty_content", None),
+    "block not a dict": (assistant([text("Looking."), "oops"]), "block_type", 1),
+    "block without type": (user([text("see"), {"text": "x"}]), "block_type", 1),
+    "tool_use in a user message": (user([tool_use("u1", "bash", {})]), "block_type", 0),
+    "tool_result in an assistant message": (assistant([tool_result("t0", "x")]), "block_type", 0),
+    "tool_result without tool_use_id": (user([tool_result("t0", "x"), {"type": "tool_result", "content": "y"}]),
+                                        "block_fields", 1),
+    "tool_result with a list tool_use_id": (user([{"type": "tool_result", "tool_use_id": ["t0"], "content": "y"}]),
+                                            "block_fields", 0),
+    "tool_result with None content": (user([{"type": "tool_result", "tool_use_id": "t0", "content": None}]),
+                                      "block_fields", 0),
+    "tool_use without id": (assistant([text("a"), {"type": "tool_use", "name": "bash", "input": {}}]),
+                            "block_fields", 1),
+    "tool_use without name": (assistant([{"type": "tool_use", "id": "u1", "input": {}}]), "block_fields", 0),
+    "tool_use without input": (assistant([{"type": "tool_use", "id": "u1", "name": "bash"}]), "block_fields", 0),
+    "tool_use with an int id": (assistant([{"type": "tool_use", "id": 7, "name": "bash", "input": {}}]),
+                                "block_fields", 0),
+    "tool_use with an empty name": (assistant([text("a"), tool_use("u1", "", {})]), "block_fields", 1),
+    "tool_use with a list input": (assistant([tool_use("u1", "bash", [])]), "block_fields", 0),
+    "tool_result with an empty tool_use_id": (user([tool_result("", "x")]), "block_fields", 0),
+    "text block with non-str text": (user([{"type": "text", "text": 5}]), "block_fields", 0),
+    "text block with None text": (assistant([{"type": "text", "text": None}]), "block_fields", 0),
+    "empty text block": (assistant([text("ok"), text("")]), "non_empty_content", 1),
+}
+# 6: after two results micro would clear, before the newest three (its one pass); 13: the end, which
+# micro reads first. The other functions check the whole history one way, so one position is enough.
+POSITIONS = (6, 13)
+NOT_LISTS = {"a string": "hello", "one message": user("hi"), "None": None, "a tuple": (user("hi"),)}
+
+
+def config(tmp_path) -> CompactionConfig:
+    return CompactionConfig(transcript_dir=tmp_path / "transcripts")
+
+
+def run(history: Any, tmp_path) -> RunContext:
+    def never(_: Any) -> None:
+        raise AssertionError("an event or a trace before the history was checked")
+    return RunContext(NOTHING, history, config(tmp_path), "system", [], None, never, never)
+
+
+USAGE = {"input_tokens": 1_000_000, "output_tokens": 0}
+
+# Every public function that takes a history (or a RunContext holding one), called on ``h``.
+CALLS: dict[str, Callable[[Any, Any], object]] = {
+    "check_shape": lambda h, tmp: check_shape(h),
+    "micro_compact": lambda h, tmp: micro_compact(h),
+    "micro_compact keep_recent=0": lambda h, tmp: micro_compact(h, keep_recent=0),
+    "micro_compact keep_recent=50": lambda h, tmp: micro_compact(h, keep_recent=50),
+    "first_kept": lambda h, tmp: first_kept(h, 3),
+    "iter_tool_results": lambda h, tmp: iter_tool_results(h),
+    "iter_tool_uses": lambda h, tmp: iter_tool_uses(h),
+    "tool_names_by_id": lambda h, tmp: tool_names_by_id(h),
+    "count_tokens": lambda h, tmp: count_tokens(h),
+    "exact_tokens": lambda h, tmp: exact_tokens(NOTHING, h, model="claude-haiku-4-5"),
+    "write_transcript": lambda h, tmp: write_transcript(h, tmp / "transcripts"),
+    "build_summary_request": lambda h, tmp: build_summary_request(h, model="m", max_tokens=100, tail_chars=None),
+    "summarise": lambda h, tmp: summarise(NOTHING, h, config(tmp)),
+    "auto_compact": lambda h, tmp: auto_compact(NOTHING, h, config(tmp)),
+    "structured_compact": lambda h, tmp: structured_compact(NOTHING, h, config(tmp)),
+    "run_agent": lambda h, tmp: run_agent(NOTHING, h, system="s", tools=NOTHING, config=config(tmp),
+                                          compactor=Compactor()),
+    "plan_replacement": lambda h, tmp: plan_replacement(h),
+    "replace_history": lambda h, tmp: replace_history(h, "The summary."),
+    "describe_replacement": lambda h, tmp: describe_replacement(h, 1_000),
+    "clearable_tokens": lambda h, tmp: clearable_tokens(h, 3, frozenset(), 100),
+    "copy_history": lambda h, tmp: copy_history(h),
+    "check_next_request": lambda h, tmp: check_next_request(h),
+    "Compactor.on_compact": lambda h, tmp: Compactor().on_compact(run(h, tmp), None),
+    "ThreeLayers.before_call": lambda h, tmp: ThreeLayers().before_call(run(h, tmp)),
+    "BatchedMicro.before_call": lambda h, tmp: BatchedMicro(batch_tokens=1).before_call(run(h, tmp)),
+    "ClearToolUses.before_call": lambda h, tmp: ClearToolUses(trigger=1).before_call(run(h, tmp)),
+    "StructuredSummary.before_call": lambda h, tmp: StructuredSummary(window=1_000).before_call(run(h, tmp)),
+    "UsageTriggered.after_round": lambda h, tmp: UsageTriggered(threshold=1).after_round(run(h, tmp), USAGE),
+    "Guarded.before_call": lambda h, tmp: Guarded(ThreeLayers()).before_call(run(h, tmp)),
+    "labs outline": lambda h, tmp: outline(h),
+    "labs composition": lambda h, tmp: composition(h),
+    "labs request_segments": lambda h, tmp: request_segments(h),
+    "labs result_labels": lambda h, tmp: result_labels(h),
+    "labs result_tokens": lambda h, tmp: result_tokens(h),
+    "labs placeholder_results": lambda h, tmp: placeholder_results(h),
+    "labs memory_picture": lambda h, tmp: memory_picture(h, keep_recent=3),
+    "labs measure_micro": lambda h, tmp: measure_micro(h, 3, frozenset(), NOTHING),
+    "labs ask_copy": lambda h, tmp: ask_copy(NOTHING, h, "What did you read?"),
+}
+
+
+def fails_cleanly(call: str, history: Any, tmp_path) -> InvalidHistory:
+    """Call ``call`` on ``history``: it must raise InvalidHistory, change nothing and write nothing."""
+    before = copy.deepcopy(history)
+    with pytest.raises(InvalidHistory) as info:
+        CALLS[call](history, tmp_path)
+    assert history == before
+    assert not any(tmp_path.iterdir())
+    return info.value
+
+
+@pytest.mark.parametrize("call, case, position", [
+    (call, case, position) for call in CALLS for case in BAD_MESSAGES
+    for position in (POSITIONS if call.startswith(("micro_compact", "first_kept")) else POSITIONS[:1])])
+def test_a_malformed_message_is_named_and_nothing_changes(call, case, position, tmp_path):
+    message, rule, block = BAD_MESSAGES[case]
+    history = base()
+    history[position] = copy.deepcopy(message)
+    error = fails_cleanly(call, history, tmp_path)
+    assert (error.rule, error.index, error.block) == (rule, position, block)
+    where = f"messages[{position}]" + (f", block {block}" if block is not None else "")
+    assert str(error).startswith(f"{rule}: {where}")
+
+
+@pytest.mark.parametrize("case", NOT_LISTS)
+@pytest.mark.parametrize("call", CALLS)
+def test_a_history_that_is_not_a_list_is_refused(call, case, tmp_path):
+    error = fails_cleanly(call, NOT_LISTS[case], tmp_path)
+    assert (error.rule, error.index, error.block) == ("history_is_list", 0, None)
+
+
+def test_the_message_names_rule_message_block_and_tool_id():
+    with pytest.raises(InvalidHistory) as info:
+        check_shape([user("a"), assistant("b"), user("c"), user([tool_result("t1", "x"), {"type": "tool_result"}])])
+    assert str(info.value) == "block_fields: messages[3], block 1: a tool_result needs a string tool_use_id"
+    with pytest.raises(InvalidHistory) as info:
+        check_shape([user([{"type": "tool_result", "tool_use_id": "t1", "content": 3}])])
+    assert str(info.value).startswith("block_fields: messages[0], block 0, tool id t1: ")
+    assert isinstance(info.value, ValueError)
+
+
+def test_a_well_formed_history_in_the_middle_of_a_round_passes():
+    check_shape([])
+    check_shape([user("go"), assistant([tool_use("t1", "bash", {"command": "ls"})])])
+    check_shape([user([tool_result("t1", [text("a"), {"type": "image", "source": {}}])])])
+
+
+@pytest.mark.parametrize("summary", [None, 42, b"bytes", ["a summary"]])
+def test_replace_history_refuses_a_summary_that_is_not_a_str(summary):
+    history = base()
+    before = copy.deepcopy(history)
+    with pytest.raises(TypeError, match=f"a summary must be a str, not {type(summary).__name__}"):
+        replace_history(history, summary)
+    assert history == before
+    with pytest.raises(ValueError, match="some text"):
+        replace_history(history, "  ")
+
+
+# --- micro_compact checks inline, in its one pass: it must agree with check_shape exactly ----------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.sampled_from(["", " ", "user", "assistant", "text", "tool_use",
+                                                                 "tool_result", "id1", "x", "x" * 200]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["role", "content", "type", "text", "id", "name", "input", "tool_use_id"]), inner, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(valid_histories(), json_values, st.data(), st.integers(min_value=0, max_value=6))
+def test_micro_compact_raises_exactly_what_check_shape_raises(messages, junk, data, keep_recent):
+    i = data.draw(st.integers(min_value=0, max_value=len(messages) - 1))
+    content = messages[i]["content"]
+    if isinstance(content, list) and data.draw(st.booleans()):
+        j = data.draw(st.integers(min_value=0, max_value=len(content) - 1))
+        if data.draw(st.booleans()):
+            content[j][data.draw(st.sampled_from(sorted(content[j])))] = junk  # one field of a block
+        else:
+            content[j] = junk
+    elif data.draw(st.booleans()):
+        messages[i][data.draw(st.sampled_from(["role", "content"]))] = junk
+    else:
+        messages[i] = junk
+    try:
+        check_shape(messages)
+        expected = None
+    except InvalidHistory as error:
+        expected = (error.rule, error.index, error.block, error.tool_id)
+    before = copy.deepcopy(messages)
+    try:
+        micro_compact(messages, keep_recent)
+        found = None
+    except InvalidHistory as error:
+        found = (error.rule, error.index, error.block, error.tool_id)
+        assert messages == before
+    assert found == expected
