@@ -12,6 +12,7 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.style import SAWTOOTH
 from harness.session.log import SessionLog
+from harness.session.records import read_log
 
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated")
 
@@ -138,7 +139,7 @@ def test_the_log_keeps_what_micro_compaction_clears(tmp_path):
     log = SessionLog(tmp_path / "session.jsonl")
     log.sync(messages)                    # the loop logs before any layer rewrites the history
     micro_compact(messages, keep_recent=0, preserve_tools=frozenset())
-    full = logged_results(log.records())
+    full = logged_results(read_log(log.path).records)
     assert len(placeholder_results(messages)) == 5
     assert full == {b["tool_use_id"]: b["content"] for m in original if m["role"] == "user"
                     and isinstance(m["content"], list) for b in m["content"]}

@@ -13,6 +13,7 @@ from harness import (COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, CompactionCon
 from harness.fake import FakeModel
 from harness.labs.scenarios import READ_AGENTS, TWELVE_FILES
 from harness.session.log import SessionLog
+from harness.session.records import read_log
 from harness.session.runner import Session
 from harness.strategies.three_layers import ThreeLayers
 
@@ -255,7 +256,7 @@ def test_session_log_holds_every_message_once_in_order_with_original_outputs(tmp
     session, _ = twelve_file_session(tmp_path, config, log=True, compact_policy="after_task")
     session.ask(READ_AGENTS)
     session.ask("What is VERSION_TAG in agents/s01_agent_loop.py?")
-    records = session.log.records()
+    records = read_log(session.log.path).records
     assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
     compactions = [r for r in records if r["kind"] == "compaction"]
     events = [e for e in session.events if e.kind in ("auto", "manual")]
@@ -300,6 +301,6 @@ def test_session_log_reopened_continues_its_numbering(tmp_path):
     assert log.sync([user("one"), user("two")]) == 2
     assert log.sync([user("one"), user("two")]) == 0
     again = SessionLog(path)
-    record = again.append("note", text="hi")
-    assert record == {"seq": 3, "kind": "note", "text": "hi"}
-    assert [r["seq"] for r in again.records()] == [1, 2, 3]
+    record = again.append("message", message=user("three"))
+    assert record == {"seq": 3, "kind": "message", "message": user("three")}
+    assert [r["seq"] for r in read_log(again.path).records] == [1, 2, 3]

@@ -20,7 +20,8 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION
 from harness.session.log import SessionLog
 from harness.session.replacement import replace_history
-from harness.session.resume import CorruptLog, read_log, resume, resume_naive
+from harness.session.records import CorruptLog, read_log
+from harness.session.resume import resume, resume_naive
 from harness.session.retry import RetryPolicy
 from harness.session.runner import Session
 from harness.strategies.usage_triggered import UsageTriggered
@@ -80,7 +81,7 @@ def test_resume_gives_back_the_live_history_at_the_crash(session_steps):
         driver = Driver(path)
         live = driver.play(session_steps)
         resumed = resume(path)
-        assert resumed.messages == live and resumed.torn == []
+        assert resumed.messages == live and resumed.torn is None
         assert resumed.compactions == sum(kind in ("replace", "summarise") for kind, _ in session_steps)
         assert resume_naive(path) == driver.logged  # the log keeps everything, for audit
 
@@ -96,19 +97,20 @@ def test_a_torn_last_write_is_reported_and_everything_before_it_recovered(first,
             f.write(record[:data.draw(st.integers(1, len(record) - 1))])
         lines = path.read_bytes().count(b"\n") + 1
         resumed = resume(path)
-        assert resumed.messages == live and [t.line for t in resumed.torn] == [lines]
+        assert resumed.messages == live and resumed.torn.line == lines
 
-        driver = Driver(path, copy.deepcopy(resumed.messages))  # reopening ends the torn line and records it
+        driver = Driver(path, copy.deepcopy(resumed.messages))  # reopening cuts the torn line off
+        assert driver.log.repair.action == "cut" and driver.log.repair.line == lines
         live = driver.play(second)
         resumed = resume(path)
-        assert resumed.messages == live and [t.line for t in resumed.torn] == [lines]
+        assert resumed.messages == live and resumed.torn is None
 
 
 def test_a_complete_last_record_without_its_newline_is_kept(tmp_path):
     path = tmp_path / "session.jsonl"
     Driver(path).play([("ask", "hello")])
     path.write_bytes(path.read_bytes().rstrip(b"\n"))
-    assert resume(path).messages == [user("hello")] and resume(path).torn == []
+    assert resume(path).messages == [user("hello")] and resume(path).torn is None
     Driver(path, [user("hello")]).play([("ask", "again")])
     assert resume(path).messages == [user("hello"), user("again")]
 
@@ -147,12 +149,11 @@ def test_unknown_records_are_refused_and_an_empty_log_is_an_empty_history(tmp_pa
     path = tmp_path / "session.jsonl"
     path.write_bytes(b"")
     assert resume(path).messages == [] and resume(path).records == 0
-    SessionLog(path).append("mystery")
-    with pytest.raises(ValueError, match="unknown kind 'mystery'"):
+    path.write_text('{"seq": 1, "kind": "mystery"}\n')
+    with pytest.raises(CorruptLog, match="unknown kind 'mystery'"):
         resume(path)
-    path.write_bytes(b"")
-    SessionLog(path).append("compaction", layer="auto")
-    with pytest.raises(ValueError, match="needs a summary or a message"):
+    path.write_text('{"seq": 1, "kind": "compaction", "layer": "auto"}\n')
+    with pytest.raises(CorruptLog, match="needs a message, or a summary string with budget_chars"):
         resume(path)
 
 

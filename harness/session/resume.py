@@ -10,97 +10,59 @@ summary message that replaced everything. Reading back only the message
 records is the silent failure seed 000 describes: the compacted session
 comes back uncompacted (``resume_naive``, kept to show it).
 
-A crash in the middle of a write leaves a last line without its newline: it
-is reported and everything before it is recovered (``SessionLog`` ends such
-a line and records it when it reopens the file). Any other line that is not
-a record is corruption, and the error names the line.
+A crash between the assistant's ``tool_use`` record and the ``tool_result``
+record that answers it leaves calls without results, and the API refuses
+such a history. Resuming answers each open call with an error result that
+says the run was interrupted (``interruption``), as seed 000's
+normalisation of unanswered calls does; the round is kept, so the model
+sees what it had asked for and decides whether to ask again. ``reopen``
+writes that answer to the log as an ``interrupted`` record before the
+session goes on, so replay stays a pure function of the log: resuming
+before and after the record gives the same history.
 """
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from ..core.messages import Message
+from ..core.messages import (
+    InvalidHistory,
+    Message,
+    blocks,
+    tool_result,
+    user,
+    validate_messages,
+)
+from .log import SessionLog
+from .records import CorruptLog, Record, TornLine, read_log
 from .replacement import replace_history
 
-Record = dict[str, Any]
+INTERRUPTED = ("Error: the run was interrupted before this tool's result was recorded. "
+               "Whatever the tool did may or may not have happened; check before doing it again.")
+NEXT_REQUEST = user("(the next request)")  # stands in for what a resumed session sends next
 
 
-class CorruptLog(ValueError):
-    """A line of the log that is not a record and not a torn last write; ``line`` is 1-based."""
-
-    def __init__(self, path: Path, line: int, detail: str):
-        super().__init__(f"{path.name}, line {line}: {detail}")
-        self.line = line
-
-
-@dataclass(frozen=True)
-class TornLine:
-    """A write cut short by a crash: its line number and how many bytes reached the disk."""
-    line: int
-    size: int
-
-
-@dataclass
-class LogContents:
-    records: list[Record] = field(default_factory=list)
-    torn: list[TornLine] = field(default_factory=list)
-
-
-def parse_record(raw: bytes) -> Record | None:
-    """The record on one line, or None if the line is not a JSON object with a kind."""
-    try:
-        record = json.loads(raw)
-    except ValueError:  # bad JSON or bad UTF-8
+def interruption(history: list[Message]) -> Message | None:
+    """The user message answering the tool calls a history ends with, or None if none is open."""
+    if not history or history[-1]["role"] != "assistant":
         return None
-    return record if isinstance(record, dict) and isinstance(record.get("kind"), str) else None
-
-
-def read_log(path: str | Path) -> LogContents:
-    """Every record in order; torn writes reported; CorruptLog for any other bad line."""
-    path = Path(path)
-    data = path.read_bytes()
-    unterminated = bool(data) and not data.endswith(b"\n")
-    lines = data.split(b"\n")
-    if not unterminated:
-        lines.pop()  # the empty text after the last newline
-    parsed = [parse_record(raw) for raw in lines]
-    contents = LogContents()
-    for number, (raw, record) in enumerate(zip(lines, parsed), start=1):
-        if record is not None:
-            contents.records.append(record)
-            continue
-        following = parsed[number] if number < len(lines) else None
-        closed_on_reopen = following is not None and following["kind"] == "torn" and following.get("line") == number
-        if (number == len(lines) and unterminated) or closed_on_reopen:
-            contents.torn.append(TornLine(number, len(raw)))
-        else:
-            raise CorruptLog(path, number, f"not a valid record: {raw[:60].decode('utf-8', 'replace')!r}")
-    return contents
+    open_ids = [b["id"] for b in blocks(history[-1]) if b.get("type") == "tool_use"]
+    if not open_ids:
+        return None
+    return user([tool_result(tool_id, INTERRUPTED, is_error=True) for tool_id in open_ids])
 
 
 def replay(records: list[Record]) -> list[Message]:
     """The live history at the end of these records: messages appended, compactions replayed."""
     history: list[Message] = []
     for record in records:
-        if record["kind"] == "message":
+        if record["kind"] in ("message", "interrupted"):
             history.append(record["message"])
-        elif record["kind"] == "compaction":
-            history = replay_compaction(history, record)
-        elif record["kind"] != "torn":
-            raise ValueError(f"record {record.get('seq')}: unknown kind {record['kind']!r}")
+        elif "summary" in record:  # a usage-triggered compaction (this chapter): replay the replacement
+            history = replace_history(history, record["summary"], record["budget_chars"])
+        else:                      # chapter 03's auto or manual layer: one summary message replaced everything
+            history = [record["message"]]
     return history
-
-
-def replay_compaction(history: list[Message], record: Record) -> list[Message]:
-    """What one compaction record did to the history."""
-    if "summary" in record:    # usage-triggered (this chapter): replay the pure replacement
-        return replace_history(history, record["summary"], record["budget_chars"])
-    if "message" in record:    # auto or manual (chapter 03): one summary message replaced everything
-        return [record["message"]]
-    raise ValueError(f"record {record.get('seq')}: a compaction record needs a summary or a message")
 
 
 @dataclass
@@ -108,16 +70,54 @@ class Resumed:
     messages: list[Message]
     records: int
     compactions: int
-    torn: list[TornLine]
+    torn: TornLine | None          # a torn last line, left out
+    interrupted: Message | None    # the answer to calls a crash left open, when the log does not hold it yet
 
 
 def resume(path: str | Path) -> Resumed:
-    """Rebuild the live history from the log at ``path``, replaying every compaction."""
+    """Rebuild the live history from the log at ``path``; read only, never writes.
+
+    The history is one the next request can be sent with: open tool calls at the
+    end get their ``interruption`` answer. CorruptLog if a record is invalid or
+    the records replay to a history the API would refuse.
+    """
+    path = Path(path)
     contents = read_log(path)
-    return Resumed(replay(contents.records), len(contents.records),
-                   sum(r["kind"] == "compaction" for r in contents.records), contents.torn)
+    history = replay(contents.records)
+    answer = interruption(history)
+    if answer:
+        history.append(answer)
+    try:
+        validate_messages(history + [NEXT_REQUEST])
+    except InvalidHistory as error:
+        raise CorruptLog(path, _line_of(contents.records, error.index), f"replays to an invalid history: {error}")
+    return Resumed(history, len(contents.records), sum(r["kind"] == "compaction" for r in contents.records),
+                   contents.torn, answer)
+
+
+def _line_of(records: list[Record], index: int) -> int:
+    """The line of the record that put message ``index`` into the replayed history (for error messages)."""
+    lines: list[int] = []
+    for line, record in enumerate(records, start=1):
+        if record["kind"] == "compaction":
+            lines = [line] * len(replay(records[:line]))  # everything now traces back to this record
+        else:
+            lines.append(line)
+    return lines[index] if index < len(lines) else len(records)
+
+
+def reopen(path: str | Path, *, fsync: bool = True) -> tuple[SessionLog, Resumed]:
+    """Open a log to continue its session: repair a torn tail, resume, and record any interruption."""
+    log = SessionLog(path, fsync=fsync)
+    resumed = resume(path)
+    if resumed.interrupted:
+        log.append("interrupted", message=resumed.interrupted)
+        resumed.interrupted = None
+    log.mark_logged(resumed.messages)
+    return log, resumed
 
 
 def resume_naive(path: str | Path) -> list[Message]:
     """The bug seed 000 fixed: every logged message back, as if no compaction had happened."""
     return [r["message"] for r in read_log(path).records if r["kind"] == "message"]
+

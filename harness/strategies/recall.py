@@ -17,6 +17,7 @@ from ..core.messages import Message, iter_tool_results
 from ..core.micro import MicroReport, is_placeholder, micro_compact
 from ..core.tools import Toolbox, ToolOutcome, Workspace
 from ..session.log import SessionLog
+from ..session.records import Cursor, read_log
 from ..session.runner import Session
 from .three_layers import ThreeLayers
 
@@ -55,27 +56,28 @@ class ReversibleLayers(ThreeLayers):
 
 
 class Archive:
-    """Every tool result in a session log, by tool_use id; reads only what was appended since last time."""
+    """Every tool result in a session log, by tool_use id; reads only what was appended since last time.
+
+    It reads the log with ``read_log``, the reader resume uses, so a torn last line
+    is skipped rather than fatal, and a corrupt record is a ``CorruptLog``."""
 
     def __init__(self, log: SessionLog):
         self.log = log
         self.outputs: dict[str, Any] = {}
-        self._offset = 0  # bytes of the log already indexed
+        self._cursor = Cursor()  # the first line not yet indexed
 
     def lookup(self, tool_use_id: str) -> Any | None:
         if tool_use_id not in self.outputs and self.log.path.exists():
-            with self.log.path.open("rb") as f:
-                f.seek(self._offset)
-                for line in f:
-                    self._index(json.loads(line))
-                self._offset = f.tell()
+            contents = read_log(self.log.path, self._cursor)
+            for record in contents.records:
+                if record["kind"] != "compaction":
+                    self._index(record["message"])
+            self._cursor = contents.end  # a line without its newline is read again next time
         return self.outputs.get(tool_use_id)
 
-    def _index(self, record: dict[str, Any]) -> None:
-        content = record.get("message", {}).get("content") if record["kind"] == "message" else None
-        for block in content if isinstance(content, list) else []:
-            if block.get("type") == "tool_result":
-                self.outputs.setdefault(block["tool_use_id"], block.get("content", ""))
+    def _index(self, message: Message) -> None:
+        for _, _, block in iter_tool_results([message]):
+            self.outputs.setdefault(block["tool_use_id"], block.get("content", ""))
 
 
 class RecallToolbox(Toolbox):
