@@ -7,14 +7,12 @@ token figures the same on every machine and every run.
 """
 from __future__ import annotations
 
-import contextlib
-import tempfile
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
+from harness.labs.scratch import scratch_folder
 
-@contextlib.contextmanager
-def scratch_root() -> Iterator[Path]:
+
+def scratch_root() -> AbstractContextManager[Path]:
     """Enter a new temporary folder as the working directory and yield ``Path("run")``."""
-    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
-        yield Path("run")
+    return scratch_folder(Path("run"))

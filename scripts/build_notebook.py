@@ -17,24 +17,15 @@ from pathlib import Path
 import jupytext
 import nbformat
 from nbclient import NotebookClient
-from nbclient.exceptions import CellTimeoutError
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
-def execute(notebook: nbformat.NotebookNode, attempts: int = 3) -> None:
-    """Run every cell in a fresh kernel. nbclient sometimes never sees an ``interact`` cell finish
-    (jupyter/nbclient#312) although the kernel is idle, so a timed-out run is started again."""
-    for attempt in range(1, attempts + 1):
-        try:
-            NotebookClient(notebook, timeout=180, kernel_name="python3", record_timing=False,
-                           resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
-            return
-        except CellTimeoutError:
-            if attempt == attempts:
-                raise
-            print(f"a cell timed out; running the notebook again ({attempt + 1}/{attempts})")
+def execute(notebook: nbformat.NotebookNode) -> None:
+    """Run every cell in a fresh kernel. The per-cell timeout only detects a hang: no cell comes near it."""
+    NotebookClient(notebook, timeout=180, kernel_name="python3", record_timing=False,
+                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
 
 
 def build(source_path: Path) -> Path:

@@ -1,8 +1,9 @@
 """Notebook helpers: experiments, figures and slider callbacks, one module per chapter's lab.
 
-style (one plot style for every chapter) · panel (sliders that redraw
-one text line and one picture in place) · scenarios and runs (the workspaces
-and the runs every chapter measures) · growth and plots (00-01) · micro_lab
+style (one plot style for every chapter) · scratch (a working folder of its
+own for every notebook run) · panel (sliders that redraw one text line and
+one picture in place) · scenarios and runs (the workspaces and the runs every
+chapter measures) · growth and plots (00-01) · micro_lab
 (02) · auto_lab (03) · loop_lab (04-05) · inspector (06) · amnesia and
 strategy_lab (07) · cost and tuning (08) · recording (a client that keeps
 what each request looked like). These import matplotlib and the fake; the

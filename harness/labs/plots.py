@@ -3,7 +3,7 @@
 Each builder is a pure function: data in, a fixed-size ``matplotlib`` Figure
 out, with labelled axes and a legend. The figures are not registered with
 pyplot, so nothing is drawn twice: show one with ``display(fig)``, or return
-it from an ``interact`` callback.
+it from a slider panel's callback (``harness.labs.panel``).
 """
 from __future__ import annotations
 

@@ -21,7 +21,6 @@
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
 import shutil
-from pathlib import Path
 
 from IPython.display import display
 from ipywidgets import IntSlider
@@ -34,10 +33,11 @@ from harness.labs.panel import panel
 from harness.labs.plots import composition_figure, growth_figure, session_growth_figure
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.labs.scratch import own_scratch
 from harness.session.runner import Session
 from harness.strategies.base import Compactor
 
-WORK = Path("_work/00")                    # git-ignored scratch space, relative to notebooks/
+WORK = own_scratch("00")                   # _work/00, in a fresh folder of its own for each run
 NO_COMPACTION = CompactionConfig(micro=False, auto=False)
 CLAUDE_WINDOW = 200_000                    # a fact: Claude's context window, in tokens
 PRICE_PER_MILLION = 3.00                   # an example price in dollars per million input tokens, not a quote

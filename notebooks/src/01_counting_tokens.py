@@ -16,7 +16,6 @@
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
 import time
-from pathlib import Path
 
 from IPython.display import display
 from ipywidgets import IntSlider
@@ -30,9 +29,10 @@ from harness.labs.panel import panel
 from harness.labs.plots import estimate_ratio_figure, token_mix_figure
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
+from harness.labs.scratch import own_scratch
 from harness.session.runner import SYSTEM_PROMPT
 
-WORK = Path("_work/01")                    # git-ignored scratch space, relative to notebooks/
+WORK = own_scratch("01")                   # _work/01, in a fresh folder of its own for each run
 CLAUDE_WINDOW = 200_000                    # a fact: Claude's context window, in tokens
 THRESHOLD = CompactionConfig().threshold   # the seed's auto-compaction threshold, 50,000 estimated tokens
 print("threshold:", f"{THRESHOLD:,}")

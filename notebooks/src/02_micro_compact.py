@@ -23,7 +23,8 @@
 # We run the 12-file task of the seed ("read every .py file under agents/ and summarise what
 # each does") once, with every compaction layer switched off, and keep its history: the
 # same list of plain dicts the agent loop sends to the model. Every experiment below works on
-# copies of it. Working files go to `_work/02_micro_compact/`.
+# copies of it. Working files go to `_work/02_micro_compact/`, inside a fresh folder under `_work/` for
+# each run, removed when the kernel stops.
 
 # %%
 # %matplotlib inline
@@ -31,7 +32,6 @@
 import copy
 import json
 from collections import Counter
-from pathlib import Path
 
 import anthropic
 from anthropic.types import TextBlock, ToolUseBlock
@@ -47,8 +47,9 @@ from harness.labs.micro_lab import (KEEP_RECENT_RANGE, explore_micro, measure_mi
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
+from harness.labs.scratch import own_scratch
 
-WORK = Path("_work/02_micro_compact")
+WORK = own_scratch("02_micro_compact")
 plain = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), WORK / "plain")
 history = plain.messages
 print(f"{len(history)} messages, {len(list(iter_tool_results(history)))} tool results, "

@@ -54,12 +54,14 @@ from harness.labs.micro_lab import outline
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.labs.scratch import own_scratch
+from harness.session.records import read_log
 
-WORK = Path("_work/03_auto_compact")
+WORK = own_scratch("03_auto_compact")  # a fresh folder of its own for each run
 
 
 def fresh(folder):
-    """An empty folder under WORK (emptied if an earlier run left files in it)."""
+    """An empty folder under WORK (emptied if its cell ran before)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     return folder
@@ -396,7 +398,7 @@ assert cleared_at_firing == [0, 0, 0]
 # transcripts lost is in the log, in full:
 
 # %%
-records = [json.loads(line) for line in (WORK / "long" / "session.jsonl").read_text(encoding="utf-8").splitlines()]
+records = read_log(WORK / "long" / "session.jsonl").records  # the log's one reader (chapter 06)
 full = logged_results(records)
 print("log records:", dict(Counter(r["kind"] for r in records)), f"; {len(full)} tool results, "
       f"{sum(content.startswith('[Previous: used') for content in full.values())} of them placeholders")

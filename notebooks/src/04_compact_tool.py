@@ -23,14 +23,14 @@
 # Everything runs offline: `FakeModel` is a deterministic fake of Claude behind the real `anthropic`
 # SDK. `FakeModel(compact_policy=...)` decides when the fake agent calls `compact`: `"never"` (the
 # default), `"after_task"` (whenever it has finished a request), or an integer *N* (after a request,
-# if the request it just sent was above *N* tokens). Scratch files go under `_work/04/`.
+# if the request it just sent was above *N* tokens). Scratch files go under `_work/04/`,
+# inside a fresh folder under `_work/` for each run, removed when the kernel stops.
 
 # %%
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
 import json
 import shutil
-from pathlib import Path
 
 import anthropic
 from ipywidgets import IntSlider
@@ -42,11 +42,11 @@ from harness.fake import FakeModel
 from harness.labs.loop_lab import compact_tool_lab, layer_markers, manual_only_run, uncompressed_run
 from harness.labs.panel import panel
 from harness.labs.scenarios import LONG_SESSION, READ_AGENTS, TWELVE_FILES
+from harness.labs.scratch import own_scratch
 from harness.session.runner import SYSTEM_PROMPT, Session
 from harness.strategies.three_layers import ThreeLayers
 
-WORK = Path("_work/04")                      # git-ignored scratch space, relative to notebooks/
-shutil.rmtree(WORK, ignore_errors=True)
+WORK = own_scratch("04")                     # _work/04, in a fresh folder of its own for each run
 CONFIG = CompactionConfig(transcript_dir=WORK / "transcripts")
 toolbox = Toolbox(TWELVE_FILES.build(WORK / "workspace"))
 print("tools the agent is offered:", toolbox.names)

@@ -24,7 +24,6 @@
 # %%
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
-from pathlib import Path
 
 from IPython.display import display
 from ipywidgets import IntSlider
@@ -37,8 +36,9 @@ from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, context_tokens, la
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.labs.scratch import own_scratch
 
-WORK = Path("_work/05")                      # git-ignored scratch space, relative to notebooks/
+WORK = own_scratch("05")                     # _work/05, in a fresh folder of its own for each run
 DEFAULTS = CompactionConfig()                # the reference agent's knobs
 KEEP_RECENT, THRESHOLD = DEFAULTS.keep_recent, DEFAULTS.threshold
 print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {sorted(DEFAULTS.preserve_tools)}")

@@ -21,12 +21,12 @@
 # %% [markdown]
 # ## Setup
 #
-# Working files go to `_work/07_strategies/`.
+# Working files go to `_work/07_strategies/`, inside a fresh folder under `_work/` for each run, removed
+# when the kernel stops.
 
 # %%
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
-from pathlib import Path
 
 import anthropic
 import matplotlib.pyplot as plt
@@ -40,6 +40,7 @@ from harness.labs.growth import growth_series
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.labs.scratch import own_scratch
 from harness.labs.strategy_lab import clearing_figure, run_strategies, strategy_table
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request
@@ -48,7 +49,7 @@ from harness.strategies.structured_summary import SECTIONS, STRUCTURED_PROMPT
 from harness.strategies.three_layers import ThreeLayers
 from harness.strategies.tool_clearing import ClearToolUses
 
-WORK = Path("_work/07_strategies")
+WORK = own_scratch("07_strategies")
 print(f"the long session: {len(LONG_SESSION.requests)} requests; the pretend window: {PRETEND_WINDOW:,} tokens")
 
 # %% [markdown]

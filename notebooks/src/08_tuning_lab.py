@@ -25,12 +25,12 @@
 # %% [markdown]
 # ## Setup
 #
-# Working files go to `_work/08/`.
+# Working files go to `_work/08/`, inside a fresh folder under `_work/` for each run, removed when the
+# kernel stops.
 
 # %%
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
-from pathlib import Path
 
 from IPython.display import display
 from ipywidgets import Dropdown, IntSlider
@@ -42,6 +42,7 @@ from harness.labs.cost import (EXAMPLE_PRICES, Prices, break_even_calls, cache_r
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES, python_module
+from harness.labs.scratch import own_scratch
 from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, PRESERVE_CHOICES, READ_FILE,
                                  THRESHOLD_SLIDER, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
                                  cost_split_figure, curves_figure, heatmaps_figure, lab_panel, outcome_table,
@@ -49,7 +50,7 @@ from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, PRESERVE_CHOICE
 from harness.session.runner import SYSTEM_PROMPT
 from harness.strategies.recall import reversible_placeholder
 
-WORK = Path("_work/08")
+WORK = own_scratch("08")
 PRICES = EXAMPLE_PRICES
 NOTHING = frozenset()
 print(PRICES)

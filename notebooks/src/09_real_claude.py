@@ -24,11 +24,13 @@ from harness import api_context
 from harness.clients import default_client, uses_real_model
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
+from harness.labs.scratch import own_scratch
 from harness.session.runner import SYSTEM_PROMPT, Session
 from harness.strategies.three_layers import ThreeLayers
 
 live = uses_real_model()
 client = default_client()
+WORK = own_scratch("09")  # _work/09, in a fresh folder of its own for each run (after the .env look-ups above)
 print("live cells will run:", live)
 print("client is the offline fake:", client.api_key == "fake-key-offline")
 
@@ -72,7 +74,7 @@ assert decisions == {"nothing set": False, "key only": False, "opt-in only": Fal
 
 # %%
 model = os.environ.get("CLAUDE_MODEL", harness.DEFAULT_MODEL)
-config = harness.CompactionConfig(model=model, transcript_dir="_work/09/transcripts")
+config = harness.CompactionConfig(model=model, transcript_dir=WORK / "transcripts")
 print("model:", model)
 
 # %% [markdown]
@@ -83,10 +85,7 @@ print("model:", model)
 # Offline, the fake answers the same endpoint with its cl100k count, so the code path is exercised.
 
 # %%
-import shutil
-
-shutil.rmtree("_work/09", ignore_errors=True)
-workspace = TWELVE_FILES.build("_work/09/workspace")
+workspace = TWELVE_FILES.build(WORK / "workspace")
 toolbox = harness.Toolbox(workspace)
 history = [harness.user("Read agents/s01_agent_loop.py and tell me what it does.")]
 history += [harness.assistant([harness.tool_use("toolu_01", "read_file", {"path": "agents/s01_agent_loop.py"})]),
@@ -119,7 +118,7 @@ if live:
     print(session.answers[-1])
 else:
     print("skipped: live run (set ANTHROPIC_API_KEY and USE_REAL_MODEL=1 to run it)")
-    offline = run_scenario(TWELVE_FILES, config, "_work/09/offline")
+    offline = run_scenario(TWELVE_FILES, config, WORK / "offline")
     print("offline instead, on the fake:", offline.stats.model_calls, "model calls,",
           offline.stats.compactions, "compactions")
 
