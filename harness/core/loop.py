@@ -9,7 +9,12 @@ then committed and ``after_round`` may act. If the model called
 ``compact``, ``on_compact`` runs and the loop ends.
 
 The strategies themselves live in ``harness.strategies``; the loop only
-knows the three hooks. ``RunContext`` is what a hook may see and use.
+knows the three hooks, and asks the strategy for extra keyword arguments of
+the model call (``request_options``). With ``betas`` among them the call goes
+through ``client.beta.messages.create``: that is how a strategy turns on the
+API's own context management (chapter 09). A turn the server paused after a
+compaction block (``stop_reason`` ``"compaction"``) is sent back as it is, so
+the loop goes on. ``RunContext`` is what a hook may see and use.
 """
 from __future__ import annotations
 
@@ -57,9 +62,12 @@ class MessageLog(Protocol):
 
 
 class Compaction(Protocol):
-    """The three hooks the loop calls (``harness.strategies.Compactor`` is the base class)."""
+    """The three hooks the loop calls, and the extra arguments of each model call
+    (``harness.strategies.Compactor`` is the base class)."""
 
     def before_call(self, run: "RunContext") -> list[str]: ...
+
+    def request_options(self, run: "RunContext") -> dict[str, Any]: ...
 
     def after_round(self, run: "RunContext", usage: Any) -> None: ...
 
@@ -78,6 +86,7 @@ class RunContext:
     emit: Callable[[Event], None]
     record: Callable[[CallTrace], None]
     call: int = 0
+    response: Any = None      # the latest model response (the API's context management reports there)
 
     def context_size(self) -> int:
         """The number a threshold is compared with, by the configured counter."""
@@ -122,13 +131,16 @@ class RunResult:
 
 
 def to_dicts(content: list[Any]) -> list[Block]:
-    """SDK content blocks as plain dicts (text and tool_use; anything else is dropped)."""
+    """SDK content blocks as plain dicts: text, tool_use, and compaction (chapter 09: its fields
+    exactly as the API sent them, to be sent back unchanged); anything else is dropped."""
     out: list[Block] = []
     for block in content:
         if block.type == "text" and block.text:
             out.append({"type": "text", "text": block.text})
         elif block.type == "tool_use":
             out.append({"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)})
+        elif block.type == "compaction":
+            out.append({"type": "compaction", **block.to_dict(mode="json")})
     return out
 
 
@@ -154,8 +166,10 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
         if log:
             log.sync(messages)
         layers = compactor.before_call(run)
-        response = client.messages.create(model=config.model, max_tokens=config.max_tokens,
-                                          system=system, tools=run.schemas, messages=messages)
+        options = compactor.request_options(run)
+        api = client.beta.messages if "betas" in options else client.messages
+        response = run.response = api.create(model=config.model, max_tokens=config.max_tokens,
+                                             system=system, tools=run.schemas, messages=messages, **options)
         content = to_dicts(response.content) or [{"type": "text", "text": "(no reply)"}]
         uses = [b for b in content if b["type"] == "tool_use"]
         result.trace.append(CallTrace(
@@ -181,7 +195,7 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
             result.stop = "compact"
             break
         compactor.after_round(run, response.usage)
-        if not uses:
+        if not uses and response.stop_reason != "compaction":  # a paused turn goes back to the server
             result.stop = "end_turn"
             break
     else:

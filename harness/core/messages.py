@@ -2,8 +2,10 @@
 
 History is a list of JSON-serialisable dicts, ``{"role": ..., "content": ...}``,
 with content either a string or a list of ``text`` / ``tool_use`` /
-``tool_result`` blocks. Nothing here depends on SDK classes, so a history
-survives a JSON round trip unchanged.
+``tool_result`` blocks, and, in an assistant message, the ``compaction`` block
+the API's server compaction returns (chapter 09), sent back as it came.
+Nothing here depends on SDK classes, so a history survives a JSON round trip
+unchanged.
 """
 from __future__ import annotations
 
@@ -117,7 +119,8 @@ def validate_messages(messages: list[Message], *, allow_prefill: bool = False) -
     The rules: user/assistant roles only; non-empty content; every
     tool_use is answered first thing in the next user message; every
     tool_result answers a tool_use of the message just before; tool_use ids
-    are unique; the history ends with a user message (or an assistant prefill).
+    are unique; the history ends with a user message (or an assistant prefill,
+    or a turn the server paused after a compaction block: chapter 09).
     """
     if not isinstance(messages, list) or not messages:
         raise InvalidHistory("non_empty_history", 0, "the request needs at least one message")
@@ -130,8 +133,19 @@ def validate_messages(messages: list[Message], *, allow_prefill: bool = False) -
         else:
             _check_tool_results(messages, i)
     last = messages[-1]
-    if last["role"] != "user" and not (allow_prefill and isinstance(last["content"], str)):
+    if last["role"] != "user" and not (allow_prefill and isinstance(last["content"], str)) \
+            and not paused_after_compaction(last):
         raise InvalidHistory("ends_with_user", len(messages) - 1, "the last message must be from the user")
+
+
+def paused_after_compaction(message: Message) -> bool:
+    """An assistant turn that ends on a compaction block: ``pause_after_compaction`` stopped it there
+    (``stop_reason`` ``"compaction"``), and the next request sends it back for the server to continue.
+
+    Unchecked: pass a checked message. The SDK's tool runner resumes such a turn the same way
+    (``anthropic.lib.tools._beta_runner``: ``"compaction": "resume"``)."""
+    content = message["content"]
+    return message["role"] == "assistant" and isinstance(content, list) and content[-1].get("type") == "compaction"
 
 
 def check_shape(messages: Any) -> None:
@@ -181,6 +195,11 @@ def check_message(message: Any, i: int) -> None:
                     and isinstance(block.get("input"), dict)):
                 raise InvalidHistory("block_fields", i, "a tool_use needs a string id and name and an object input",
                                      block=j)
+        elif kind == "compaction" and role == "assistant":
+            value = block.get("content")
+            if value is not None and not (isinstance(value, str) and value):
+                raise InvalidHistory("block_fields", i, "a compaction block's content is a non-empty string, "
+                                     "or null for a failed compaction", block=j)
         elif kind == "tool_result" and role == "user":
             tool_id, value = block.get("tool_use_id"), block.get("content", "")
             if not (isinstance(tool_id, str) and tool_id):

@@ -48,7 +48,7 @@ TextCounter = Callable[[str], int]
 
 
 def block_tokens(block: dict[str, Any], count: TextCounter = text_tokens) -> int:
-    """Tokens in one content block: its text, or its tool name and JSON input.
+    """Tokens in one content block: its text, its tool name and JSON input, or a compaction's summary.
 
     Unchecked, for hot loops: pass a block of a checked history (``count_tokens`` checks)."""
     kind = block.get("type")
@@ -56,6 +56,8 @@ def block_tokens(block: dict[str, Any], count: TextCounter = text_tokens) -> int
         return count(block["text"])
     if kind == "tool_use":
         return count(block["name"]) + count(json.dumps(block["input"], sort_keys=True))
+    if kind == "compaction":
+        return count(block.get("content") or "")
     if kind == "tool_result":
         content = block.get("content", "")
         if isinstance(content, list):

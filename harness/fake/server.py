@@ -18,6 +18,7 @@ import httpx2
 from ..core.messages import InvalidHistory, blocks, text, validate_messages
 from ..core.tokens import block_tokens, count_tokens
 from .agent import Action, action_blocks, decide
+from .context_management import EditRejected, serve_context_managed
 from .summarizer import summarise_text
 from .view import build_view
 
@@ -53,8 +54,10 @@ class FakeModel:
                 check_request(body, needs_max_tokens=False)
                 return httpx2.Response(200, json={"input_tokens": request_tokens(body)})
             check_request(body)
-            return httpx2.Response(200, json=self.reply(body, hashlib.sha256(request.content).hexdigest()))
-        except RequestRejected as error:
+            request_id = hashlib.sha256(request.content).hexdigest()  # chapter 09: context management first
+            return httpx2.Response(200, json=serve_context_managed(
+                body, request.headers.get("anthropic-beta", ""), lambda b: self.reply(b, request_id), request_tokens))
+        except (RequestRejected, EditRejected) as error:
             return httpx2.Response(error.status, json={
                 "type": "error", "error": {"type": error.kind, "message": str(error)}})
 
