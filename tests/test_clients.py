@@ -29,7 +29,7 @@ def test_dotenv_supplies_missing_settings_and_environment_wins(tmp_path):
 
 def test_default_client_is_the_fake_offline(tmp_path):
     client = default_client({}, dotenv=tmp_path / "missing.env")
-    reply = client.messages.create(model="claude-test", max_tokens=10,
+    reply = client.messages.create(model="claude-haiku-4-5", max_tokens=64,
                                    messages=[{"role": "user", "content": "What did I tell you about tools/?"}])
     assert isinstance(reply, anthropic.types.Message)
     assert "tools/" in reply.content[0].text

@@ -123,7 +123,7 @@ def test_recorder_keeps_each_request_as_it_was_sent(tmp_path):
     report = cost_of(session.trace, recorder.records)
     assert report.total("cache_read") + report.total("cache_write") + report.total("uncached") == \
         session.stats.input_tokens_billed
-    assert recorder.messages.count_tokens(model="m", messages=[user("hi")]).input_tokens > 0
+    assert recorder.messages.count_tokens(model="claude-haiku-4-5", messages=[user("hi")]).input_tokens > 0
 
 
 def test_micro_rewrites_show_up_as_cache_writes(tmp_path):

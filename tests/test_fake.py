@@ -15,9 +15,10 @@ from harness.fake.agent import decide
 from harness.fake.view import build_view
 from harness.labs.scenarios import AGENT_FILES, python_module
 
-MODEL = "claude-test"
+MODEL = "claude-haiku-4-5"
 S01 = python_module("s01_agent_loop", AGENT_FILES["s01_agent_loop"], 1)
 ASK_S01 = "What is VERSION_TAG in agents/s01_agent_loop.py?"
+OFFERED = frozenset(t["name"] for t in FILE_TOOLS)
 
 
 def reply(messages, model=None, **kwargs):
@@ -90,7 +91,7 @@ def test_broken_histories_get_http_400_naming_the_violation(case):
 
 
 def test_tools_without_a_schema_are_refused():
-    with pytest.raises(anthropic.BadRequestError, match=r"tools\.1: needs a name and an input_schema"):
+    with pytest.raises(anthropic.BadRequestError, match=r"tools\.1\.custom\.input_schema: Field required"):
         reply([user("hi")], tools=[FILE_TOOLS[0], {"name": "broken"}])
 
 
@@ -180,19 +181,21 @@ def test_summary_failures_on_purpose():
     assert empty.content == [] and empty.stop_reason == "end_turn" and empty.usage.output_tokens == 0
 
 
-def test_a_request_with_tools_is_never_a_summary():
+def test_a_summary_request_is_read_from_its_instruction_not_from_tools_or_a_word():
     model = FakeModel()
     reply([user("Please summarise the project.")], model, tools=FILE_TOOLS)
     reply([user("Please summarise the project.")], model)
-    assert model.requests == ["agent", "summary"]
+    reply([user("Summarise the conversation so far.")], model, tools=FILE_TOOLS)
+    assert model.requests == ["agent", "agent", "summary"]
 
 
 # --- the fake agent: a pure function of what it sees ------------------------------------------
 
 
 def test_agent_reads_again_when_the_content_is_a_placeholder():
-    assert decide(build_view(read_round(S01))).say == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
-    action = decide(build_view(read_round(placeholder("read_file"))))
+    assert decide(build_view(read_round(S01)), OFFERED).say == \
+        'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
+    action = decide(build_view(read_round(placeholder("read_file"))), OFFERED)
     assert (action.tool, action.tool_input) == ("read_file", {"path": "agents/s01_agent_loop.py"})
 
 
@@ -200,9 +203,10 @@ def test_agent_answers_recall_questions_only_from_visible_text():
     asked = [user('In agents/s03_todo_write.py, change VERSION_TAG to "v3-planning".'),
              assistant('Changed VERSION_TAG in agents/s03_todo_write.py to "v3-planning".')]
     question = user("Which file did I first ask you to change?")
-    assert decide(build_view(asked + [question])).say == \
+    assert decide(build_view(asked + [question]), OFFERED).say == \
         "The first file you asked me to change was agents/s03_todo_write.py."
-    assert decide(build_view([question])).say == "I can no longer see which file you first asked me to change."
+    assert decide(build_view([question]), OFFERED).say == \
+        "I can no longer see which file you first asked me to change."
 
 
 @pytest.mark.parametrize("policy, compacts", [("never", False), ("after_task", True), (10, True), (10_000, False)])

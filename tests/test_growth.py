@@ -148,7 +148,7 @@ def test_recording_client_passes_count_tokens_through():
     model = FakeModel()
     history = [user("count me")]
     client = composition_recorder(model.client())
-    assert exact_tokens(client, history, model="m") == count_tokens(history)
+    assert exact_tokens(client, history, model="claude-haiku-4-5") == count_tokens(history)
     assert model.requests == ["count"] and client.records == []
 
 

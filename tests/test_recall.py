@@ -21,6 +21,7 @@ from harness.strategies.recall import (RECALL_TOOL, RECALL_TOOL_NAME, Archive, R
                                        reversible_placeholder)
 
 NOTHING = frozenset()
+OFFERED = frozenset({"read_file", "edit_file", "list_files", "bash", RECALL_TOOL_NAME})
 CONTENT = 'VERSION_TAG = "v1-loop"\n' + "x = 1\n" * 40
 
 
@@ -88,12 +89,14 @@ def test_the_view_offers_a_recall_for_hidden_fresh_content():
     messages[2]["content"][0]["content"] = reversible_placeholder("read_file", "t1")
     view = build_view(messages)
     assert view.recallable == {"a.py": "t1"} and "a.py" not in view.files
-    action = decide(view)
+    action = decide(view, OFFERED)
     assert (action.tool, action.tool_input) == ("recall", {"id": "t1"})
+    action = decide(view, OFFERED - {RECALL_TOOL_NAME})  # recall not offered: read the file again
+    assert (action.tool, action.tool_input) == ("read_file", {"path": "a.py"})
     messages += [assistant([tool_use("r1", "recall", {"id": "t1"})]), user([tool_result("r1", CONTENT)])]
     view = build_view(messages)
     assert view.files["a.py"] == CONTENT  # a recalled copy counts as a read
-    assert decide(view).say == 'VERSION_TAG in a.py is "v1-loop".'
+    assert decide(view, OFFERED).say == 'VERSION_TAG in a.py is "v1-loop".'
 
 
 def test_the_view_never_recalls_content_an_edit_made_stale():
@@ -103,7 +106,7 @@ def test_the_view_never_recalls_content_an_edit_made_stale():
     messages[2]["content"][0]["content"] = reversible_placeholder("read_file", "t1")
     view = build_view(messages)
     assert view.recallable == {}
-    assert decide(view).tool == "read_file"
+    assert decide(view, OFFERED).tool == "read_file"
     # a recall result that arrives after an edit is not taken for the file's content either
     messages += [assistant([tool_use("r1", "recall", {"id": "t1"})]), user([tool_result("r1", CONTENT)])]
     assert "a.py" not in build_view(messages).files
@@ -114,20 +117,18 @@ def test_a_failed_recall_falls_back_to_reading():
     messages[2]["content"][0]["content"] = reversible_placeholder("read_file", "t1")
     messages += [assistant([tool_use("r1", "recall", {"id": "t1"})]),
                  user([tool_result("r1", "Error: unknown tool 'recall'", is_error=True)])]
-    assert decide(build_view(messages)).tool == "read_file"
+    assert decide(build_view(messages), OFFERED).tool == "read_file"
 
 
 def test_reversible_layers_without_the_recall_tool_still_finish(tmp_path):
-    """Placeholders that promise a recall the toolbox cannot keep: one failed recall each, then a read."""
+    """Placeholders that promise a recall the request does not offer: the agent reads the file again."""
     workspace = LONG_SESSION.build(tmp_path / "ws")
     session = Session(fake_client(), Toolbox(workspace), CompactionConfig(preserve_tools=NOTHING),
                       compactor=ReversibleLayers())
     for request in LONG_SESSION.requests[:4]:
         session.ask(request)
     assert session.answers[-1] == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
-    names = [name for name, _ in session.tool_calls]
-    assert recalls(session) >= 1
-    assert all(names[i + 1] == "read_file" for i, name in enumerate(names) if name == RECALL_TOOL_NAME)
+    assert recalls(session) == 0 and session.stats.re_reads >= 1
 
 
 def test_recall_replaces_re_reads_on_the_same_work(tmp_path):

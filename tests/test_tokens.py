@@ -132,6 +132,6 @@ def test_recount_after_one_new_message_encodes_about_one_block():
 def test_exact_tokens_goes_through_count_tokens_endpoint():
     client = fake_client()
     messages = [user("What is in f.py?")]
-    assert exact_tokens(client, messages, model="m") == count_tokens(messages)
-    assert exact_tokens(client, messages, model="m", system="sys", tools=TOOLS) == \
+    assert exact_tokens(client, messages, model="claude-haiku-4-5") == count_tokens(messages)
+    assert exact_tokens(client, messages, model="claude-haiku-4-5", system="sys", tools=TOOLS) == \
         count_tokens(messages, system="sys", tools=TOOLS)

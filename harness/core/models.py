@@ -2,11 +2,11 @@
 
 Seed 000 used one fixed threshold for every model. A threshold written as a
 fraction (``0.8``: compact at 80% of the window) follows the model instead.
-The table holds standard context windows in tokens; a dated model id such
-as ``claude-sonnet-4-5-20250929`` uses the entry of its base name. An
-unlisted model is an error, never a guess. Sonnet 4 and 4.5 also offer 1M
-tokens behind a beta header: pass your own table for that, or for any model
-not listed.
+The tables hold standard context windows and maximum outputs in tokens; a
+dated model id such as ``claude-sonnet-4-5-20250929`` uses the entry of its
+base name. An unlisted model is an error, never a guess. Sonnet 4 and 4.5
+also offer 1M tokens behind a beta header: pass your own table for that, or
+for any model not listed. The fake server (chapter 00) enforces both limits.
 """
 from __future__ import annotations
 
@@ -33,12 +33,45 @@ MODEL_WINDOWS: dict[str, int] = {  # standard windows, from the model pages of p
 }
 
 
+# The most output tokens one reply may ask for (``max_tokens``), from the same model pages: 128K for
+# the 5.x models (Opus 5 and Sonnet 5 pages, and the "current lineup" table on every model page, which
+# lists Fable 5.1, Opus 5.5, Sonnet 5.5 and Haiku 5.5), 64K for Opus 4.5, Sonnet 4.5 and Haiku 4.5
+# (their own pages). Unverified on a platform.claude.com page (retired or not found there), taken from
+# third-party tables that agree with each other: Opus 4.1 and 4 at 32K, Sonnet 4 and 3.7 at 64K,
+# Haiku 3.5 at 8,192.
+MODEL_MAX_OUTPUT: dict[str, int] = {
+    "claude-opus-5-5": 128_000,
+    "claude-sonnet-5-5": 128_000,
+    "claude-haiku-5-5": 128_000,
+    "claude-fable-5-1": 128_000,
+    "claude-opus-5": 128_000,
+    "claude-sonnet-5": 128_000,
+    "claude-opus-4-5": 64_000,
+    "claude-haiku-4-5": 64_000,
+    "claude-sonnet-4-5": 64_000,
+    "claude-opus-4-1": 32_000,
+    "claude-opus-4": 32_000,
+    "claude-sonnet-4": 64_000,
+    "claude-3-7-sonnet": 64_000,
+    "claude-3-5-haiku": 8_192,
+}
+
+
 def context_window(model: str, windows: Mapping[str, int] = MODEL_WINDOWS) -> int:
     """The model's context window in tokens, by its id or, for a dated id, by its base name."""
+    return _lookup(model, windows, "context window")
+
+
+def max_output(model: str, limits: Mapping[str, int] = MODEL_MAX_OUTPUT) -> int:
+    """The most output tokens the model may be asked for, looked up like ``context_window``."""
+    return _lookup(model, limits, "maximum output")
+
+
+def _lookup(model: str, table: Mapping[str, int], what: str) -> int:
     for name in (model, DATED.sub("", model)):
-        if name in windows:
-            return windows[name]
-    raise ValueError(f"no context window known for model {model!r}; known: {', '.join(sorted(windows))}")
+        if name in table:
+            return table[name]
+    raise ValueError(f"no {what} known for model {model!r}; known: {', '.join(sorted(table))}")
 
 
 def check_threshold(threshold: int | float) -> int | float:

@@ -6,15 +6,22 @@ instruction). It needs a file's content in view to answer about it or edit
 it, so when compaction has hidden the content it reads the file again (or,
 when a reversible placeholder shows a recall id, recalls it: chapter 08); it
 answers recall questions only from what is still visible.
+
+It calls only the tools the request offers. When the natural tool is missing
+it uses another offered one that can do the job (``bash`` with ``cat <path>``
+to read, ``ls <folder>/*.py`` to list; ``write_file`` with the whole new
+content to edit; ``read_file`` instead of ``recall``); when none can, it says
+so and ends its turn.
 """
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..core.messages import Block, text
-from .view import PLAN, View
+from .view import PLAN, ToolCall, View, argument
 
 READ_ALL = re.compile(r"Read every \.py file under (\S+?)/ and summarise what each does\.")
 EDIT = re.compile(r'In (\S+\.py), change VERSION_TAG to "([^"]+)"\.')
@@ -37,21 +44,28 @@ class Action:
     tool_input: dict[str, Any] | None = None
 
 
-def decide(view: View) -> Action:
-    """What the agent does next, given only what it can see."""
+Tools = frozenset[str]  # the names of the tools a request offers
+
+
+def decide(view: View, offered: Tools) -> Action:
+    """What the agent does next, given only what it can see and the tools it is offered."""
     if view.task is None:
         return Action("I have lost track of the current request. What should I do next?")
     for pattern, handler in HANDLERS:
         match = pattern.search(view.task)
         if match:
-            return handler(view, *match.groups())
+            return handler(view, offered, *match.groups())
     return Action("I do not know how to do that in this workspace.")
 
 
-def read_all(view: View, folder: str) -> Action:
+def read_all(view: View, offered: Tools, folder: str) -> Action:
     listing = view.listing(folder)
     if listing is None:
-        return Action(tool="list_files", tool_input={"path": folder})
+        if "list_files" in offered:
+            return Action(tool="list_files", tool_input={"path": folder})
+        if "bash" in offered:
+            return Action(tool="bash", tool_input={"command": f"ls {shlex.quote(folder)}/*.py"})
+        return cannot("list files")
     files = [p for p in listing if p.endswith(".py")]
     has_plan = any(f == folder for t in view.all_text for f, _ in PLAN.findall(t))
     plan = "" if has_plan else f"Plan for {folder}/: {', '.join(files)}\n"
@@ -60,75 +74,102 @@ def read_all(view: View, folder: str) -> Action:
     new_notes = plan + "\n".join(f"Note: {p} — {purpose_of(view.files[p])}" for p in fresh)
     pending = [p for p in files if p not in notes and p not in fresh]
     if pending:
-        return fetch(view, pending[0], say=new_notes.strip() or None)
+        return fetch(view, offered, pending[0], say=new_notes.strip() or None)
     notes.update({p: purpose_of(view.files[p]) for p in fresh})
     lines = "\n".join(f"- {p}: {notes[p]}" for p in files)
     return Action(f"{new_notes}\n\nWhat each file under {folder}/ does:\n{lines}".strip())
 
 
-def edit_tag(view: View, path: str, value: str) -> Action:
+def edit_tag(view: View, offered: Tools, path: str, value: str) -> Action:
     rule = next((m for t in view.user_texts for m in NEVER_EDIT.findall(t) if path.startswith(m + "/")), None)
     if rule:
         return Action(f"I will not change {path}: you asked me never to edit anything under {rule}/.")
-    if any(c.name == "edit_file" and c.input.get("path") == path and value in c.input.get("new_text", "")
-           and c.result is not None and not c.is_error for c in view.task_calls):
+    if any(_changed(c, path, value) and c.result is not None and not c.is_error for c in view.task_calls):
         return Action(f'Changed VERSION_TAG in {path} to "{value}".')
     if path not in view.files:
-        return fetch(view, path)
+        return fetch(view, offered, path)
     current = tag_of(view.files[path])
     if current == value:
         return Action(f'VERSION_TAG in {path} is already "{value}".')
-    return Action(tool="edit_file", tool_input={
-        "path": path, "old_text": f'VERSION_TAG = "{current}"', "new_text": f'VERSION_TAG = "{value}"'})
+    old, new = f'VERSION_TAG = "{current}"', f'VERSION_TAG = "{value}"'
+    if "edit_file" in offered:
+        return Action(tool="edit_file", tool_input={"path": path, "old_text": old, "new_text": new})
+    if "write_file" in offered:
+        return Action(tool="write_file", tool_input={"path": path, "content": view.files[path].replace(old, new, 1)})
+    return cannot("edit files")
 
 
-def ask_tag(view: View, path: str) -> Action:
+def ask_tag(view: View, offered: Tools, path: str) -> Action:
     if path not in view.files:
-        return fetch(view, path)
+        return fetch(view, offered, path)
     return Action(f'VERSION_TAG in {path} is "{tag_of(view.files[path])}".')
 
 
-def count_lines(view: View, folder: str) -> Action:
-    return _run_once(view, f"wc -l {folder}/*.py",
-                     lambda out: f"The .py files under {folder}/ have {out.split()[-2]} lines in total.")
+def count_lines(view: View, offered: Tools, folder: str) -> Action:
+    return _run_once(view, offered, f"wc -l {folder}/*.py",
+                     lambda out: f"The .py files under {folder}/ have {total_lines(out)} lines in total.")
 
 
-def search_todos(view: View, folder: str) -> Action:
-    return _run_once(view, f"grep -n TODO {folder}/*.py",
+def search_todos(view: View, offered: Tools, folder: str) -> Action:
+    return _run_once(view, offered, f"grep -n TODO {folder}/*.py",
                      lambda out: f"Found {out.count('TODO')} TODO comments under {folder}/.")
 
 
-def first_change(view: View) -> Action:
+def first_change(view: View, offered: Tools) -> Action:
     asked = [m.group(1) for t in view.user_texts if (m := EDIT.search(t))]
     if not asked:
         return Action("I can no longer see which file you first asked me to change.")
     return Action(f"The first file you asked me to change was {asked[0]}.")
 
 
-def recall_rule(view: View, folder: str) -> Action:
+def recall_rule(view: View, offered: Tools, folder: str) -> Action:
     rules = [t for t in view.user_texts if INSTRUCTION.search(t) and f"{folder}/" in t]
     if not rules:
         return Action(f"I can no longer see anything you told me about {folder}/.")
     return Action(f'You told me: "{rules[0]}"')
 
 
-def acknowledge(view: View, rule: str) -> Action:
+def acknowledge(view: View, offered: Tools, rule: str) -> Action:
     return Action(f"Understood. From now on, {rule}")
 
 
-def fetch(view: View, path: str, say: str | None = None) -> Action:
-    """Bring a file's content into view: recall it if a reversible placeholder shows its id, else read it."""
-    if path in view.recallable:
+def fetch(view: View, offered: Tools, path: str, say: str | None = None) -> Action:
+    """Bring a file's content into view: recall it if a reversible placeholder shows its id and
+    ``recall`` is offered, else read it (``read_file``, or ``cat`` through ``bash``)."""
+    if path in view.recallable and "recall" in offered:
         return Action(say, "recall", {"id": view.recallable[path]})
-    return Action(say, "read_file", {"path": path})
+    if "read_file" in offered:
+        return Action(say, "read_file", {"path": path})
+    if "bash" in offered:
+        return Action(say, "bash", {"command": f"cat {shlex.quote(path)}"})
+    return cannot("read files", say)
 
 
-def _run_once(view: View, command: str, answer: Callable[[str], str]) -> Action:
+def cannot(what: str, say: str | None = None) -> Action:
+    """No offered tool can do the next step: say so (after anything already to say) and end the turn."""
+    return Action("\n\n".join(filter(None, [say, f"I have no tool to {what} here."])))
+
+
+def _changed(call: ToolCall, path: str, value: str) -> bool:
+    """A call that set ``path``'s VERSION_TAG to ``value``: an edit_file, or a write_file of the whole file."""
+    written = {"edit_file": "new_text", "write_file": "content"}.get(call.name)
+    return bool(written) and argument(call.input, "path", "") == path and value in argument(call.input, written, "")
+
+
+def _run_once(view: View, offered: Tools, command: str, answer: Callable[[str], str]) -> Action:
     done = [c for c in view.task_calls if c.name == "bash" and c.input.get("command") == command
             and c.result is not None]
     if done:
         return Action(answer(done[-1].result))
+    if "bash" not in offered:
+        return cannot("run commands")
     return Action(tool="bash", tool_input={"command": command})
+
+
+def total_lines(wc_output: str) -> str:
+    """The count on the last line of ``wc -l`` output (its total, or its only file); "?" if there is none."""
+    words = wc_output.split()
+    return words[-2] if len(words) >= 2 else "?"
 
 
 def tag_of(content: str) -> str:

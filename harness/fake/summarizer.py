@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..core.messages import Message, blocks, result_text
+from ..core.messages import InvalidHistory, Message, blocks, check_message, result_text
 from .view import IN_PROGRESS, NOTE, PLAN, SUMMARY_GOAL, is_summary_text
 
 FOCUS = re.compile(r"^Focus especially on: (.+)$", re.MULTILINE)
@@ -27,7 +27,7 @@ HEADING = re.compile(r"^\d+\. (.+)$", re.MULTILINE)
 
 
 def whole_messages(dump: str) -> list[Message]:
-    """Every complete ``{"role": ...}`` object in a (possibly truncated) JSON dump."""
+    """Every complete, well-formed ``{"role": ...}`` message in a (possibly truncated) JSON dump."""
     decoder, found, position = json.JSONDecoder(), [], 0
     while (start := dump.find('{"role": ', position)) != -1:
         try:
@@ -35,10 +35,18 @@ def whole_messages(dump: str) -> list[Message]:
         except json.JSONDecodeError:
             position = start + 1
             continue
-        if isinstance(message, dict) and message.get("role") in ("user", "assistant"):
+        if _well_formed(message):
             found.append(message)
         position = end
     return found
+
+
+def _well_formed(message: object) -> bool:
+    try:
+        check_message(message, 0)
+    except InvalidHistory:
+        return False
+    return True
 
 
 def summarise_text(request_text: str) -> str:
@@ -70,10 +78,11 @@ def summarise_text(request_text: str) -> str:
                 if state and not any(b.get("type") == "tool_use" and b.get("name") != "compact"
                                      for b in blocks(message)):
                     state = (state[0], True)
-            elif kind == "tool_use" and block["name"] in ("read_file", "edit_file", "write_file"):
+            elif kind == "tool_use" and block["name"] in ("read_file", "edit_file", "write_file") \
+                    and isinstance(path := block["input"].get("path"), str):
                 action = "read" if block["name"] == "read_file" else "edited"
-                if files.get(block["input"].get("path")) != "edited":
-                    files[block["input"].get("path")] = action
+                if files.get(path) != "edited":
+                    files[path] = action
             elif kind == "tool_result" and block.get("is_error"):
                 errors.append((result_text(block).splitlines() or ["(no text)"])[0])
     goals = list(dict.fromkeys(goals))  # a request both in an earlier summary and kept verbatim: once

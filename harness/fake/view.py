@@ -2,9 +2,11 @@
 
 The fake agent decides only from this view, and the view is built from
 content alone: the fake knows the API's message format, not the harness's
-placeholder texts. A file's content counts as visible when a ``read_file``
-result still shows it (its ``VERSION_TAG`` line or its docstring are in the
-text, whatever replaced the rest) and no later edit made it stale; a note
+placeholder texts. A file's content counts as visible when a whole read of it
+(``read_file``, or ``bash`` running ``cat <path>``) still shows it (its
+``VERSION_TAG`` line or its docstring are in the text, whatever replaced the
+rest) and no later edit made it stale; a folder's listing, when a
+``list_files`` result (or ``ls <folder>/*.py``) shows it; a note
 or a user instruction counts as visible when its text is somewhere in the
 request. A result that shows a recall id (chapter 08) hides the content but
 says how to bring it back; a recalled copy counts as a read. A summary the
@@ -13,6 +15,7 @@ fake wrote earlier is recognised by its own lines (``- User: ...``).
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from ..core.messages import Message, blocks, result_text
@@ -75,7 +78,7 @@ def build_view(messages: list[Message]) -> View:
             elif kind == "tool_use":
                 calls[block["id"]] = ToolCall(index, block["name"], block["input"], None, False)
                 if block["name"] in EDITING_TOOLS:
-                    path = block["input"].get("path", "")
+                    path = argument(block["input"], "path", "")
                     view.files.pop(path, None)
                     view.recallable.pop(path, None)
                     last_edit[path] = index
@@ -97,9 +100,43 @@ def is_summary_text(text: str) -> bool:
 def shows_output(call: ToolCall, content: str) -> bool:
     """Whether a tool result still shows what the tool returned, judged from its text alone:
     a read of a module must show the module; any other result is taken as it reads."""
-    if call.name == "read_file" and not call.is_error:
+    if (call.name == "read_file" or read_path(call) is not None) and not call.is_error:
         return bool(FILE_SHOWN.search(content))
     return not _looks_cleared(content)
+
+
+def argument(tool_input: dict, name: str, default: str) -> str:
+    """A string argument of a tool call; ``default`` when it is missing or not a string."""
+    value = tool_input.get(name, default)
+    return value if isinstance(value, str) else default
+
+
+def read_path(call: ToolCall) -> str | None:
+    """The file this call read whole: ``read_file`` without a limit, or ``bash`` running ``cat <path>``."""
+    if call.name == "read_file":
+        return None if "limit" in call.input else argument(call.input, "path", ".")
+    words = _bash_words(call)
+    return words[1] if len(words) == 2 and words[0] == "cat" else None
+
+
+def listed_folder(call: ToolCall) -> str | None:
+    """The folder this call listed: ``list_files``, or ``bash`` running ``ls <folder>/*.py``."""
+    if call.name == "list_files":
+        return argument(call.input, "path", ".").rstrip("/")
+    words = _bash_words(call)
+    if len(words) == 2 and words[0] == "ls" and words[1].endswith("/*.py"):
+        return words[1].removesuffix("/*.py")
+    return None
+
+
+def _bash_words(call: ToolCall) -> list[str]:
+    """The words of a bash call's command line ([] for any other call, or a line that does not parse)."""
+    if call.name != "bash":
+        return []
+    try:
+        return shlex.split(argument(call.input, "command", ""))
+    except ValueError:
+        return []
 
 
 def _looks_cleared(content: str) -> bool:
@@ -108,16 +145,14 @@ def _looks_cleared(content: str) -> bool:
 
 
 def _file_read(call: ToolCall, calls: dict[str, ToolCall], last_edit: dict[str, int]) -> str | None:
-    """The path whose current content this call's output holds: a whole read_file, or a recall
+    """The path whose current content this call's output holds: a whole read, or a recall
     of one (followed back to the read), provided the file was not edited after that read."""
     source = call
-    while source.name == "recall" and (origin := calls.get(source.input.get("id"))) \
+    while source.name == "recall" and (origin := calls.get(argument(source.input, "id", ""))) \
             and origin.index < source.index:
         source = origin
-    if source.name != "read_file" or "limit" in source.input:
-        return None
-    path = source.input.get("path", ".")
-    return path if source.index > last_edit.get(path, -1) else None
+    path = read_path(source)
+    return path if path is not None and source.index > last_edit.get(path, -1) else None
 
 
 def _remember(view: View, call: ToolCall, content: str, file_path: str | None) -> None:
@@ -132,8 +167,8 @@ def _remember(view: View, call: ToolCall, content: str, file_path: str | None) -
         return
     if file_path:
         view.files[file_path] = call.result
-    elif call.name == "list_files":
-        view.listings[call.input.get("path", ".").rstrip("/")] = call.result.splitlines()
+    elif (folder := listed_folder(call)) is not None:
+        view.listings[folder] = call.result.splitlines()
 
 
 def _add_user_text(view: View, text: str) -> None:

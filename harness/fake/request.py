@@ -1,0 +1,263 @@
+"""What the fake server accepts: the whole request checked before anything reads it (chapter 00).
+
+Every fault is an HTTP error whose message starts with the field at fault,
+written as the API writes it (``messages.0.content.1.tool_use.text``):
+
+- a field the API does not know: 400 ``<field>: Extra inputs are not permitted``, the
+  real API's wording (public reports: ``response_format: ...``, ``messages.0.name: ...``).
+  What the API knows is what the installed SDK's request types declare, plus
+  ``temperature``, ``top_p`` and ``top_k``. A field the API knows but the fake does
+  not implement (``thinking``, ``stream: true``, ``stop_sequences``, a forced
+  ``tool_choice``, ...) is refused too, as ``<field>: not supported by the offline fake``;
+- a wrong type or value: 400 in pydantic's words (``Field required``, ``Input should be
+  a valid integer``). The real API answers in them where reports show it (extra inputs,
+  ``model: String should have at most 256 characters``); the other cases are unverified,
+  and so is the fake's strict choice to refuse ``null`` for an optional field (the SDK
+  leaves an unset field out, never sends null);
+- a history that breaks the API's rules: 400 ``messages: <rule>: ...`` (chapter 02);
+- an unknown model: 404 ``not_found_error``, ``model: <id>``, as the API answers;
+- ``max_tokens`` above the model's maximum output (``core.models.max_output``): 400
+  ``max_tokens: N > M, which is the maximum allowed number of output tokens for <model>``;
+- input over the window: 400 ``prompt is too long: N tokens > M maximum``; input plus
+  ``max_tokens`` over it: 400 ``input length and `max_tokens` exceed context limit: I + O > M,
+  decrease input length or `max_tokens` and try again``. Input is ``request_tokens``, the
+  fake's count; input + ``max_tokens`` equal to the window passes.
+
+The last three wordings are the real API's, as quoted in public bug reports.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from anthropic.types import ToolParam, message_count_tokens_params, message_create_params
+from anthropic.types.beta import (BetaCompactionBlockParam, BetaTextBlockParam, BetaToolResultBlockParam,
+                                  BetaToolUseBlockParam)
+from anthropic.types.beta import message_count_tokens_params as beta_count_params
+from anthropic.types.beta import message_create_params as beta_create_params
+
+from ..core.messages import InvalidHistory, validate_messages
+from ..core.models import context_window, max_output
+from ..core.tokens import count_tokens
+
+EXTRA = "Extra inputs are not permitted"
+NOT_IN_FAKE = "not supported by the offline fake"
+SAMPLING = {"temperature", "top_p", "top_k"}  # gone from the SDK's types, still taken by the API (unverified)
+KNOWN_CREATE = (set(message_create_params.MessageCreateParamsBase.__annotations__)
+                | set(beta_create_params.MessageCreateParamsBase.__annotations__) | SAMPLING | {"stream"}) - {"betas"}
+KNOWN_COUNT = (set(message_count_tokens_params.MessageCountTokensParams.__annotations__)
+               | set(beta_count_params.MessageCountTokensParams.__annotations__)) - {"betas"}  # betas: a header
+SERVED_CREATE = {"model", "max_tokens", "messages", "system", "tools", "tool_choice", "metadata", "stream",
+                 "stop_sequences", "context_management"} | SAMPLING  # context_management: context_management.py
+SERVED_COUNT = {"model", "messages", "system", "tools", "tool_choice"}
+BLOCK_FIELDS = {"text": BetaTextBlockParam, "tool_use": BetaToolUseBlockParam,
+                "tool_result": BetaToolResultBlockParam, "compaction": BetaCompactionBlockParam}
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")  # unverified: the fake's choice of a tool name's form
+
+
+class RequestRejected(Exception):
+    """An HTTP error the fake server answers with instead of a reply."""
+
+    def __init__(self, status: int, kind: str, message: str):
+        super().__init__(message)
+        self.status, self.kind = status, kind
+
+
+def invalid(field: str, message: str) -> RequestRejected:
+    """A 400 whose message starts with the field at fault."""
+    return RequestRejected(400, "invalid_request_error", f"{field}: {message}")
+
+
+def read_body(content: bytes) -> Any:
+    """The request's JSON body, or a 400."""
+    try:
+        return json.loads(content)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise invalid("body", "not valid JSON") from None
+
+
+def check_request(body: Any, *, count: bool = False) -> None:
+    """Raise RequestRejected for anything the real API would refuse in a create (or count_tokens) body,
+    the window aside: that is ``check_window``, on the request the model sees."""
+    if not isinstance(body, dict):
+        raise invalid("body", "Input should be a valid dictionary")
+    known, served = (KNOWN_COUNT, SERVED_COUNT) if count else (KNOWN_CREATE, SERVED_CREATE)
+    for key in body:
+        if key not in known | served:
+            raise invalid(key, EXTRA)
+        if key not in served:
+            raise invalid(key, NOT_IN_FAKE)
+    for key in ("model", "messages") if count else ("model", "max_tokens", "messages"):
+        if key not in body:
+            raise invalid(key, "Field required")
+    _check_model_field(body["model"])
+    if not count:
+        _check_int("max_tokens", body["max_tokens"], minimum=1)
+    _check_system(body)
+    names = _check_tools(body)
+    _check_tool_choice(body, names)
+    _check_options(body)
+    _check_messages(body["messages"])
+    try:
+        context_window(body["model"])
+    except ValueError:
+        raise RequestRejected(404, "not_found_error", f"model: {body['model']}") from None
+    if not count and body["max_tokens"] > max_output(body["model"]):
+        raise invalid("max_tokens", f"{body['max_tokens']} > {max_output(body['model'])}, which is the maximum "
+                                    f"allowed number of output tokens for {body['model']}")
+
+
+def check_window(body: dict[str, Any]) -> None:
+    """Raise RequestRejected unless the input, and the input plus ``max_tokens``, fit the model's window."""
+    window, used, wanted = context_window(body["model"]), request_tokens(body), body["max_tokens"]
+    if used > window:
+        raise RequestRejected(400, "invalid_request_error", f"prompt is too long: {used} tokens > {window} maximum")
+    if used + wanted > window:
+        raise RequestRejected(400, "invalid_request_error",
+                              f"input length and `max_tokens` exceed context limit: {used} + {wanted} > {window}, "
+                              "decrease input length or `max_tokens` and try again")
+
+
+def request_tokens(body: dict[str, Any]) -> int:
+    """The input tokens of a checked request, as the fake counts them: system, tools and messages."""
+    system = body.get("system")
+    if isinstance(system, list):
+        system = "\n".join(b["text"] for b in system)
+    return count_tokens(body["messages"], system=system, tools=body.get("tools"))
+
+
+# --- one field each ---------------------------------------------------------------------
+
+def _check_model_field(model: Any) -> None:
+    if not isinstance(model, str):
+        raise invalid("model", "Input should be a valid string")
+    if not 1 <= len(model) <= 256:
+        raise invalid("model", "String should have at least 1 character" if not model
+                      else "String should have at most 256 characters")
+
+
+def _check_int(field: str, value: Any, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise invalid(field, "Input should be a valid integer")
+    if value < minimum:
+        raise invalid(field, f"Input should be greater than or equal to {minimum}")
+
+
+def _check_number(field: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise invalid(field, "Input should be a valid number")
+    if not 0 <= value <= 1:
+        raise invalid(field, "Input should be between 0 and 1")
+
+
+def _check_keys(where: str, value: dict[str, Any], allowed: set[str]) -> None:
+    extra = [key for key in value if key not in allowed]
+    if extra:
+        raise invalid(f"{where}.{extra[0]}", EXTRA)
+
+
+def _check_text_block(where: str, block: Any) -> None:
+    if not isinstance(block, dict) or block.get("type") != "text":
+        raise invalid(where, "only text blocks are supported here")
+    if not isinstance(block.get("text"), str):
+        raise invalid(f"{where}.text", "Input should be a valid string")
+    _check_keys(where, block, set(BetaTextBlockParam.__annotations__))
+
+
+def _check_system(body: dict[str, Any]) -> None:
+    system = body.get("system", "")
+    if isinstance(system, str):
+        return
+    if not isinstance(system, list):
+        raise invalid("system", "Input should be a valid string or a list of text blocks")
+    for i, block in enumerate(system):
+        _check_text_block(f"system.{i}", block)
+
+
+def _check_tools(body: dict[str, Any]) -> set[str]:
+    """The names of the tools offered (checked)."""
+    tools = body.get("tools", [])
+    if not isinstance(tools, list):
+        raise invalid("tools", "Input should be a valid list")
+    names: set[str] = set()
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            raise invalid(f"tools.{i}", "Input should be a valid dictionary")
+        _check_keys(f"tools.{i}.custom", tool, set(ToolParam.__annotations__))
+        name = tool.get("name")
+        if not isinstance(name, str) or not TOOL_NAME.match(name):
+            raise invalid(f"tools.{i}.custom.name", f"String should match pattern '{TOOL_NAME.pattern}'")
+        if not isinstance(tool.get("input_schema"), dict):
+            raise invalid(f"tools.{i}.custom.input_schema",
+                          "Field required" if "input_schema" not in tool else "Input should be a valid dictionary")
+        if not isinstance(tool.get("description", ""), str):
+            raise invalid(f"tools.{i}.custom.description", "Input should be a valid string")
+        if name in names:
+            raise invalid("tools", "Tool names must be unique.")
+        names.add(name)
+    return names
+
+
+def _check_tool_choice(body: dict[str, Any], names: set[str]) -> None:
+    if "tool_choice" not in body:
+        return
+    choice = body["tool_choice"]
+    if not isinstance(choice, dict) or choice.get("type") not in ("auto", "any", "tool", "none"):
+        raise invalid("tool_choice", "Input should be an object with a type of 'auto', 'any', 'tool' or 'none'")
+    _check_keys("tool_choice", choice, {"type", "disable_parallel_tool_use"} | ({"name"} if choice["type"] == "tool"
+                                                                              else set()))
+    if not isinstance(choice.get("disable_parallel_tool_use", False), bool):
+        raise invalid("tool_choice.disable_parallel_tool_use", "Input should be a valid boolean")
+    if choice["type"] == "tool" and choice.get("name") not in names:
+        raise invalid("tool_choice.name", "must name one of the tools offered")
+    if choice["type"] in ("any", "tool"):
+        raise invalid("tool_choice.type", f"{choice['type']!r} is {NOT_IN_FAKE}: it answers with 'auto' or 'none'")
+
+
+def _check_options(body: dict[str, Any]) -> None:
+    """temperature, top_p, top_k, stop_sequences, metadata and stream, where present."""
+    for field in ("temperature", "top_p"):
+        if field in body:
+            _check_number(field, body[field])
+    if "top_k" in body:
+        _check_int("top_k", body["top_k"], minimum=0)
+    stops = body.get("stop_sequences", [])
+    if not isinstance(stops, list):
+        raise invalid("stop_sequences", "Input should be a valid list")
+    for i, stop in enumerate(stops):
+        if not isinstance(stop, str):
+            raise invalid(f"stop_sequences.{i}", "Input should be a valid string")
+    if stops:
+        raise invalid("stop_sequences", NOT_IN_FAKE)
+    metadata = body.get("metadata", {})
+    if not isinstance(metadata, dict):
+        raise invalid("metadata", "Input should be a valid dictionary")
+    _check_keys("metadata", metadata, {"user_id"})
+    if not isinstance(metadata.get("user_id", ""), (str, type(None))):
+        raise invalid("metadata.user_id", "Input should be a valid string")
+    stream = body.get("stream", False)
+    if not isinstance(stream, bool):
+        raise invalid("stream", "Input should be a valid boolean")
+    if stream:
+        raise invalid("stream", f"{NOT_IN_FAKE}: it answers whole messages only")
+
+
+def _check_messages(messages: Any) -> None:
+    """The API's rules (chapter 02), then no field a message or block does not have."""
+    try:
+        validate_messages(messages)
+    except InvalidHistory as error:
+        raise invalid("messages", str(error)) from None
+    for i, message in enumerate(messages):
+        _check_keys(f"messages.{i}", message, {"role", "content"})
+        if isinstance(message["content"], str):
+            continue
+        for j, block in enumerate(message["content"]):
+            where = f"messages.{i}.content.{j}.{block['type']}"
+            _check_keys(where, block, set(BLOCK_FIELDS[block["type"]].__annotations__))
+            if block["type"] == "tool_result" and isinstance(block.get("content"), list):
+                for k, inner in enumerate(block["content"]):
+                    _check_text_block(f"{where}.content.{k}", inner)
+            if block["type"] == "tool_result" and not isinstance(block.get("is_error", False), bool):
+                raise invalid(f"{where}.is_error", "Input should be a valid boolean")
