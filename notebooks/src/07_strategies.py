@@ -251,7 +251,10 @@ plt.show()
 #
 # **structured** (the Claude Code family) forgets nothing: its summary request carries the whole history
 # and asks for all user messages. The price is the summary itself: each summary call reads about 60,000
-# tokens, almost three times s06's, which makes it the most expensive of the compacting strategies.
+# tokens, almost three times s06's, which makes it the most expensive of the compacting strategies. Its
+# summaries are long, too: the third one needed more than the 2,000 output tokens the harness allows a
+# summary (`summary_max_tokens`), so the model stopped at exactly 2,000 (`stop_reason` `max_tokens`) and
+# the end of that summary was lost. A real model cut off the same way loses the same thing.
 #
 # **clearing** (the API's tool-result clearing) writes no summary at all, so it cannot forget what the
 # user said, and it bills the least: 18% of none's. It pays in re-reads, and the text it never clears
@@ -279,8 +282,10 @@ share = {key: round(b / billed["none"], 2) for key, b in billed.items()}
 assert share["s06"] == 0.42 and share["clearing"] == 0.18
 assert billed["structured"] == max(billed[k] for k in ("s06", "usage", "structured", "clearing"))
 assert billed["clearing"] == min(billed.values())
-assert min(share.values()) == 0.18 and max(v for k, v in share.items() if k != "none") == 0.44
+assert min(share.values()) == 0.18 and max(v for k, v in share.items() if k != "none") == 0.43
 assert all(55_000 < n < 65_000 for n in summary_inputs["structured"])
+summary_outputs = [t.output_tokens for t in by_key["structured"].session.trace if t.kind == "summary"]
+assert summary_outputs[2] == CompactionConfig().summary_max_tokens == 2_000 and max(summary_outputs[:2]) < 2_000
 assert sum(summary_inputs["structured"]) / sum(summary_inputs["s06"]) > 2.5
 assert stats["clearing"].re_reads > 3 * stats["none"].re_reads
 assert after_first[-1] > min(after_first)
@@ -379,7 +384,7 @@ knobs = panel(clearing_figure, root=WORK / "sliders",
 #
 # - One interface, five strategies: the loop, the fake and the session never changed; only the
 #   `Compactor` did. Scale triggers to one window, or some strategies never fire.
-# - Compacting cut the bill to between 18% and 44% of none's and kept the peak under the window.
+# - Compacting cut the bill to between 18% and 43% of none's and kept the peak under the window.
 # - What is forgotten depends on what the summary sees and what survives verbatim: s06 forgot all three
 #   early facts, usage one (by order, not by loss), the nine-section summary and tool clearing none.
 # - The costs move, they do not vanish: whole-history summaries cost more per summary, tool clearing
