@@ -68,3 +68,31 @@ def tool_result_contents(messages: list[dict[str, Any]]) -> dict[str, Any]:
     """tool_use_id -> the content of its tool_result, for before/after comparisons."""
     return {b["tool_use_id"]: b["content"] for m in messages if m["role"] == "user"
             and isinstance(m["content"], list) for b in m["content"] if b["type"] == "tool_result"}
+
+
+def json_values(*extra_strings: str) -> st.SearchStrategy[Any]:
+    """Any JSON value, biased towards the words a message is made of (plus ``extra_strings``)."""
+    return st.recursive(
+        st.none() | st.booleans() | st.integers() | st.sampled_from(
+            ["", " ", "user", "assistant", "text", "tool_use", "tool_result", "id1", "x", *extra_strings]),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+            st.sampled_from(["role", "content", "type", "text", "id", "name", "input", "tool_use_id"]), inner,
+            max_size=4),
+        max_leaves=20)
+
+
+def corrupt_one_place(messages: list[Any], junk: Any, data: st.DataObject,
+                      message_fields: tuple[str, ...] = ("content",)) -> None:
+    """Put ``junk`` in one place of ``messages``: a block field, a block, a message field or a message."""
+    i = data.draw(st.integers(min_value=0, max_value=len(messages) - 1))
+    content = messages[i]["content"]
+    if isinstance(content, list) and data.draw(st.booleans()):
+        j = data.draw(st.integers(min_value=0, max_value=len(content) - 1))
+        if data.draw(st.booleans()):
+            content[j][data.draw(st.sampled_from(sorted(content[j])))] = junk  # one field of a block
+        else:
+            content[j] = junk
+    elif data.draw(st.booleans()):
+        messages[i][data.draw(st.sampled_from(message_fields))] = junk
+    else:
+        messages[i] = junk

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from histories import valid_histories
+from histories import corrupt_one_place, json_values, valid_histories
 
 from harness import (CompactionConfig, InvalidHistory, RunContext, assistant, auto_compact, build_summary_request,
                      count_tokens, exact_tokens, iter_tool_results, iter_tool_uses, micro_compact, run_agent,
@@ -210,29 +210,13 @@ def test_replace_history_refuses_a_summary_that_is_not_a_str(summary):
 
 # --- micro_compact checks inline, in its one pass: it must agree with check_shape exactly ----------------
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.sampled_from(["", " ", "user", "assistant", "text", "tool_use",
-                                                                 "tool_result", "id1", "x", "x" * 200]),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["role", "content", "type", "text", "id", "name", "input", "tool_use_id"]), inner, max_size=4),
-    max_leaves=20)
+JSON_VALUES = json_values("x" * 200)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(valid_histories(), json_values, st.data(), st.integers(min_value=0, max_value=6))
+@given(valid_histories(), JSON_VALUES, st.data(), st.integers(min_value=0, max_value=6))
 def test_micro_compact_raises_exactly_what_check_shape_raises(messages, junk, data, keep_recent):
-    i = data.draw(st.integers(min_value=0, max_value=len(messages) - 1))
-    content = messages[i]["content"]
-    if isinstance(content, list) and data.draw(st.booleans()):
-        j = data.draw(st.integers(min_value=0, max_value=len(content) - 1))
-        if data.draw(st.booleans()):
-            content[j][data.draw(st.sampled_from(sorted(content[j])))] = junk  # one field of a block
-        else:
-            content[j] = junk
-    elif data.draw(st.booleans()):
-        messages[i][data.draw(st.sampled_from(["role", "content"]))] = junk
-    else:
-        messages[i] = junk
+    corrupt_one_place(messages, junk, data, ("role", "content"))
     try:
         check_shape(messages)
         expected = None

@@ -7,7 +7,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from histories import TOOL_NAMES, tool_result_contents, valid_histories
+from histories import TOOL_NAMES, corrupt_one_place, json_values, tool_result_contents, valid_histories
 
 from harness import (COMPACT_ACK, CompactionConfig, InvalidHistory, Toolbox, Workspace, assistant,
                      auto_compact, iter_tool_results, iter_tool_uses, micro_compact, placeholder,
@@ -64,12 +64,7 @@ def test_ending_with_the_assistant_is_caught(messages):
     assert (info.value.rule, info.value.index) == ("ends_with_user", len(messages) - 1)
 
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.sampled_from(["", " ", "user", "assistant", "text", "tool_use",
-                                                                 "tool_result", "id1", "x"]),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["role", "content", "type", "text", "id", "name", "input", "tool_use_id"]), inner, max_size=4),
-    max_leaves=20)
+JSON_VALUES = json_values()
 
 
 def valid_or_invalid_history(messages) -> None:
@@ -81,26 +76,15 @@ def valid_or_invalid_history(messages) -> None:
 
 
 @PROPERTY
-@given(st.lists(json_values, max_size=5))
+@given(st.lists(JSON_VALUES, max_size=5))
 def test_any_json_is_either_valid_or_an_invalid_history(messages):
     valid_or_invalid_history(messages)
 
 
 @PROPERTY
-@given(valid_histories(), json_values, st.data())
+@given(valid_histories(), JSON_VALUES, st.data())
 def test_a_corrupted_message_or_block_is_an_invalid_history(messages, junk, data):
-    i = data.draw(st.integers(min_value=0, max_value=len(messages) - 1))
-    content = messages[i]["content"]
-    if isinstance(content, list) and data.draw(st.booleans()):
-        j = data.draw(st.integers(min_value=0, max_value=len(content) - 1))
-        if data.draw(st.booleans()):
-            content[j][data.draw(st.sampled_from(sorted(content[j])))] = junk  # one field of a block
-        else:
-            content[j] = junk
-    elif data.draw(st.booleans()):
-        messages[i]["content"] = junk
-    else:
-        messages[i] = junk
+    corrupt_one_place(messages, junk, data)
     valid_or_invalid_history(messages)
 
 

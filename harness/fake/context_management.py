@@ -39,6 +39,7 @@ from typing import Any, Callable
 
 from ..core.messages import Block, Message
 from ..core.tokens import text_tokens
+from .request import RequestRejected
 from .summarizer import summarise_text
 
 EDIT_BETAS = {"clear_tool_uses_20250919": "context-management-2025-06-27", "compact_20260112": "compact-2026-01-12"}
@@ -56,9 +57,11 @@ EDIT_FIELDS = {
 BodyCounter = Callable[[dict[str, Any]], int]  # a request body -> its input tokens
 
 
-class EditRejected(Exception):
+class EditRejected(RequestRejected):
     """A context_management edit (or a compaction block) the API would refuse: HTTP 400, naming the field."""
-    status, kind = 400, "invalid_request_error"
+
+    def __init__(self, message: str):
+        super().__init__(400, "invalid_request_error", message)
 
 
 @dataclass

@@ -22,7 +22,7 @@ import httpx2
 from ..core.messages import text
 from ..core.tokens import block_tokens
 from .agent import Action, action_blocks, decide
-from .context_management import EditRejected, serve_context_managed
+from .context_management import serve_context_managed
 from .output import cap_output
 from .reading import is_summary_request, offered_tools, summary_material
 from .request import RequestRejected, check_request, check_window, read_body, request_tokens
@@ -58,7 +58,7 @@ class FakeModel:
             request_id = hashlib.sha256(request.content).hexdigest()  # chapter 09: context management first
             return httpx2.Response(200, json=serve_context_managed(
                 body, request.headers.get("anthropic-beta", ""), lambda b: self.reply(b, request_id), request_tokens))
-        except (RequestRejected, EditRejected) as error:
+        except RequestRejected as error:  # a bad edit too (EditRejected)
             return httpx2.Response(error.status, json={
                 "type": "error", "error": {"type": error.kind, "message": str(error)}})
 
