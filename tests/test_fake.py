@@ -199,6 +199,66 @@ def test_agent_reads_again_when_the_content_is_a_placeholder():
     assert (action.tool, action.tool_input) == ("read_file", {"path": "agents/s01_agent_loop.py"})
 
 
+STAND_INS = [placeholder("read_file"), "[tool result cleared]", "[Old tool result content cleared]",
+             "Output removed to save space.", "(content elided)", ""]
+
+
+@pytest.mark.parametrize("stand_in", STAND_INS)
+def test_a_read_replaced_by_any_wording_is_read_again(stand_in):
+    action = decide(build_view(read_round(stand_in)), OFFERED)
+    assert (action.tool, action.tool_input) == ("read_file", {"path": "agents/s01_agent_loop.py"})
+
+
+def test_a_read_cut_short_before_the_module_shows_is_read_again():
+    action = decide(build_view(read_round(S01[:10] + "\n... (output truncated)")), OFFERED)
+    assert action.tool == "read_file"
+
+
+def command_round(task: str, command: str, output: str) -> list[dict]:
+    return [user(task), assistant([tool_use("b1", "bash", {"command": command})]), user([tool_result("b1", output)])]
+
+
+COUNT_TASK, COUNT_COMMAND = "Count the lines of every .py file under core/.", "wc -l core/*.py"
+SEARCH_TASK, SEARCH_COMMAND = "Search core/ for TODO comments.", "grep -n TODO core/*.py"
+
+
+@pytest.mark.parametrize("stand_in", STAND_INS)
+@pytest.mark.parametrize("task, command", [(COUNT_TASK, COUNT_COMMAND), (SEARCH_TASK, SEARCH_COMMAND)])
+def test_a_command_output_replaced_by_any_wording_is_run_again(task, command, stand_in):
+    action = decide(build_view(command_round(task, command, stand_in)), OFFERED)
+    assert (action.tool, action.tool_input) == ("bash", {"command": command})
+
+
+@pytest.mark.parametrize("task, command, output, answer", [
+    (COUNT_TASK, COUNT_COMMAND, "  150 core/a.py\n  160 core/b.py\n  310 total", "have 310 lines in total"),
+    (SEARCH_TASK, SEARCH_COMMAND, "core/a.py:12:# TODO: retry\ncore/b.py:3:# TODO: log", "Found 2 TODO"),
+    (SEARCH_TASK, SEARCH_COMMAND, "exit code 1", "Found 0 TODO"),
+])
+def test_a_command_output_that_shows_its_facts_is_used(task, command, output, answer):
+    assert answer in decide(build_view(command_round(task, command, output)), OFFERED).say
+
+
+@pytest.mark.parametrize("stand_in", STAND_INS)
+def test_a_listing_replaced_by_any_wording_is_listed_again(stand_in):
+    task = "Read every .py file under core/ and summarise what each does."
+    messages = [user(task), assistant([tool_use("l1", "list_files", {"path": "core"})]),
+                user([tool_result("l1", stand_in)])]
+    action = decide(build_view(messages), OFFERED)
+    assert (action.tool, action.tool_input) == ("list_files", {"path": "core"})
+
+
+def test_facts_are_used_wherever_they_are_visible():
+    paste = [user("Here is the file:\n" + S01), assistant("Thanks."), user(ASK_S01)]
+    assert decide(build_view(paste), OFFERED).say == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
+    edited = paste[:2] + [user('In agents/s01_agent_loop.py, change VERSION_TAG to "v9".'), assistant([tool_use(
+        "e1", "edit_file", {"path": "agents/s01_agent_loop.py", "old_text": "a", "new_text": "b"})]),
+        user([tool_result("e1", "Edited agents/s01_agent_loop.py")]), assistant("Done."), user(ASK_S01)]
+    assert decide(build_view(edited), OFFERED).tool == "read_file"  # the paste is stale after an edit
+    cat = [user(ASK_S01), assistant([tool_use("c1", "bash", {"command": "cat agents/s01_agent_loop.py"})]),
+           user([tool_result("c1", S01)])]
+    assert decide(build_view(cat), OFFERED).say == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
+
+
 def test_agent_answers_recall_questions_only_from_visible_text():
     asked = [user('In agents/s03_todo_write.py, change VERSION_TAG to "v3-planning".'),
              assistant('Changed VERSION_TAG in agents/s03_todo_write.py to "v3-planning".')]

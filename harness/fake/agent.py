@@ -70,12 +70,12 @@ def read_all(view: View, offered: Tools, folder: str) -> Action:
     has_plan = any(f == folder for t in view.all_text for f, _ in PLAN.findall(t))
     plan = "" if has_plan else f"Plan for {folder}/: {', '.join(files)}\n"
     notes = view.notes
-    fresh = [p for p in files if p in view.files and p not in notes]
-    new_notes = plan + "\n".join(f"Note: {p} — {purpose_of(view.files[p])}" for p in fresh)
+    fresh = {p: content for p in files if p not in notes and (content := view.content(p)) is not None}
+    new_notes = plan + "\n".join(f"Note: {p} — {purpose_of(content)}" for p, content in fresh.items())
     pending = [p for p in files if p not in notes and p not in fresh]
     if pending:
         return fetch(view, offered, pending[0], say=new_notes.strip() or None)
-    notes.update({p: purpose_of(view.files[p]) for p in fresh})
+    notes.update({p: purpose_of(content) for p, content in fresh.items()})
     lines = "\n".join(f"- {p}: {notes[p]}" for p in files)
     return Action(f"{new_notes}\n\nWhat each file under {folder}/ does:\n{lines}".strip())
 
@@ -86,23 +86,25 @@ def edit_tag(view: View, offered: Tools, path: str, value: str) -> Action:
         return Action(f"I will not change {path}: you asked me never to edit anything under {rule}/.")
     if any(_changed(c, path, value) and c.result is not None and not c.is_error for c in view.task_calls):
         return Action(f'Changed VERSION_TAG in {path} to "{value}".')
-    if path not in view.files:
+    content = view.content(path)
+    if content is None:
         return fetch(view, offered, path)
-    current = tag_of(view.files[path])
+    current = tag_of(content)
     if current == value:
         return Action(f'VERSION_TAG in {path} is already "{value}".')
     old, new = f'VERSION_TAG = "{current}"', f'VERSION_TAG = "{value}"'
     if "edit_file" in offered:
         return Action(tool="edit_file", tool_input={"path": path, "old_text": old, "new_text": new})
     if "write_file" in offered:
-        return Action(tool="write_file", tool_input={"path": path, "content": view.files[path].replace(old, new, 1)})
+        return Action(tool="write_file", tool_input={"path": path, "content": content.replace(old, new, 1)})
     return cannot("edit files")
 
 
 def ask_tag(view: View, offered: Tools, path: str) -> Action:
-    if path not in view.files:
+    content = view.content(path)
+    if content is None:
         return fetch(view, offered, path)
-    return Action(f'VERSION_TAG in {path} is "{tag_of(view.files[path])}".')
+    return Action(f'VERSION_TAG in {path} is "{tag_of(content)}".')
 
 
 def count_lines(view: View, offered: Tools, folder: str) -> Action:

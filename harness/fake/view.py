@@ -8,7 +8,7 @@ placeholder texts. A file's content counts as visible when a whole read of it
 rest) and no later edit made it stale; a folder's listing, when a
 ``list_files`` result (or ``ls <folder>/*.py``) shows it; a note
 or a user instruction counts as visible when its text is somewhere in the
-request. A result that shows a recall id (chapter 08) hides the content but
+request; a module a user pasted counts too, until an edit of it. A result that shows a recall id (chapter 08) hides the content but
 says how to bring it back; a recalled copy counts as a read. A summary the
 fake wrote earlier is recognised by its own lines (``- User: ...``).
 """
@@ -27,6 +27,10 @@ IN_PROGRESS = re.compile(r"^- In progress: (.+)$", re.MULTILINE)
 SUMMARY_LINE = re.compile(r"^- (User|In progress|Finished): |^- No request is visible", re.MULTILINE)
 FILE_SHOWN = re.compile(r'^VERSION_TAG = "|^"""\S+: ', re.MULTILINE)  # what a read of a course module shows
 EDITING_TOOLS = ("edit_file", "write_file")
+PATH_LINE = re.compile(r"^[\w./-]+$")            # one line of a listing
+COUNT_LINE = re.compile(r"^\s*\d+ \S+$", re.MULTILINE)  # a line of ``wc -l`` output
+MATCH_LINE = re.compile(r"^\S+:\d+:|^exit code 1$", re.MULTILINE)  # a ``grep -n`` match, or grep's "no match"
+PASTED_MODULE = re.compile(r'^"""(\S+): ', re.MULTILINE)  # the name a pasted module's docstring opens with
 RECALL_ID = re.compile(r"; recall id (\S+)\]$")
 
 
@@ -48,6 +52,11 @@ class View:
     files: dict[str, str] = field(default_factory=dict)   # path -> fresh visible content
     listings: dict[str, list[str]] = field(default_factory=dict)  # folder -> visible listing
     recallable: dict[str, str] = field(default_factory=dict)  # path -> recall id of its hidden, fresh content
+    pasted: dict[str, str] = field(default_factory=dict)  # module name -> a module a user pasted, not edited since
+
+    def content(self, path: str) -> str | None:
+        """The fresh content of ``path`` in view: from a read of it, else from a user's paste of the module."""
+        return self.files.get(path, self.pasted.get(module_name(path)))
 
     def listing(self, folder: str) -> list[str] | None:
         """The files of ``folder``: from a visible list_files result, else from a visible plan."""
@@ -81,15 +90,22 @@ def build_view(messages: list[Message]) -> View:
                     path = argument(block["input"], "path", "")
                     view.files.pop(path, None)
                     view.recallable.pop(path, None)
+                    view.pasted.pop(module_name(path), None)
                     last_edit[path] = index
             elif kind == "tool_result" and block.get("tool_use_id") in calls:
                 call = calls[block["tool_use_id"]]
                 content = result_text(block)
                 call.is_error = bool(block.get("is_error"))
-                call.result = content if shows_output(call, content) else None
-                _remember(view, call, content, _file_read(call, calls, last_edit))
+                source = _origin(call, calls)
+                call.result = content if shows_output(source, content) else None
+                _remember(view, call, content, _file_read(source, last_edit))
     view.task_calls = [c for c in calls.values() if c.index > task_start]
     return view
+
+
+def module_name(path: str) -> str:
+    """The name a course module's docstring starts with: its file name without ``.py``."""
+    return path.rsplit("/", 1)[-1].removesuffix(".py")
 
 
 def is_summary_text(text: str) -> bool:
@@ -98,11 +114,22 @@ def is_summary_text(text: str) -> bool:
 
 
 def shows_output(call: ToolCall, content: str) -> bool:
-    """Whether a tool result still shows what the tool returned, judged from its text alone:
-    a read of a module must show the module; any other result is taken as it reads."""
-    if (call.name == "read_file" or read_path(call) is not None) and not call.is_error:
+    """Whether a tool result still shows what the tool returned, judged from its text alone, whatever
+    stands in its place: a read must show the module, a listing must be paths, a count must show a
+    count, a search its matches (or grep's "no match"), an edit must name the file it changed.
+    ``call`` is the call that produced the output (for a recall, the call it brought back)."""
+    if call.is_error:
+        return True  # an error is shown as it reads
+    if call.name == "read_file" or read_path(call) is not None:
         return bool(FILE_SHOWN.search(content))
-    return not _looks_cleared(content)
+    if listed_folder(call) is not None:
+        return content == "(empty)" or bool(content) and all(PATH_LINE.match(line) for line in content.splitlines())
+    words = _bash_words(call)
+    if words[:1] in (["wc"], ["grep"]):
+        return bool((COUNT_LINE if words[0] == "wc" else MATCH_LINE).search(content))
+    if call.name in EDITING_TOOLS:
+        return argument(call.input, "path", "\0") in content
+    return bool(content.strip())
 
 
 def argument(tool_input: dict, name: str, default: str) -> str:
@@ -139,18 +166,18 @@ def _bash_words(call: ToolCall) -> list[str]:
         return []
 
 
-def _looks_cleared(content: str) -> bool:
-    """A short bracketed line that stands in for an output: how clearing is usually worded."""
-    return content.startswith("[") and content.endswith("]") and "\n" not in content and len(content) <= 200
-
-
-def _file_read(call: ToolCall, calls: dict[str, ToolCall], last_edit: dict[str, int]) -> str | None:
-    """The path whose current content this call's output holds: a whole read, or a recall
-    of one (followed back to the read), provided the file was not edited after that read."""
+def _origin(call: ToolCall, calls: dict[str, ToolCall]) -> ToolCall:
+    """The call whose output this call's result holds: itself, or for a recall, the call it brings back."""
     source = call
     while source.name == "recall" and (origin := calls.get(argument(source.input, "id", ""))) \
             and origin.index < source.index:
         source = origin
+    return source
+
+
+def _file_read(source: ToolCall, last_edit: dict[str, int]) -> str | None:
+    """The path whose current content ``source``'s output holds: a whole read, provided the
+    file was not edited after that read."""
     path = read_path(source)
     return path if path is not None and source.index > last_edit.get(path, -1) else None
 
@@ -179,3 +206,5 @@ def _add_user_text(view: View, text: str) -> None:
     else:
         view.user_texts.append(text)
         view.task = text
+        if FILE_SHOWN.search(text):
+            view.pasted.update((name, text) for name in PASTED_MODULE.findall(text))
