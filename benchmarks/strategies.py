@@ -1,6 +1,6 @@
-"""The five compaction strategies on the long session, side by side (chapter 07).
+"""The six compaction strategies and the control on the long session, side by side (chapter 07).
 
-Each strategy of ``harness.all_strategies`` sends LONG_SESSION's 68 work
+Each strategy of ``all_strategies`` and ``control_strategies`` sends LONG_SESSION's 68 work
 requests through the same loop and fake, then takes the amnesia probe; the
 table is chapter 07's, plus the time each run took.
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from harness.labs.amnesia import WORK_REQUESTS
 from harness.labs.strategy_lab import StrategyRun, run_strategy
-from harness.strategies.registry import all_strategies
+from harness.strategies.registry import all_strategies, control_strategies
 
 from .scratch import scratch_root
 from .table import format_table, ratio, tokens
@@ -27,7 +27,7 @@ class StrategyBench:
 def measure(requests: tuple[str, ...] = WORK_REQUESTS) -> StrategyBench:
     runs, seconds = [], {}
     with scratch_root() as root:
-        for strategy in all_strategies():
+        for strategy in all_strategies() + control_strategies():
             start = time.perf_counter()
             runs.append(run_strategy(strategy, root, requests=requests))
             seconds[strategy.key] = time.perf_counter() - start

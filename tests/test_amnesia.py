@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from harness import CompactionConfig, assistant, user
+from harness import CompactionConfig, assistant, count_tokens, user
 from harness.labs.amnesia import PROBES, WORK_REQUESTS, AmnesiaReport, Probe, ProbeAnswer, probe_amnesia
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION
@@ -60,3 +60,14 @@ def test_score_is_the_fraction_correct():
 def test_every_expected_phrase_must_appear(early_session):
     strict = (Probe("strict", PROBES[1].question, PROBES[1].expect + ("a phrase never said",)),)
     assert probe_amnesia(early_session, strict).score == 0.0
+
+
+def test_the_probe_is_sent_as_the_session_sends_its_calls(tmp_path):
+    """With the API's clearing, the full history is over the window: only the server's edit makes it fit."""
+    from harness.labs.scenarios import TWELVE_FILES
+    from harness.strategies.server_side import ServerToolClearing
+    session = run_scenario(TWELVE_FILES, CompactionConfig(), tmp_path, window=15_000,
+                           compactor=ServerToolClearing(trigger=8_000, keep=2))
+    assert count_tokens(session.messages) > 15_000
+    report = probe_amnesia(session, (Probe("any", "Which file did I first ask you to change?", ("change",)),))
+    assert report.answers[0].reply == "I can no longer see which file you first asked me to change."

@@ -192,3 +192,12 @@ def test_cap_output_keeps_whole_blocks_in_order_and_cuts_text_by_tokens():
     assert cap_output([call, text("x")], block_tokens(call) - 1) == ([], True)
     assert cap_output(blocks, 0) == ([], True)
     assert text_prefix("é" * 5, 2) in ("é", "éé")  # never half a character
+
+
+def test_a_pretend_window_is_enforced_like_the_real_one():
+    client = fake_client(window=1_000)
+    assert create(sized(900), 100, client=client).stop_reason == "end_turn"
+    error = error_of(lambda: create(sized(901), 100, client=client))
+    assert error.status_code == 400 and "901 + 100 > 1000" in error.message
+    error = error_of(lambda: create(sized(1_001), 1, client=client))
+    assert "prompt is too long: 1001 tokens > 1000 maximum" in error.message

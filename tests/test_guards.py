@@ -10,6 +10,7 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request, copy_history
+from harness.strategies.server_side import ServerToolClearing
 from harness.strategies.three_layers import ThreeLayers
 
 
@@ -105,6 +106,20 @@ def test_a_stopped_guard_passes_nothing_on(tmp_path):
     assert guard.before_call(run) == [] and guard.after_round(run, None) is None
     guard.on_compact(run, None)
     assert calls == ["before", "after", "compact"]
+
+
+def test_the_guard_passes_the_inner_request_options_until_it_stops(tmp_path):
+    clearing = ServerToolClearing(trigger=8_000, keep=2)
+    guard = Guarded(clearing)
+    run = RunContext(fake_client(), [user("hi")], CompactionConfig(transcript_dir=tmp_path), "", [], None,
+                     lambda e: None, lambda t: None)
+    assert guard.request_options(run) == clearing.request_options(run) and "betas" in guard.request_options(run)
+    guard.stopped = True
+    assert guard.request_options(run) == {}
+    plain = run_scenario(TWELVE_FILES, CompactionConfig(), tmp_path / "plain", compactor=clearing)
+    guarded = run_scenario(TWELVE_FILES, CompactionConfig(), tmp_path / "guarded",
+                           compactor=Guarded(ServerToolClearing(trigger=8_000, keep=2)))
+    assert guarded.trace == plain.trace and any(e.kind == clearing.name for e in guarded.events)
 
 
 def test_the_guard_validates_its_knobs():

@@ -28,7 +28,6 @@ from harness.strategies.batched_micro import BatchedMicro, clearable_tokens
 from harness.strategies.guards import Guarded, check_next_request, copy_history
 from harness.strategies.structured_summary import StructuredSummary, structured_compact
 from harness.strategies.three_layers import ThreeLayers
-from harness.strategies.tool_clearing import ClearToolUses
 from harness.strategies.usage_triggered import UsageTriggered
 
 LONG = "x" * 500
@@ -135,7 +134,6 @@ CALLS: dict[str, Callable[[Any, Any], object]] = {
     "Compactor.on_compact": lambda h, tmp: Compactor().on_compact(run(h, tmp), None),
     "ThreeLayers.before_call": lambda h, tmp: ThreeLayers().before_call(run(h, tmp)),
     "BatchedMicro.before_call": lambda h, tmp: BatchedMicro(batch_tokens=1).before_call(run(h, tmp)),
-    "ClearToolUses.before_call": lambda h, tmp: ClearToolUses(trigger=1).before_call(run(h, tmp)),
     "StructuredSummary.before_call": lambda h, tmp: StructuredSummary(window=1_000).before_call(run(h, tmp)),
     "UsageTriggered.after_round": lambda h, tmp: UsageTriggered(threshold=1).after_round(run(h, tmp), USAGE),
     "Guarded.before_call": lambda h, tmp: Guarded(ThreeLayers()).before_call(run(h, tmp)),

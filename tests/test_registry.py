@@ -10,9 +10,9 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION
 from harness.strategies.base import Compactor
 from harness.strategies.guards import check_next_request
-from harness.strategies.registry import all_strategies
+from harness.strategies.registry import PRETEND_WINDOW, all_strategies, control_strategies
 
-STRATEGIES = all_strategies()
+STRATEGIES = all_strategies() + control_strategies()
 
 
 def test_the_registry_names_each_strategy_once_with_its_story():
@@ -24,9 +24,13 @@ def test_the_registry_names_each_strategy_once_with_its_story():
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.key)
-def test_a_registered_strategy_runs_the_long_session_validly(strategy, tmp_path):
-    checked = RecordingClient(fake_client(), lambda request: validate_messages(request["messages"]) or True)
+def test_a_registered_strategy_runs_the_long_session_validly_within_the_pretend_window(strategy, tmp_path):
+    """The fake refuses any call over PRETEND_WINDOW, summaries included; the baseline runs on the real window."""
+    fake = fake_client(window=None if strategy.key == "none" else PRETEND_WINDOW)
+    checked = RecordingClient(fake, lambda request: validate_messages(request["messages"]) or True)
     session = run_scenario(LONG_SESSION, CompactionConfig(), tmp_path, client=checked, compactor=strategy.make())
     assert len(session.answers) == len(LONG_SESSION.requests) and all(session.answers)
-    assert len(checked.records) == len(session.trace)  # every call, summaries included, was checked first
+    on_server = [t for t in session.trace if t.layers == ("compact_20260112",)]  # steps inside another call
+    assert len(checked.records) == len(session.trace) - len(on_server)  # every call was checked first
+    assert (strategy.key == "compaction") == bool(on_server)
     check_next_request(session.messages)

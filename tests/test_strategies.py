@@ -1,5 +1,5 @@
 """The strategy registry (chapter 07): every strategy leaves a valid history, on generated and real runs;
-the nine-section summary and the simulated API clearing behave as their knobs say."""
+the nine-section summary, the control and the API's clearing behave as their knobs say."""
 from __future__ import annotations
 
 import copy
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from histories import valid_histories
 
-from harness import (CompactionConfig, RunContext, assistant, build_summary_request, is_placeholder,
+from harness import (SUMMARY_PROMPT, CompactionConfig, RunContext, assistant, build_summary_request,
                      tool_result, tool_use, user, validate_messages)
 from harness.fake import fake_client
 from harness.fake.summarizer import summarise_text
@@ -19,13 +19,15 @@ from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.strategy_lab import StrategyRun, clearing_figure, run_strategy, strategy_table
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request
-from harness.strategies.registry import PRETEND_WINDOW, Strategy, all_strategies
-from harness.strategies.structured_summary import SECTIONS, STRUCTURED_PROMPT, StructuredSummary
+from harness.strategies.controls import THREE_QUESTIONS_ABOVE, WholeConversationLayers
+from harness.strategies.registry import PRETEND_WINDOW, Strategy, all_strategies, control_strategies
+from harness.strategies.server_side import ServerCompaction, ServerToolClearing
+from harness.strategies.structured_summary import SECTIONS, STRUCTURED_PROMPT, StructuredSummary, structured_request
 from harness.strategies.three_layers import ThreeLayers
-from harness.strategies.tool_clearing import ClearToolUses
 from harness.strategies.usage_triggered import UsageTriggered
 
-KEYS = ("none", "s06", "usage", "structured", "clearing")
+KEYS = ("none", "s06", "usage", "structured", "clearing", "compaction")
+CLIENT_SIDE = KEYS[:5]  # the server's compaction needs a trigger of at least 50,000: not on tiny windows
 
 
 def context(messages, tmp_path, client=None, threshold=50_000):
@@ -50,35 +52,38 @@ def read_turns(count: int, size: int = 2_000, name: str = "read_file", prefix: s
 
 # --- the registry -------------------------------------------------------------------------
 
-def test_registry_has_five_labelled_strategies_in_order():
+def test_registry_has_six_labelled_strategies_in_order():
     chosen = all_strategies()
     assert tuple(s.key for s in chosen) == KEYS
-    for s in chosen:
+    for s in chosen + control_strategies():
         assert s.title and s.modelled_on and s.fires and s.simplified
     assert "s06" in chosen[1].modelled_on and "Codex" in chosen[2].modelled_on
     assert "Claude Code" in chosen[3].modelled_on and "clear_tool_uses_20250919" in chosen[4].modelled_on
+    assert "compact_20260112" in chosen[5].modelled_on
 
 
 def test_each_factory_makes_a_fresh_compactor_of_the_right_kind():
-    kinds = (Compactor, ThreeLayers, UsageTriggered, StructuredSummary, ClearToolUses)
-    for s, kind in zip(all_strategies(), kinds):
+    kinds = (Compactor, ThreeLayers, UsageTriggered, StructuredSummary, ServerToolClearing, ServerCompaction,
+             WholeConversationLayers)
+    for s, kind in zip(all_strategies() + control_strategies(), kinds):
         first, second = s.make(), s.make()
         assert type(first) is kind and first is not second
 
 
-def test_triggers_scale_with_the_window():
-    _, _, usage, structured, clearing = (s.make() for s in all_strategies(window=10_000))
-    assert usage.threshold == 9_000 and structured.threshold == 8_500 and clearing.trigger == 5_000
-    assert all_strategies()[3].make().threshold == int(0.85 * PRETEND_WINDOW)
+def test_triggers_scale_with_the_window_and_match_at_85_percent():
+    _, _, usage, structured, clearing, compaction = (s.make() for s in all_strategies(window=10_000))
+    assert usage.threshold == 9_000 and structured.threshold == clearing.trigger == compaction.trigger == 8_500
+    assert all_strategies()[3].make().threshold == int(0.85 * PRETEND_WINDOW) == 51_000
 
 
 # --- valid histories, generated -----------------------------------------------------------
 
-@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("key", KEYS + ("s06 whole",))
 @given(history=valid_histories())
 @settings(max_examples=30, deadline=None)
 def test_every_hook_of_every_strategy_leaves_a_valid_history(key, history, tmp_path_factory):
-    compactor = {s.key: s for s in all_strategies(window=200)}[key].make()  # tiny window: everything fires
+    strategies = all_strategies(window=200) + control_strategies()
+    compactor = {s.key: s for s in strategies}[key].make()  # tiny window: everything fires
     run, _, _ = context(history, tmp_path_factory.mktemp(key), threshold=1)
     compactor.before_call(run)
     validate_messages(run.messages)
@@ -96,10 +101,10 @@ def short_runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("short")
     config = CompactionConfig(threshold=10_000)
     runs = {}
-    for s in all_strategies(window=12_000):
+    for s in all_strategies(window=12_000)[:len(CLIENT_SIDE)] + control_strategies():
         guarded = Strategy(s.key, s.title, s.modelled_on, s.fires, s.simplified,
                            lambda make=s.make: Guarded(make(), min_gap=1))
-        runs[s.key] = run_strategy(guarded, root, config=config, requests=LONG_SESSION.requests[:5])
+        runs[s.key] = run_strategy(guarded, root, config=config, requests=LONG_SESSION.requests[:5], window=None)
     return runs
 
 
@@ -116,7 +121,7 @@ def test_real_runs_compact_and_stay_valid(short_runs):
 def test_format_table_lists_every_strategy(short_runs):
     table = strategy_table(list(short_runs.values())).splitlines()
     assert table[0].split()[:3] == ["strategy", "model", "calls"]
-    assert [line.split()[0] for line in table[2:]] == list(KEYS)
+    assert [line.split()[0] for line in table[2:]] == [*CLIENT_SIDE, "s06"]  # the control's key: "s06 whole"
     assert set(table[1]) == {"-", " "}
 
 
@@ -135,19 +140,30 @@ def test_the_prompt_names_the_nine_sections():
     assert all(f"{n}. {title}" in STRUCTURED_PROMPT for n, title in enumerate(SECTIONS, start=1))
 
 
-def test_the_structured_request_carries_the_whole_history():
+def test_the_structured_request_is_the_whole_conversation_then_the_instruction():
     history = read_turns(60)  # far more than chapter 03's 80,000-character tail
-    request = build_summary_request(history, model="m", max_tokens=10, tail_chars=None, prompt=STRUCTURED_PROMPT)
-    body = request["messages"][0]["content"]
-    assert len(json.dumps(history)) > 80_000
-    assert json.dumps(history, ensure_ascii=False) in body and "tools" not in request
+    before = copy.deepcopy(history)
+    request = structured_request(history, CompactionConfig(summary_max_tokens=10), "the tags")
+    assert len(json.dumps(history)) > 80_000 and history == before
+    assert request["messages"][:-1] == history and "tools" not in request and request["max_tokens"] == 10
+    assert request["messages"][-1] == user(STRUCTURED_PROMPT + "\nFocus especially on: the tags")
+
+
+def test_the_control_asks_s06s_questions_of_the_whole_conversation():
+    assert THREE_QUESTIONS_ABOVE != SUMMARY_PROMPT and "conversation above" in THREE_QUESTIONS_ABOVE
+    history = read_turns(60)
+    request = WholeConversationLayers.summary_request(history, CompactionConfig(), None)
+    assert request["messages"] == [*history, user(THREE_QUESTIONS_ABOVE)]
+    assert ThreeLayers.summary_request(history, CompactionConfig(), None)["messages"][0]["content"].endswith(
+        json.dumps(history, ensure_ascii=False)[-1_000:] + "\n</conversation>")  # s06: the dump's tail
 
 
 def test_the_fake_answers_in_sections_only_when_the_instructions_ask():
     history = [user("From now on, never edit anything under tools/; it is vendored code."),
                assistant("Understood. From now on, never edit anything under tools/; it is vendored code."),
                user("Which file did I first ask you to change?")]
-    request = build_summary_request(history, model="m", max_tokens=10, tail_chars=None, prompt=STRUCTURED_PROMPT)
+    request = build_summary_request(history, model="m", max_tokens=10, tail_chars=None,
+                                    prompt=STRUCTURED_PROMPT.replace("above", "below"))
     sectioned = summarise_text(request["messages"][0]["content"])
     headings = [line for line in sectioned.splitlines() if line[:1].isdigit()]
     assert headings == [f"{n}. {title}:" for n, title in enumerate(SECTIONS, start=1)]
@@ -188,77 +204,12 @@ def test_a_failed_structured_summary_leaves_the_history(tmp_path):
     assert run.messages == before
 
 
-# --- API-side clearing, simulated ---------------------------------------------------------
-
-def cleared(messages) -> list[str]:
-    return [b["tool_use_id"] for m in messages if isinstance(m["content"], list)
-            for b in m["content"] if b["type"] == "tool_result" and is_placeholder(b["content"])]
-
-
-def test_clearing_waits_for_the_trigger(tmp_path):
-    run, events, _ = context(read_turns(6), tmp_path)
-    assert ClearToolUses(trigger=100_000).before_call(run) == [] and not cleared(run.messages) and not events
-
-
-def test_clearing_keeps_the_newest_tool_uses(tmp_path):
-    run, events, _ = context(read_turns(6), tmp_path)
-    assert ClearToolUses(trigger=1, keep=2).before_call(run) == ["clear_tool_uses"]
-    assert cleared(run.messages) == ["t0", "t1", "t2", "t3"]
-    assert events[0].detail["cleared_tool_uses"] == 4 and events[0].detail["cleared_input_tokens"] > 0
-    validate_messages(run.messages)
-
-
-def test_clearing_spares_excluded_tools(tmp_path):
-    history = read_turns(3) + read_turns(3, name="bash", prefix="b")[1:]
-    run, _, _ = context(history, tmp_path)
-    ClearToolUses(trigger=1, keep=1, exclude_tools={"read_file"}).before_call(run)
-    assert cleared(run.messages) == ["b0", "b1"]  # every read_file kept, the newest bash kept
-
-
-def test_clear_at_least_refuses_a_small_clearing(tmp_path):
-    run, _, _ = context(read_turns(3), tmp_path)
-    assert ClearToolUses(trigger=1, keep=2, clear_at_least=10_000).before_call(run) == []
-    assert not cleared(run.messages)
-    assert ClearToolUses(trigger=1, keep=2, clear_at_least=100).before_call(run) == ["clear_tool_uses"]
-
-
-def test_clear_tool_inputs_blanks_the_cleared_inputs_only(tmp_path):
-    run, _, _ = context(read_turns(4), tmp_path)
-    ClearToolUses(trigger=1, keep=1, clear_tool_inputs=True).before_call(run)
-    inputs = [b["input"] for m in run.messages if m["role"] == "assistant" for b in m["content"]]
-    assert inputs == [{}, {}, {}, {"path": "f3.py"}]
-    validate_messages(run.messages)
-
-
-def test_the_ledger_keeps_the_trigger_on_the_full_history(tmp_path):
-    clearing = ClearToolUses(trigger=5_000, keep=1)
-    history = read_turns(12)
-    run, _, _ = context(history, tmp_path)
-    clearing.before_call(run)
-    assert clearing.full_size(run) > 5_000 > clearing.full_size(run) - clearing.cleared_tokens
-    history += [assistant([tool_use("t99", "read_file", {"path": "g.py"})]), user([tool_result("t99", "x" * 500)])]
-    assert clearing.before_call(run) == ["clear_tool_uses"]  # below the trigger now, yet the server would clear
-    assert "t11" in cleared(run.messages)
-
-
-def test_a_manual_compaction_resets_the_ledger(tmp_path):
-    clearing = ClearToolUses(trigger=1, keep=1)
-    run, _, _ = context(read_turns(4), tmp_path)
-    clearing.before_call(run)
-    clearing.on_compact(run, None)
-    assert len(run.messages) == 1 and clearing.cleared_tokens == 0 and not clearing.cleared_ids
-
-
-def test_clearing_validates_its_knobs():
-    for bad in ({"trigger": 0}, {"keep": -1}, {"clear_at_least": -5}, {"exclude_tools": "read_file"}):
-        with pytest.raises(ValueError):
-            ClearToolUses(**bad)
-
+# --- the API's clearing, served by the fake ------------------------------------------------
 
 def test_clearing_on_a_real_session_cuts_the_peak(tmp_path):
     plain = run_scenario(TWELVE_FILES, CompactionConfig(), tmp_path / "plain", compactor=Compactor())
     clearing = run_scenario(TWELVE_FILES, CompactionConfig(), tmp_path / "clear",
-                            compactor=ClearToolUses(trigger=8_000, keep=2))
+                            compactor=ServerToolClearing(trigger=8_000, keep=2))
     assert clearing.stats.peak_context < 12_000 < plain.stats.peak_context
     assert clearing.answers[-1] == plain.answers[-1]  # the notes survive: same final answer
 
@@ -275,7 +226,7 @@ def test_the_clearing_figure_draws_every_slider_position(knobs, tmp_path):
     fig = clearing_figure(tmp_path, **knobs)
     ax = fig.axes[0]
     labels = [line.get_label() for line in ax.get_lines()]
-    assert labels[:2] == ["no compaction", "API clearing (simulated)"] and labels[2].startswith("trigger")
+    assert labels[:2] == ["no compaction", "API clearing"] and labels[2].startswith("trigger")
     assert ax.get_xlabel() == "model call" and ax.get_ylabel() and "cleared" in ax.get_title()
     assert max(ax.get_lines()[1].get_ydata()) <= ax.get_ylim()[1]
     spiral = knobs.get("keep") == 0
@@ -286,5 +237,5 @@ def test_the_benchmark_prints_one_row_per_strategy():
     from benchmarks import strategies as bench
     table = bench.render(bench.measure(LONG_SESSION.requests[:2])).splitlines()
     assert table[0] == "Strategies on the long session (2 requests, then the amnesia probe on a copy)"
-    assert [line.split()[0] for line in table[3:]] == list(KEYS)
+    assert [line.split()[0] for line in table[3:]] == [*KEYS, "s06"]  # the control's key: "s06 whole"
     assert all(line.endswith(" s") for line in table[3:])

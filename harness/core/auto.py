@@ -5,16 +5,18 @@ the model for a summary, (3) only then replace the history by one user
 message that names the transcript and holds the summary. If step 2 fails or
 returns nothing, the history is exactly as it was and the transcript stays.
 
-Every strategy that asks for a summary (chapters 06 and 07 too) builds its
-request with ``build_summary_request`` and sends it with ``request_summary``;
-they differ only in the prompt and in how much of the history they send.
+Every strategy that asks for a summary (chapters 06 and 07 too) sends it with
+``request_summary``; most build it with ``build_summary_request`` and differ
+only in the prompt and in how much of the history they quote. A strategy may
+build its request differently and pass its builder to ``auto_compact``
+(chapter 07's nine-section summary sends the conversation itself).
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .config import CompactionConfig
 from .messages import Message, check_shape, user
@@ -96,21 +98,25 @@ def is_summary(message: Message) -> bool:
     return message["role"] == "user" and isinstance(content, str) and content.startswith(SUMMARY_PREFIX)
 
 
+SummaryRequestBuilder = Callable[[list[Message], CompactionConfig, "str | None"], dict[str, Any]]
+
+
+def tail_request(messages: list[Message], config: CompactionConfig, focus: str | None) -> dict[str, Any]:
+    """Chapter 03's summary request: the three questions, then the last ``config.tail_chars`` characters."""
+    return build_summary_request(messages, model=config.model, max_tokens=config.summary_max_tokens,
+                                 tail_chars=config.tail_chars, focus=focus)
+
+
 def auto_compact(client: Any, messages: list[Message], config: CompactionConfig,
-                 focus: str | None = None, *, prompt: str = SUMMARY_PROMPT,
-                 whole_history: bool = False) -> AutoReport:
+                 focus: str | None = None, *, build: SummaryRequestBuilder = tail_request) -> AutoReport:
     """Transcript first, then summary, then replace ``messages`` in place.
 
-    ``prompt`` and ``whole_history`` (send everything, not the last ``config.tail_chars``
-    characters) let other strategies reuse the same order (chapter 07). A malformed history
-    raises InvalidHistory before anything is written or sent."""
+    ``build`` makes the summary request (chapter 03's by default), so other strategies reuse the
+    same order (chapter 07). A malformed history raises InvalidHistory before anything is written or sent."""
     check_shape(messages)
     tokens_before, count_before = estimate_tokens(messages), len(messages)
     transcript = write_transcript(messages, config.transcript_dir)
-    request = build_summary_request(messages, model=config.model, max_tokens=config.summary_max_tokens,
-                                    tail_chars=None if whole_history else config.tail_chars,
-                                    prompt=prompt, focus=focus)
-    summary, usage = request_summary(client, request)
+    summary, usage = request_summary(client, build(messages, config, focus))
     messages[:] = [compressed_message(transcript, summary)]
     return AutoReport(transcript, summary, count_before, tokens_before, estimate_tokens(messages),
                       usage.input_tokens, usage.output_tokens)

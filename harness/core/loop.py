@@ -144,6 +144,11 @@ def to_dicts(content: list[Any]) -> list[Block]:
     return out
 
 
+def messages_api(client: Any, options: dict[str, Any]) -> Any:
+    """Where a call with these ``request_options`` goes: ``client.beta.messages`` when they name betas."""
+    return client.beta.messages if "betas" in options else client.messages
+
+
 def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolbox,
               config: CompactionConfig, compactor: Compaction,
               on_event: Callable[[Event], None] | None = None,
@@ -167,8 +172,7 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
             log.sync(messages)
         layers = compactor.before_call(run)
         options = compactor.request_options(run)
-        api = client.beta.messages if "betas" in options else client.messages
-        response = run.response = api.create(model=config.model, max_tokens=config.max_tokens,
+        response = run.response = messages_api(client, options).create(model=config.model, max_tokens=config.max_tokens,
                                              system=system, tools=run.schemas, messages=messages, **options)
         content = to_dicts(response.content) or [{"type": "text", "text": "(no reply)"}]
         uses = [b for b in content if b["type"] == "tool_use"]

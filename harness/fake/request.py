@@ -108,9 +108,11 @@ def check_request(body: Any, *, count: bool = False) -> None:
                                     f"allowed number of output tokens for {body['model']}")
 
 
-def check_window(body: dict[str, Any]) -> None:
-    """Raise RequestRejected unless the input, and the input plus ``max_tokens``, fit the model's window."""
-    window, used, wanted = context_window(body["model"]), request_tokens(body), body["max_tokens"]
+def check_window(body: dict[str, Any], window: int | None = None) -> None:
+    """Raise RequestRejected unless the input, and the input plus ``max_tokens``, fit the model's window
+    (or ``window`` tokens, when given)."""
+    window = window or context_window(body["model"])
+    used, wanted = request_tokens(body), body["max_tokens"]
     if used > window:
         raise RequestRejected(400, "invalid_request_error", f"prompt is too long: {used} tokens > {window} maximum")
     if used + wanted > window:

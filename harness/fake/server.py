@@ -36,8 +36,10 @@ CompactPolicy = Literal["never", "after_task"] | int  # an int N: after a task, 
 class FakeModel:
     """The fake Claude. ``compact_policy`` says when the agent calls ``compact``;
     ``fail_summaries`` makes that many summary calls fail with HTTP 500 and
-    ``empty_summaries`` makes summary replies empty (both for testing failures)."""
+    ``empty_summaries`` makes summary replies empty (both for testing failures).
+    ``window`` pretends the model's context window is that many tokens (chapter 07); None: the real one."""
     compact_policy: CompactPolicy = "never"
+    window: int | None = None
     fail_summaries: int = 0
     empty_summaries: bool = False
     requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "count", in order
@@ -63,7 +65,7 @@ class FakeModel:
                 "type": "error", "error": {"type": error.kind, "message": str(error)}})
 
     def reply(self, body: dict[str, Any], request_id: str) -> dict[str, Any]:
-        check_window(body)  # on the request the model sees, after any context management
+        check_window(body, self.window)  # on the request the model sees, after any context management
         if is_summary_request(body):
             self.requests.append("summary")
             if self.requests.count("summary") <= self.fail_summaries:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from ..core.loop import to_dicts
+from ..core.loop import RunContext, messages_api, to_dicts
 from ..core.messages import Message, check_shape, user
 from ..session.runner import Session
 from .scenarios import LONG_SESSION
@@ -60,11 +60,17 @@ class AmnesiaReport:
 
 
 def ask_copy(session: Session, history: list[Message], question: str) -> tuple[str, tuple[str, ...]]:
-    """One model call on ``history`` + the question; returns (reply text, tools asked for)."""
+    """One model call on ``history`` + the question, sent as the session sends its calls (with its
+    strategy's ``request_options``: the API's context management applies to the probe too);
+    returns (reply text, tools asked for)."""
     check_shape(history)
-    response = session.client.messages.create(
+    messages = history + [user(question)]
+    run = RunContext(session.client, messages, session.config, session.system, session.toolbox.schemas,
+                     None, lambda event: None, lambda trace: None)
+    options = session.compactor.request_options(run)
+    response = messages_api(session.client, options).create(
         model=session.config.model, max_tokens=session.config.max_tokens, system=session.system,
-        tools=session.toolbox.schemas, messages=history + [user(question)])
+        tools=session.toolbox.schemas, messages=messages, **options)
     content = to_dicts(response.content)
     reply = "\n".join(b["text"] for b in content if b["type"] == "text")
     return reply, tuple(b["name"] for b in content if b["type"] == "tool_use")

@@ -24,12 +24,32 @@ class RecordingClient:
     def messages(self) -> "RecordingClient":
         return self  # so that ``client.messages.create`` lands on ``create`` below
 
+    @property
+    def beta(self) -> "_BetaRecording":
+        return _BetaRecording(self)  # ``client.beta.messages.create``: the API's context management
+
     def create(self, **request: Any) -> Any:
+        return self._send(self.inner.messages, request)
+
+    def _send(self, api: Any, request: dict[str, Any]) -> Any:
         value = self.measure(request)
-        response = self.inner.messages.create(**request)
+        response = api.create(**request)
         if value is not None:
             self.records.append(value)
         return response
 
     def count_tokens(self, **request: Any) -> Any:
         return self.inner.messages.count_tokens(**request)
+
+
+@dataclass
+class _BetaRecording:
+    """``RecordingClient.beta``: the same recording, sent through the inner client's beta API."""
+    outer: RecordingClient
+
+    @property
+    def messages(self) -> "_BetaRecording":
+        return self
+
+    def create(self, **request: Any) -> Any:
+        return self.outer._send(self.outer.inner.beta.messages, request)

@@ -4,6 +4,11 @@
 once per strategy, then puts the amnesia probe to each final history, so
 the table compares like with like: model calls, re-reads, peak context,
 input tokens billed and the fraction of early facts still known.
+
+The fake enforces the pretend window on every call, summaries included, so
+a strategy whose request does not fit gets the API's 400. The baseline
+cannot fit by construction: it runs on the model's real window, and
+chapter 07 shows where the pretend one refuses it.
 """
 from __future__ import annotations
 
@@ -15,8 +20,8 @@ from matplotlib.figure import Figure
 from ..core.config import CompactionConfig
 from ..session.runner import Session
 from ..strategies.base import Compactor
-from ..strategies.registry import Strategy, all_strategies
-from ..strategies.tool_clearing import ClearToolUses
+from ..strategies.registry import PRETEND_WINDOW, Strategy, all_strategies
+from ..strategies.server_side import ServerToolClearing
 from .amnesia import WORK_REQUESTS, AmnesiaReport, probe_amnesia
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, TWELVE_FILES, Scenario
@@ -39,10 +44,13 @@ class StrategyRun:
 
 
 def run_strategy(strategy: Strategy, root: str | Path, *, config: CompactionConfig = CompactionConfig(),
-                 scenario: Scenario = LONG_SESSION, requests: tuple[str, ...] = WORK_REQUESTS) -> StrategyRun:
-    """One strategy on the session (workspace rebuilt under ``root/key``), then the amnesia probe."""
+                 scenario: Scenario = LONG_SESSION, requests: tuple[str, ...] = WORK_REQUESTS,
+                 window: int | None = PRETEND_WINDOW) -> StrategyRun:
+    """One strategy on the session (workspace rebuilt under ``root/key``), then the amnesia probe.
+    The fake enforces ``window`` (None: the model's real one; the baseline always runs on that)."""
+    window = None if strategy.key == "none" else window
     session = run_scenario(scenario, config, Path(root) / strategy.key, requests=requests,
-                           compactor=strategy.make())
+                           compactor=strategy.make(), window=window)
     return StrategyRun(strategy, session, probe_amnesia(session))
 
 
@@ -67,22 +75,30 @@ def clearing_figure(root: str | Path, trigger: int = 10_000, keep: int = 3, clea
     """Chapter 07's sliders: the API clearing knobs on TWELVE_FILES, drawn beside no compaction."""
     config = CompactionConfig(max_turns=60)
     plain = run_scenario(TWELVE_FILES, config, Path(root) / "none", compactor=Compactor())
-    clearing = ClearToolUses(trigger=trigger, keep=keep, clear_at_least=clear_at_least,
-                             exclude_tools={"read_file"} if exclude_reads else frozenset(),
-                             clear_tool_inputs=clear_inputs)
+    clearing = ServerToolClearing(trigger=trigger, keep=keep, clear_at_least=clear_at_least or None,
+                                  exclude_tools=("read_file",) if exclude_reads else (),
+                                  clear_tool_inputs=clear_inputs)
     session = run_scenario(TWELVE_FILES, config, Path(root) / "clearing", compactor=clearing)
+    last = cleared_so_far(session)
     fig = new_figure(SINGLE_WIDE)
     ax = fig.subplots()
-    for label, run, key in (("no compaction", plain, "none"), ("API clearing (simulated)", session, clearing.name)):
+    for label, run, key in (("no compaction", plain, "none"), ("API clearing", session, clearing.name)):
         context = [t.input_tokens for t in run.trace if t.kind == "agent"]
         ax.plot(range(1, len(context) + 1), context, marker=".", label=label, color=STRATEGY_COLOURS[key])
     ax.axhline(trigger, color="black", linestyle="--", linewidth=1, label=f"trigger ({trigger:,})")
     outcome = "same answer" if session.answers[-1] == plain.answers[-1] else "no answer: max_turns"
     ax.set_title((
-        f"cleared {len(clearing.cleared_ids)} tool uses ({clearing.cleared_tokens:,} tokens); "
+        f"last call: {last['cleared_tool_uses']} tool uses cleared ({last['cleared_input_tokens']:,} tokens); "
         f"re-reads {session.stats.re_reads}; billed {session.stats.input_tokens_billed:,} "
         f"vs {plain.stats.input_tokens_billed:,}; {outcome}"), fontsize=9)
     ax.set(xlabel="model call", ylabel="input tokens sent in this call")
     ax.set_ylim(0, 30_000)
     ax.legend(loc="upper left")
     return fig
+
+
+def cleared_so_far(session: Session) -> dict[str, int]:
+    """What the server's clearing took out of the session's latest request that it cleared
+    (the edit runs afresh on every request, so that is everything cleared by then); zeros if none."""
+    edits = [e.detail for e in session.events if e.kind == ServerToolClearing.name]
+    return edits[-1] if edits else {"cleared_tool_uses": 0, "cleared_input_tokens": 0}

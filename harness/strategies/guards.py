@@ -15,7 +15,8 @@ after a hook that compacted it checks three things:
    comes within ``min_gap`` calls of the previous one bought nothing, so the
    guard emits ``compaction_loop`` and stops compacting for the session.
 
-Per-call trimming (``micro``, ``clear_tool_uses``) is checked for validity
+The inner compactor's ``request_options`` pass through until compaction is
+stopped. Per-call trimming (``micro``, the API's ``clear_tool_uses_20250919``) is checked for validity
 only: it fires on most calls by design.
 """
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ..core.messages import InvalidHistory, Message, check_shape, user, validate
 from ..core.tokens import estimate_tokens
 from .base import Compactor
 
-INCREMENTAL = frozenset({"micro", "clear_tool_uses"})
+INCREMENTAL = frozenset({"micro", "clear_tool_uses_20250919"})
 
 
 def copy_history(messages: list[Message]) -> list[Message]:
@@ -68,6 +69,9 @@ class Guarded(Compactor):
 
     def before_call(self, run: RunContext) -> list[str]:
         return [] if self.stopped else self.watch(run, lambda: self.inner.before_call(run))
+
+    def request_options(self, run: RunContext) -> dict[str, Any]:
+        return {} if self.stopped else self.inner.request_options(run)
 
     def after_round(self, run: RunContext, usage: Any) -> None:
         if not self.stopped:

@@ -1,15 +1,22 @@
 """The strategies chapter 07 compares, each with what it is modelled on (chapter 07).
 
 Each ``Strategy`` is a named ``Compactor`` factory with what it is modelled
-on, when it fires and what the simulation leaves out. A new strategy joins
-the comparison (and the test that runs every registered strategy on the
-long session) by adding an entry here.
+on, when it fires, what the simulation leaves out and the config it runs
+with. A new strategy joins the comparison (and the test that runs every
+registered strategy on the long session) by adding an entry here.
 
-Triggers are scaled to one pretend window, ``PRETEND_WINDOW`` tokens: LONG_SESSION
-peaks near 125,000 tokens uncompressed, so against a real 200,000-token
-window only the API's 100,000 default would ever fire. Each trigger keeps
-the proportion its system uses (Claude Code about 85% of the window, Codex
-90%, the API's 100,000 of 200,000 is half); s06 keeps its own 50,000.
+Triggers are set against one pretend window, ``PRETEND_WINDOW`` tokens, which
+the fake enforces like a real one: LONG_SESSION peaks near 125,000 tokens
+uncompressed, so against a real 200,000-token window no trigger near the
+window would ever fire. Every trigger sits at 85% of the window (Claude
+Code's trigger is about 83.5% of a 200,000 window), except where a system's
+own proportion is the point: Codex's 90%, and s06's own 50,000 estimated
+tokens. The API's clearing default (100,000 of 200,000, half) is chapter
+07's slider, not a row: compared at half the others' trigger it would look
+cheaper for that reason alone.
+
+``CONTROLS`` are not systems: each changes one thing of a strategy to test
+what a lesson credits (chapter 07).
 """
 from __future__ import annotations
 
@@ -18,12 +25,14 @@ from typing import Callable
 
 from ..core.config import CompactionConfig
 from .base import Compactor
+from .controls import WholeConversationLayers
 from .structured_summary import StructuredSummary
 from .three_layers import ThreeLayers
-from .tool_clearing import ClearToolUses
+from .server_side import ServerCompaction, ServerToolClearing
 from .usage_triggered import UsageTriggered
 
 PRETEND_WINDOW = 60_000
+MATCHED = 0.85  # the trigger, as a fraction of the window, for every strategy that has no proportion of its own
 
 
 @dataclass(frozen=True)
@@ -37,7 +46,8 @@ class Strategy:
 
 
 def all_strategies(window: int = PRETEND_WINDOW) -> tuple[Strategy, ...]:
-    """The five strategies, their triggers scaled to ``window`` (s06 keeps its own default)."""
+    """The six strategies, their triggers set against ``window`` (s06 keeps its own default)."""
+    matched = int(MATCHED * window)
     return (
         Strategy("none", "no compaction", "(the baseline)", "never",
                  "nothing: the history only grows", Compactor),
@@ -52,12 +62,25 @@ def all_strategies(window: int = PRETEND_WINDOW) -> tuple[Strategy, ...]:
                  "within 20,000 characters (Codex: 20,000 tokens); no mid-turn trigger",
                  lambda: UsageTriggered(threshold=int(0.9 * window))),
         Strategy("structured", "micro + nine-section summary", "Claude Code",
-                 f"count over {int(0.85 * window):,} (85%)",
-                 "chapter 02's micro with s06's defaults; the whole history sent as one JSON dump; "
-                 "no files re-attached, no hooks",
-                 lambda: StructuredSummary(window=window, fraction=0.85)),
+                 f"count over {matched:,} ({MATCHED:.0%})",
+                 "chapter 02's micro with s06's defaults; no files re-attached, no hooks",
+                 lambda: StructuredSummary(window=window, fraction=MATCHED)),
         Strategy("clearing", "API tool-result clearing", "Messages API clear_tool_uses_20250919",
-                 f"count over {window // 2:,} (50%)",
-                 "run locally, in place, with a ledger of the cleared tokens; chapter 02's placeholder",
-                 lambda: ClearToolUses(trigger=window // 2, keep=3)),
+                 f"input over {matched:,} ({MATCHED:.0%}), keep 3",
+                 "nothing on our side: the offline server applies the edit; its placeholder wording is unverified",
+                 lambda: ServerToolClearing(trigger=matched, keep=3)),
+        Strategy("compaction", "API server compaction", "Messages API compact_20260112",
+                 f"input over {matched:,} ({MATCHED:.0%})",
+                 "the offline server writes the summary with the fake summariser and the API's default prompt",
+                 lambda: ServerCompaction(trigger=matched)),
+    )
+
+
+def control_strategies() -> tuple[Strategy, ...]:
+    """Controls: s06 with one thing changed, to isolate what a lesson credits."""
+    return (
+        Strategy("s06 whole", "s06, summary of the whole conversation", "control: s06 without its tail",
+                 f"estimate over {CompactionConfig().threshold:,} tokens",
+                 "s06 exactly, except that its summary request is the whole conversation (as structured's is)",
+                 WholeConversationLayers),
     )

@@ -6,11 +6,16 @@ is summarised under nine fixed headings, one of them "All user messages",
 and replaces the history. (Chapter 07 cites the sources and marks what is
 unverified.)
 
+The summary request is the conversation itself, as the model has been
+reading it, with the nine-section instruction as one more user message (no
+tools): it costs the history's own tokens plus the instruction, so it fits
+the window whenever the history left room for the reply. (Quoting the
+history as JSON inside the prompt, as chapter 03 does, costs more tokens than
+the messages themselves.)
+
 Simplified here: the micro step is chapter 02's with s06's defaults (its
-placeholder, keep the newest 3, read_file preserved); the summary request
-carries the whole history as one JSON dump (no 80,000-character tail: the
-history fits, since we compact before the window is full); the replacement
-is chapter 03's "[Conversation compressed ...]" message; no files are
+placeholder, keep the newest 3, read_file preserved); the replacement is
+chapter 03's "[Conversation compressed ...]" message; no files are
 re-attached after compacting, and there is no PreCompact hook.
 """
 from __future__ import annotations
@@ -18,10 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..core.auto import AutoReport, auto_compact
+from ..core.auto import AutoReport, SummaryRequestBuilder, auto_compact
 from ..core.config import CompactionConfig, check_count
 from ..core.loop import RunContext
-from ..core.messages import Message
+from ..core.messages import Message, check_shape, user
 from ..core.tokens import count_tokens
 from .base import Compactor
 
@@ -29,18 +34,32 @@ SECTIONS = ("Primary request and intent", "Key technical concepts", "Files and c
             "Errors and fixes", "Problem solving", "All user messages", "Pending tasks",
             "Current work", "Optional next step")
 STRUCTURED_PROMPT = (
-    "Summarise the conversation below in detail, so that the work can continue from the summary "
+    "Summarise the conversation above in detail, so that the work can continue from the summary "
     "alone. Use exactly these nine sections, in this order:\n"
     + "\n".join(f"{n}. {title}" for n, title in enumerate(SECTIONS, start=1))
     + "\nUnder 'All user messages' list every message the user wrote, verbatim, oldest first."
 )
 
 
+def conversation_request(prompt: str) -> SummaryRequestBuilder:
+    """A summary request builder: the whole conversation, then ``prompt`` as one more user message
+    (no tools). The request raises InvalidHistory if the history is malformed."""
+    def build(messages: list[Message], config: CompactionConfig, focus: str | None) -> dict[str, Any]:
+        check_shape(messages)
+        instruction = prompt + (f"\nFocus especially on: {focus}" if focus else "")
+        return {"model": config.model, "max_tokens": config.summary_max_tokens,
+                "messages": [*messages, user(instruction)]}
+    return build
+
+
+structured_request = conversation_request(STRUCTURED_PROMPT)
+
+
 def structured_compact(client: Any, messages: list[Message], config: CompactionConfig,
                        focus: str | None = None) -> AutoReport:
-    """Chapter 03's auto_compact with the nine-section prompt and the whole history: transcript,
-    summary, replacement in place; a failed or empty summary leaves ``messages`` as it was."""
-    return auto_compact(client, messages, config, focus, prompt=STRUCTURED_PROMPT, whole_history=True)
+    """Chapter 03's auto_compact with the nine-section request: transcript, summary, replacement
+    in place; a failed or empty summary leaves ``messages`` as it was."""
+    return auto_compact(client, messages, config, focus, build=structured_request)
 
 
 @dataclass

@@ -7,7 +7,12 @@ run's ``CompactionConfig``.
 """
 from __future__ import annotations
 
+from typing import Any
+
+from ..core.auto import AutoReport, auto_compact, tail_request
+from ..core.config import CompactionConfig
 from ..core.loop import RunContext
+from ..core.messages import Message
 from ..core.micro import micro_compact
 from .base import Compactor
 
@@ -16,12 +21,21 @@ class ThreeLayers(Compactor):
     """The reference agent's three layers: micro and auto before each call, manual on request."""
     name = "three_layers"
     clear_old_results = staticmethod(micro_compact)  # the micro layer (chapter 08 swaps in reversible placeholders)
+    summary_request = staticmethod(tail_request)      # the summary request (chapter 07's control swaps it)
 
     def before_call(self, run: RunContext) -> list[str]:
         config, layers = run.config, []
         if config.micro and run.micro(self.clear_old_results):
             layers.append("micro")
         if config.auto and run.context_size() > config.threshold:
-            run.summarise_and_replace("auto")
+            run.summarise_and_replace("auto", compact=self.compact)
             layers.append("auto")
         return layers
+
+    def on_compact(self, run: RunContext, focus: str | None) -> None:
+        run.summarise_and_replace("manual", focus, compact=self.compact)
+
+    def compact(self, client: Any, messages: list[Message], config: CompactionConfig,
+                focus: str | None = None) -> AutoReport:
+        """Chapter 03's auto_compact, with this strategy's summary request."""
+        return auto_compact(client, messages, config, focus, build=self.summary_request)

@@ -26,6 +26,7 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
 from harness.labs.scratch import own_scratch
 from harness.session.runner import SYSTEM_PROMPT, Session
+from harness.strategies.server_side import ServerToolClearing
 from harness.strategies.three_layers import ThreeLayers
 
 live = uses_real_model()
@@ -168,16 +169,33 @@ for bad in ({"type": "clear_tool_uses_20250919", "kep": {"type": "tool_uses", "v
         raise AssertionError(f"accepted a bad edit: {bad}")
 
 # %% [markdown]
-# Live, the same request goes to the real API. The response's `context_management` field reports which
-# edits were applied (offline this cell is skipped).
+# Chapter 07 ran these edits as strategies, and this is the same code. `ServerToolClearing` and
+# `ServerCompaction` only add their edit to every call (`request_options`); the loop then sends the
+# call through `client.beta.messages.create`, and the strategy reads what the server did from each
+# response. Offline the fake server applies the edit; live, real Claude does. Below: the three-file
+# request live, or the twelve-file task on the fake, with clearing past 5,000 input tokens keeping the
+# newest tool use.
+#
+# Server compaction is left out of the live run: the compaction page lists the models that support it,
+# and whether `claude-haiku-4-5`, our default, is among them is unverified here. Check
+# https://platform.claude.com/docs/en/build-with-claude/compaction before you try it live with
+# `ServerCompaction()`.
 
 # %%
+clearing = ServerToolClearing(trigger=5_000, keep=1)
 if live:
-    response = client.beta.messages.create(**request_kwargs)
-    print("stop:", response.stop_reason, "| input tokens:", response.usage.input_tokens)
-    print("applied edits:", response.context_management)
+    managed = Session(client, toolbox, config, clearing)
+    managed.ask(request)
 else:
-    print("skipped: live call to client.beta.messages.create with context_management")
+    managed = run_scenario(TWELVE_FILES, config, WORK / "managed", compactor=clearing)
+applied = [e.detail for e in managed.events if e.kind == clearing.name]
+print("requests the server edited:", len(applied), "| the last:", applied[-1] if applied else None)
+print("history kept by the client:", len(managed.messages), "messages, nothing removed")
+
+# %%
+if not live:
+    assert len(applied) == 10 and applied[-1] == {"cleared_tool_uses": 12, "cleared_input_tokens": 21_585}
+    assert len(managed.messages) == len(offline.messages)  # the edit never touches the client's history
 
 # %% [markdown]
 # ## 5 · Which to use?

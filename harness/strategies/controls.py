@@ -1,0 +1,23 @@
+"""Controls: a strategy with one thing changed, to test what a lesson credits (chapter 07).
+
+Chapter 07's nine-section summary forgets nothing where s06 forgets all
+three early facts. It differs from s06 in two ways: its prompt asks for
+every user message verbatim, and its request carries the whole
+conversation rather than the last 80,000 characters of a JSON dump.
+``WholeConversationLayers`` is s06 with only the second changed: its own
+three questions, asked of the whole conversation, sent like the nine-section
+request.
+"""
+from __future__ import annotations
+
+from ..core.auto import SUMMARY_PROMPT
+from .structured_summary import conversation_request
+from .three_layers import ThreeLayers
+
+THREE_QUESTIONS_ABOVE = SUMMARY_PROMPT.replace("the conversation below", "the conversation above")
+
+
+class WholeConversationLayers(ThreeLayers):
+    """s06's three layers, its summary asked of the whole conversation with s06's own prompt."""
+    name = "whole_conversation_layers"
+    summary_request = staticmethod(conversation_request(THREE_QUESTIONS_ABOVE))
