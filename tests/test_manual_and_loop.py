@@ -216,6 +216,19 @@ def test_auto_compaction_that_fails_in_the_loop_leaves_a_valid_history(tmp_path)
     assert model.requests[-1] == "summary"
 
 
+def test_a_refused_call_leaves_the_calls_before_it_in_the_session_and_a_valid_history(tmp_path):
+    session, model = twelve_file_session(tmp_path, CompactionConfig(micro=False, auto=False))
+    session.messages += [user("go" + " go" * 189_000), {"role": "assistant", "content": [text("Noted.")]}]
+    with pytest.raises(anthropic.BadRequestError, match="prompt is too long|exceed context limit"):
+        session.ask(READ_AGENTS)  # lists agents/ and reads files until a call no longer fits the window
+    made = len(model.requests)
+    assert made > 2 and [t.call for t in session.trace] == list(range(1, made + 1))
+    assert [name for name, _ in session.tool_calls] == ["list_files"] + ["read_file"] * (made - 1)
+    assert session.answers == []
+    validate_messages(session.messages)
+    assert session.messages[-1]["content"][0]["type"] == "tool_result"
+
+
 def test_run_agent_directly_returns_a_run_result(tmp_path):
     workspace = TWELVE_FILES.build(tmp_path / "workspace")
     messages = [user("What is VERSION_TAG in agents/s05_skill_loading.py?")]

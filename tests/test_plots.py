@@ -87,6 +87,17 @@ def test_growth_figure_puts_compared_runs_on_the_same_axes():
     assert context_ax.get_ylim()[1] >= WINDOW
 
 
+def test_growth_figure_marks_the_refused_call_on_both_charts():
+    call = len(SERIES) + 1
+    fig = growth_figure({"no compaction": SERIES}, window=WINDOW, refused=(call, WINDOW + 42))
+    check_basics(fig, (11.0, 4.0), 2)
+    context_ax, billed_ax = fig.axes
+    assert legend_texts(context_ax) == ["no compaction", "context window (200,000 tokens)",
+                                        f"call {call} refused (400): 200,042 tokens"]
+    assert legend_texts(billed_ax) == ["no compaction", f"call {call} refused"]
+    assert context_ax.get_ylim()[1] >= WINDOW + 42
+
+
 def test_growth_figure_without_window_scales_to_the_data():
     fig = growth_figure({"run": SERIES})
     assert fig.axes[0].get_ylim()[1] >= max(SERIES.context)

@@ -3,11 +3,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anthropic
 import pytest
 
-from harness import CompactionConfig, count_tokens, user, validate_messages
+from harness import CompactionConfig, Toolbox, count_tokens, user, validate_messages
+from harness.fake import fake_client
 from harness.labs.runs import MARKER, NotAScratchFolder, run_scenario
-from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES
+from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES, WALL_SESSION
+from harness.session.runner import Session
+from harness.strategies.base import Compactor
 
 UNCOMPRESSED = CompactionConfig(micro=False, auto=False)
 
@@ -42,6 +46,25 @@ def test_long_session_workspace_and_requests(tmp_path):
     assert LONG_SESSION.requests[-3:] == ("Which file did I first ask you to change?",
                                            "What did I tell you about tools/?",
                                            'In tools/t05_shell.py, change VERSION_TAG to "v5-unsafe".')
+
+
+def test_wall_session_is_the_long_session_going_on(tmp_path):
+    assert WALL_SESSION.folders[:4] == LONG_SESSION.folders
+    assert WALL_SESSION.requests[:len(LONG_SESSION.requests)] == LONG_SESSION.requests
+    workspace = WALL_SESSION.build(tmp_path)
+    assert {p.parent.name for p in workspace.root.rglob("*.py")} == {
+        "agents", "core", "tools", "plugins", "tests", "scripts", "examples"}
+    assert len(list(workspace.root.rglob("*.py"))) == 46 + 36
+
+
+def test_wall_session_uncompressed_is_refused_in_its_last_request(tmp_path):
+    session = Session(fake_client(), Toolbox(WALL_SESSION.build(tmp_path)), UNCOMPRESSED, Compactor())
+    with pytest.raises(anthropic.BadRequestError, match="prompt is too long: 200042 tokens > 200000 maximum"):
+        for request in WALL_SESSION.requests:
+            session.ask(request)
+    assert len(session.answers) == len(WALL_SESSION.requests) - 1
+    assert session.stats.peak_context == 198_049 and session.stats.model_calls == 215
+    validate_messages(session.messages)
 
 
 def test_run_scenario_starts_from_a_clean_root(tmp_path):

@@ -152,13 +152,15 @@ def messages_api(client: Any, options: dict[str, Any]) -> Any:
 def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolbox,
               config: CompactionConfig, compactor: Compaction,
               on_event: Callable[[Event], None] | None = None,
-              log: MessageLog | None = None, first_call: int = 1) -> RunResult:
+              log: MessageLog | None = None, first_call: int = 1,
+              result: RunResult | None = None) -> RunResult:
     """Run the model and its tools until it ends its turn, compacts itself, or hits max_turns.
 
     ``compactor`` is the strategy (``harness.strategies.ThreeLayers()`` is the reference agent).
-    A malformed ``messages`` raises InvalidHistory before anything runs."""
+    A malformed ``messages`` raises InvalidHistory before anything runs. ``result`` is filled in
+    as the run goes: pass your own to keep the calls made before an error (``Session.ask`` does)."""
     check_shape(messages)
-    result = RunResult(stop="max_turns")
+    result = result if result is not None else RunResult(stop="max_turns")
 
     def emit(event: Event) -> None:
         result.events.append(event)

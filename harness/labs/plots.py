@@ -7,6 +7,7 @@ it from a slider panel's callback (``harness.labs.panel``).
 """
 from __future__ import annotations
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .growth import CATEGORIES, GrowthSeries, calls_after_requests, estimate_and_count, mix_text
@@ -17,10 +18,12 @@ CATEGORY_COLOURS = dict(zip(CATEGORIES, ("#7f7f7f", "#1f77b4", "#2ca02c", "#9467
 
 
 def growth_figure(runs: dict[str, GrowthSeries], *, window: int | None = None,
-                  extent: GrowthSeries | None = None, title: str | None = None) -> Figure:
+                  extent: GrowthSeries | None = None, title: str | None = None,
+                  refused: tuple[int, int] | None = None) -> Figure:
     """Left: context sent per agent call; right: input tokens billed so far. One line per run.
     ``window`` draws the context window as a dashed line; ``extent`` fixes both axes to a
-    larger series so that a growing run can be watched against its end."""
+    larger series so that a growing run can be watched against its end. ``refused`` (introduced by chapter 00)
+    marks the call the API refused, as (call, input tokens): a cross on the left, a dotted line on both."""
     fig = new_figure(WIDE)
     context_ax, billed_ax = fig.subplots(1, 2)
     for label, series in runs.items():
@@ -29,7 +32,10 @@ def growth_figure(runs: dict[str, GrowthSeries], *, window: int | None = None,
     if window:
         context_ax.axhline(window, color="black", linestyle="--", linewidth=1,
                            label=f"context window ({window:,} tokens)")
-    tallest = max([max(s.context, default=0) for s in runs.values()] + [window or 0])
+    if refused:
+        mark_refused(context_ax, billed_ax, *refused)
+    tallest = max([max(s.context, default=0) for s in runs.values()]
+                  + [window or 0, refused[1] if refused else 0])
     if extent is not None and len(extent):
         tallest = max(tallest, max(extent.context))
         context_ax.set_xlim(0, len(extent) + 1)
@@ -47,6 +53,14 @@ def growth_figure(runs: dict[str, GrowthSeries], *, window: int | None = None,
     if title:
         fig.suptitle(title)
     return fig
+
+
+def mark_refused(context_ax: Axes, billed_ax: Axes, call: int, tokens: int) -> None:
+    """The refused call: a red cross at its input tokens, a dotted line at its number on both axes."""
+    context_ax.plot([call], [tokens], marker="X", markersize=9, color="#d62728", linestyle="none",
+                    label=f"call {call} refused (400): {tokens:,} tokens")
+    context_ax.axvline(call, color="#d62728", linestyle=":", linewidth=1)
+    billed_ax.axvline(call, color="#d62728", linestyle=":", linewidth=1, label=f"call {call} refused")
 
 
 def session_growth_figure(series: GrowthSeries, request_ends: list[int], requests: int,

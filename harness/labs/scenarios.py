@@ -3,9 +3,11 @@
 ``twelve_files`` is the seed's worked example: a folder ``agents/`` of 12
 Python files of about 150 lines (about 2,000 tokens each) and the task
 "read every .py file under agents/ and summarise what each does".
-``long_session`` is a multi-task working session over three folders that
+``long_session`` is a multi-task working session over four folders that
 revisits early files and early instructions; uncompressed it runs well past
-100,000 tokens of context.
+100,000 tokens of context. ``wall_session`` is the same session going on
+over three more folders (``tests/``, ``scripts/``, ``examples/``) until,
+uncompressed, a request no longer fits a 200,000-token window.
 """
 from __future__ import annotations
 
@@ -68,6 +70,48 @@ PLUGIN_FILES = {
     "p10_notify": "posts a message when a long task finishes",
     "p11_backup": "copies the session log to a second folder every hour",
     "p12_profile": "measures where a slow command spends its time",
+}
+TEST_FILES = {
+    "test_loop": "checks that the agent loop stops when the model ends its turn",
+    "test_dispatch": "checks that every tool call reaches the right handler",
+    "test_todos": "checks that finished todo items stay finished",
+    "test_subagents": "checks that a child agent starts with an empty history",
+    "test_skills": "checks that a skill is loaded only when it is asked for",
+    "test_compaction": "checks that compaction keeps every tool call paired with its result",
+    "test_tasks": "checks that task dependencies survive a restart",
+    "test_background": "checks that a background command reports when it finishes",
+    "test_teams": "checks that two agents never claim the same task",
+    "test_protocols": "checks that a malformed team message is refused",
+    "test_autonomy": "checks that an idle agent picks the oldest open task",
+    "test_worktrees": "checks that two tasks never edit the same worktree",
+}
+SCRIPT_FILES = {
+    "sc01_setup": "creates the virtual environment and installs the pinned packages",
+    "sc02_lint": "runs the linters on every source file",
+    "sc03_bench": "times the agent on a fixed set of tasks",
+    "sc04_release": "builds the package and drafts the release notes",
+    "sc05_migrate": "upgrades old session logs to the current format",
+    "sc06_replay": "replays a session log against a new model",
+    "sc07_prune": "deletes transcripts older than a month",
+    "sc08_report": "turns benchmark results into a table",
+    "sc09_seed": "fills a workspace with example files",
+    "sc10_check_links": "finds broken links in the documentation",
+    "sc11_profile": "records where a slow run spends its time",
+    "sc12_clean": "removes build output and caches",
+}
+EXAMPLE_FILES = {
+    "e01_hello": "asks the agent one question and prints the answer",
+    "e02_read_repo": "lets the agent read a small repository and describe it",
+    "e03_fix_typo": "lets the agent find and fix a typo in a README",
+    "e04_todo_plan": "shows the agent planning a change with a todo list",
+    "e05_subagent": "hands a search to a child agent and uses its report",
+    "e06_long_session": "keeps one session going over many requests",
+    "e07_resume": "reopens a session from its log after a crash",
+    "e08_background": "runs the test suite in the background while the agent works",
+    "e09_team": "lets two agents split a refactoring between them",
+    "e10_review": "asks a second agent to review a change",
+    "e11_worktree": "runs two tasks in separate git worktrees",
+    "e12_budget": "stops the agent when a token budget runs out",
 }
 
 _VERBS = ["load", "parse", "build", "check", "merge", "render", "collect", "update", "resolve",
@@ -212,5 +256,26 @@ LONG_SESSION = Scenario(
         "Which file did I first ask you to change?",
         "What did I tell you about tools/?",
         'In tools/t05_shell.py, change VERSION_TAG to "v5-unsafe".',
+    ),
+)
+
+# LONG_SESSION, then the next stretch of work: chapter 00 sends it until the API refuses a request.
+WALL_SESSION = Scenario(
+    "wall_session",
+    LONG_SESSION.folders + (("tests", TEST_FILES), ("scripts", SCRIPT_FILES), ("examples", EXAMPLE_FILES)),
+    LONG_SESSION.requests + (
+        "Read every .py file under tests/ and summarise what each does.",
+        'In tests/test_loop.py, change VERSION_TAG to "v1-turns".',
+        "What is VERSION_TAG in tests/test_loop.py?",
+        "Count the lines of every .py file under tests/.",
+        "What is VERSION_TAG in agents/s01_agent_loop.py?",
+        "Search tests/ for TODO comments.",
+        "Read every .py file under scripts/ and summarise what each does.",
+        'In scripts/sc03_bench.py, change VERSION_TAG to "v3-fixed".',
+        "What is VERSION_TAG in scripts/sc03_bench.py?",
+        "Search scripts/ for TODO comments.",
+        "Count the lines of every .py file under scripts/.",
+        "What is VERSION_TAG in core/c06_storage.py?",
+        "Read every .py file under examples/ and summarise what each does.",
     ),
 )

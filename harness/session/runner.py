@@ -50,15 +50,19 @@ class Session:
     answers: list[str] = field(default_factory=list)
 
     def ask(self, request: str) -> RunResult:
-        """Send one user request and run the loop until the agent stops."""
+        """Send one user request and run the loop until the agent stops. If a call fails (the API
+        refuses a request, say), the error propagates; the calls made before it stay in the session."""
         self.messages.append(user(request))
         agent_calls = sum(1 for t in self.trace if t.kind == "agent")
-        result = run_agent(self.client, self.messages, system=self.system, tools=self.toolbox,
-                           config=self.config, on_event=self.on_event, log=self.log,
-                           first_call=agent_calls + 1, compactor=self.compactor)
-        self.trace += result.trace
-        self.events += result.events
-        self.tool_calls += result.tool_calls
+        result = RunResult(stop="max_turns")
+        try:
+            run_agent(self.client, self.messages, system=self.system, tools=self.toolbox,
+                      config=self.config, on_event=self.on_event, log=self.log,
+                      first_call=agent_calls + 1, compactor=self.compactor, result=result)
+        finally:
+            self.trace += result.trace
+            self.events += result.events
+            self.tool_calls += result.tool_calls
         self.answers.append(result.reply if result.stop != "max_turns" else "")
         return result
 

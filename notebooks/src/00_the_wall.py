@@ -2,8 +2,8 @@
 # # 00 · The wall
 #
 # **The promise:** see, in numbers from a real run of the agent, why a long session without compaction
-# cannot go on: the context climbs towards the window, every call pays for everything again, and each
-# early instruction becomes a smaller and smaller part of what the model reads.
+# cannot go on: the context climbs until the API refuses the next request, every call pays for everything
+# again, and each early instruction becomes a smaller and smaller part of what the model reads.
 #
 # By the end of this chapter you will be able to:
 #
@@ -11,37 +11,45 @@
 # - turn a session's trace into two curves, the context sent per call and the input tokens billed so far;
 # - take a request apart into what it is made of: system prompt, user text, assistant text, tool calls
 #   and tool results (and, from chapter 02 on, placeholders and summaries);
+# - run a session into the context window, read the API's refusal, and tell its two window errors apart;
 # - explain with the run's own numbers why the window is finite, why attention thins and why cost compounds.
 #
 # Everything runs offline. The "model" is a deterministic fake of Claude behind the real `anthropic` SDK:
 # it answers `client.messages.create(...)` like the API does and reports the input tokens of every request,
-# counted with a tokenizer (chapter 01 looks at counting closely).
+# counted with a tokenizer (chapter 01 looks at counting closely). Like the API, it refuses a request that
+# does not fit the model's context window, with the API's own error.
 
 # %%
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
 import shutil
 
+import anthropic
 from IPython.display import display
 from ipywidgets import IntSlider
 
-from harness import CompactionConfig, Toolbox
+from harness import CompactionConfig, Toolbox, context_window, count_tokens, validate_messages
 from harness.core.tokens import text_tokens
 from harness.fake import fake_client
 from harness.labs.growth import composition_recorder, growth_series
 from harness.labs.panel import panel
 from harness.labs.plots import composition_figure, growth_figure, session_growth_figure
 from harness.labs.runs import run_scenario
-from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES, WALL_SESSION
 from harness.labs.scratch import own_scratch
 from harness.session.runner import Session
 from harness.strategies.base import Compactor
 
 WORK = own_scratch("00")                   # _work/00, in a fresh folder of its own for each run
 NO_COMPACTION = CompactionConfig(micro=False, auto=False)
-CLAUDE_WINDOW = 200_000                    # a fact: Claude's context window, in tokens
+CLAUDE_WINDOW = context_window(NO_COMPACTION.model)  # the model's real window (harness/core/models.py)
 PRICE_PER_MILLION = 3.00                   # an example price in dollars per million input tokens, not a quote
-print("micro:", NO_COMPACTION.micro, "| auto:", NO_COMPACTION.auto)
+print(f"model: {NO_COMPACTION.model} | window: {CLAUDE_WINDOW:,} tokens | "
+      f"max_tokens: {NO_COMPACTION.max_tokens:,} | micro: {NO_COMPACTION.micro} | auto: {NO_COMPACTION.auto}")
+
+# %%
+assert NO_COMPACTION.model == "claude-haiku-4-5" and CLAUDE_WINDOW == 200_000
+assert NO_COMPACTION.max_tokens == 1_024
 
 # %% [markdown]
 # ## 1 · One request, twelve files
@@ -93,48 +101,77 @@ assert twelve_series.billed[-1] == 166_848
 assert round(twelve_ratio, 1) == 6.7
 
 # %% [markdown]
-# ## 2 · A working session
+# ## 2 · A working session, until the API refuses
 #
-# A real session is many requests. `LONG_SESSION` is 71 of them over four folders (`agents/`, `core/`,
-# `tools/`, `plugins/`): read a folder, change a `VERSION_TAG`, ask what a tag is, count lines, search
-# for TODOs, and near the end, questions about instructions given at the start. We send the requests one
-# at a time and note how many model calls the session has made after each one (the slider below needs that).
+# A real session is many requests. `LONG_SESSION`, which later chapters reuse, is 71 of them over four
+# folders (`agents/`, `core/`, `tools/`, `plugins/`): read a folder, change a `VERSION_TAG`, ask what a tag
+# is, count lines, search for TODOs, and near the end, questions about instructions given at the start.
+# Uncompressed it ends at 125,406 tokens, still well under the window. So here the work goes on:
+# `WALL_SESSION` is those 71 requests and 13 more of the same kinds over three new folders (`tests/`,
+# `scripts/`, `examples/`). We send the requests one at a time, note how many model calls the session has
+# made after each one (the slider below needs that), and stop when the API refuses a request: the SDK
+# raises `anthropic.BadRequestError`.
 
 # %%
 long_root = WORK / "long"
 shutil.rmtree(long_root, ignore_errors=True)
 long_client = composition_recorder(fake_client())
-session = Session(long_client, Toolbox(LONG_SESSION.build(long_root / "workspace")), NO_COMPACTION,
+session = Session(long_client, Toolbox(WALL_SESSION.build(long_root / "workspace")), NO_COMPACTION,
                   Compactor())
 request_ends = []                          # request_ends[i]: model calls made after request i + 1
-for request in LONG_SESSION.requests:
-    session.ask(request)
+refused = None                             # the API's refusal, once it comes
+for request in WALL_SESSION.requests:
+    try:
+        session.ask(request)
+    except anthropic.BadRequestError as error:
+        refused = error
+        break
     request_ends.append(len(session.trace))
 series = growth_series(session.trace)
+refused_call = len(series) + 1             # the call after the last one that went through
+refused_input = count_tokens(session.messages, system=session.system, tools=session.toolbox.schemas)
 print(session.stats)
-print("requests:", len(request_ends), "| model calls:", len(series))
+print(f"requests answered: {len(request_ends)} of {len(WALL_SESSION.requests)} | "
+      f"model calls made: {len(series)}")
+print(f"request {len(request_ends) + 1}, model call {refused_call}: refused with {refused.status_code} "
+      f"{refused.body['error']['type']}")
+print(refused.body["error"]["message"])
 
 # %%
-display(growth_figure({"no compaction": series}, window=CLAUDE_WINDOW,
-                      title="the long session with no compaction"))
+display(growth_figure({"no compaction": series}, window=CLAUDE_WINDOW, refused=(refused_call, refused_input),
+                      title="the long session with no compaction, up to the refused call"))
 
 # %% [markdown]
 # Two curves, two scales. On the left, the context climbs with every call and never comes down: nothing
-# is ever removed. After 71 requests and 158 calls it holds 125,406 tokens, 63% of the window. On the right,
-# the bill grows much faster: 12,433,623 input tokens, about 99 times the final context.
+# is ever removed. The 71 requests of `LONG_SESSION` end at 125,406 tokens and the next 12 at 179,834. The
+# 84th request asks for the 12 files of `examples/`: the agent lists the folder and reads 10 of them, which
+# brings the context to 198,049 tokens, 99.0% of the window, after 215 calls. Then the API refuses call 216
+# with a 400 (the red cross). On the right, the bill grows much faster: 21,685,505 input tokens up to the
+# last call that went through, about 109 times the final context.
 
 # %%
-print(f"last context {series.context[-1]:,} = {series.context[-1] / CLAUDE_WINDOW:.0%} of the window")
+unfinished = [tool for t in session.trace[request_ends[-1]:] for tool in t.tools]
+print(f"last context {series.context[-1]:,} = {series.context[-1] / CLAUDE_WINDOW:.1%} of the window")
 print(f"billed {series.billed[-1]:,} = {series.billed[-1] / series.context[-1]:.0f} x the last context")
+print(f"request {len(request_ends) + 1} before the refusal: {unfinished.count('list_files')} listing, "
+      f"{unfinished.count('read_file')} files read")
 
 # %%
 assert [folder for folder, _ in LONG_SESSION.folders] == ["agents", "core", "tools", "plugins"]
-assert len(request_ends) == 71 and len(series) == 158
+assert [folder for folder, _ in WALL_SESSION.folders[4:]] == ["tests", "scripts", "examples"]
+assert WALL_SESSION.requests[:71] == LONG_SESSION.requests and len(WALL_SESSION.requests) == 84
+assert series.context[request_ends[70] - 1] == 125_406  # the end of LONG_SESSION, as in later chapters
+assert series.context[request_ends[-1] - 1] == 179_834  # the end of request 83
+assert refused is not None and refused.status_code == 400
+assert refused.body["error"]["type"] == "invalid_request_error"
+assert len(request_ends) == 83 and len(series) == 215 and refused_call == 216
+assert WALL_SESSION.requests[83] == "Read every .py file under examples/ and summarise what each does."
+assert unfinished == ["list_files"] + ["read_file"] * 10
 assert list(series.context) == sorted(series.context), "with no compaction the context never shrinks"
-assert series.context[-1] == max(series.context) == 125_406
-assert round(series.context[-1] / CLAUDE_WINDOW, 2) == 0.63
-assert series.billed[-1] == 12_433_623
-assert 98 <= series.billed[-1] / series.context[-1] <= 100
+assert series.context[-1] == max(series.context) == 198_049
+assert round(series.context[-1] / CLAUDE_WINDOW, 3) == 0.990
+assert series.billed[-1] == 21_685_505
+assert round(series.billed[-1] / series.context[-1]) == 109
 
 # %% [markdown]
 # ## 3 · What the context is made of
@@ -157,40 +194,91 @@ for category, tokens in last.items():
 assert len(long_client.records) == len(session.trace)
 assert all(sum(parts.values()) == t.input_tokens for parts, t in zip(long_client.records, session.trace))
 assert last["placeholders"] == last["summaries"] == 0
-assert round(last["tool results"] / sum(last.values()), 3) == 0.946
-assert last["user text"] == 1_182
+assert round(last["tool results"] / sum(last.values()), 3) == 0.954
+assert last["user text"] == 1_393
 
 # %% [markdown]
-# Almost all of it is tool output: 94.6% of the last request is file contents and command results. The 71
-# requests the user typed take 1,182 tokens in total. That is where compaction will have to cut.
+# Almost all of it is tool output: 95.4% of the last request that went through is file contents and
+# command results. The 84 requests the user typed take 1,393 tokens in total. That is where compaction will
+# have to cut.
 #
 # ## 4 · Why this is a wall
 #
-# **The window is finite.** A model reads at most its context window in one call, 200,000 tokens for
-# Claude; a request beyond it is refused. (Some of the window must also stay free for the reply.) Our session
-# adds about 1,766 tokens per request on average, so at that pace the window is full after about 113
-# requests. And our requests are small: real files are longer, and the very first request here, reading one
-# folder, took the context from nothing to 24,808 tokens.
+# **The window is finite.** A model reads at most its context window in one call: 200,000 tokens for
+# `claude-haiku-4-5`, the real model the harness names (`CompactionConfig.model`). The API checks every
+# request against that window twice. The input alone must fit, or the answer is *prompt is too long*. The
+# input plus `max_tokens`, the room the request keeps for the reply, must fit too, or the answer is *input
+# length and `max_tokens` exceed context limit*. The harness asks for `max_tokens` = 1,024
+# (`CompactionConfig.max_tokens`), so an input above 198,976 tokens is refused although it would fit on its
+# own: as a context creeps up, the reserve check is the one that trips first.
+#
+# Our context did not creep, it jumped. Call 215 sent 198,049 tokens, and 198,049 + 1,024 = 199,073 fits.
+# Call 216 carried one more file read, 1,993 tokens, and would have sent 200,042: over the window itself, so the
+# error is *prompt is too long*. The other error needs an input between 198,977 and 200,000 tokens, a gap of
+# 1,024, and one file read is wider than that gap.
 
 # %%
-per_request = series.context[-1] / len(request_ends)
+reserve_limit = CLAUDE_WINDOW - NO_COMPACTION.max_tokens  # the largest input a request may send
+step = refused_input - series.context[-1]
+print(f"inputs above {reserve_limit:,} tokens are refused with max_tokens = {NO_COMPACTION.max_tokens:,}")
+print(f"call {refused_call - 1}: {series.context[-1]:,} + {NO_COMPACTION.max_tokens:,} = "
+      f"{series.context[-1] + NO_COMPACTION.max_tokens:,}, accepted")
+print(f"call {refused_call}: {refused_input:,} tokens ({step:,} more), refused")
+
+# %%
+assert reserve_limit == 198_976
+assert series.context[-1] + NO_COMPACTION.max_tokens == 199_073 <= CLAUDE_WINDOW
+assert refused_input == 200_042 and step == 1_993 > NO_COMPACTION.max_tokens
+assert refused.body["error"]["message"] == \
+    f"prompt is too long: {refused_input} tokens > {CLAUDE_WINDOW} maximum"
+
+# %% [markdown]
+# Nothing else broke. The calls made before the refusal are in the session's trace, and the history still
+# ends with the result of the last file read: a valid request, only too large. Sending it again would be
+# refused again. The only way on is to send fewer tokens, and that is what compaction does, from chapter 02
+# on.
+#
+# The average pace hides how close the wall is. Over the 71 requests of `LONG_SESSION` the context grew by
+# about 1,766 tokens per request; at that pace the window would be full after about 113 requests. It was
+# full at request 84: reading a whole folder adds 20,000 to 24,000 tokens at once (10 or 12 files of about
+# 2,000 tokens each), and the last 13 requests go through three new folders. Even the very first request,
+# reading one folder, took the context from nothing to 24,808 tokens. And our files are small: real ones
+# are longer.
+
+# %%
+per_request = series.context[request_ends[70] - 1] / 71
 requests_to_fill = CLAUDE_WINDOW / per_request
-print(f"{per_request:,.0f} tokens per request on average; the window is full after about "
-      f"{requests_to_fill:.0f} requests")
+print(f"LONG_SESSION: {per_request:,.0f} tokens per request on average; at that pace the window is full "
+      f"after about {requests_to_fill:.0f} requests")
+after = [series.context[end - 1] for end in request_ends]  # the context at the end of each answered request
+folder_reads = {}                                          # folder -> (files, tokens its reading added)
+for folder, files in WALL_SESSION.folders[1:6]:            # the folders read in full after agents/
+    i = WALL_SESSION.requests.index(f"Read every .py file under {folder}/ and summarise what each does.")
+    added = after[i] - after[i - 1]
+    folder_reads[folder] = len(files), added
+    print(f"reading {folder + '/':9} {len(files)} files: {added:,} tokens, {added / len(files):,.0f} a file")
 
 # %%
+validate_messages(session.messages)  # the history is still one the API accepts
+assert session.messages[-1]["content"][0]["type"] == "tool_result"
 assert round(per_request) == 1_766
 assert 110 <= requests_to_fill <= 116
+assert len(request_ends) + 1 == 84
+assert list(folder_reads) == ["core", "tools", "plugins", "tests", "scripts"]
+each_read = [tokens for _, tokens in folder_reads.values()]
+assert round(min(each_read), -3) == 20_000 and round(max(each_read), -3) == 24_000
+assert {files for files, _ in folder_reads.values()} == {10, 12}
+assert all(round(tokens / files, -2) == 2_000 for files, tokens in folder_reads.values())
 assert series.context[request_ends[0] - 1] == 24_808  # the first request: read the 12 files of agents/
 
 # %% [markdown]
 # **Attention thins.** Request 2 is an instruction that must hold for the whole session: *never edit
 # anything under tools/*. It is 17 tokens. In the call that answered it, those tokens were 0.068% of what
-# the model read; in the last call they are 0.014%, diluted about 5 times by everything that came after.
-# The model attends over the whole window at once, and the work of attention grows with the square of the
-# length; long contexts make it easier for one short, early sentence to be outweighed. (Our fake model
-# never forgets what it can still see; real models are less reliable, and from chapter 03 on you will
-# see how compaction itself can lose this sentence.)
+# the model read; in the last call that went through they are 0.0086%, diluted about 8 times by everything
+# that came after. The model attends over the whole window at once, and the work of attention grows with
+# the square of the length; long contexts make it easier for one short, early sentence to be outweighed.
+# (Our fake model never forgets what it can still see; real models are less reliable, and from chapter 03
+# on you will see how compaction itself can lose this sentence.)
 
 # %%
 rule = LONG_SESSION.requests[1]
@@ -198,21 +286,22 @@ rule_tokens = text_tokens(rule)
 context_when_given = series.context[request_ends[0]]  # the first call of request 2
 share_then, share_now = rule_tokens / context_when_given, rule_tokens / series.context[-1]
 print(f"{rule!r}: {rule_tokens} tokens")
-print(f"share of the context when given: {share_then:.3%}; at the last call: {share_now:.3%}; "
+print(f"share of the context when given: {share_then:.3%}; at the last call: {share_now:.4%}; "
       f"diluted {share_then / share_now:.1f} times")
 
 # %%
 assert rule_tokens == 17
-assert round(share_then, 5) == 0.00068 and round(share_now, 5) == 0.00014
-assert 4.5 <= share_then / share_now <= 5.5
-assert session.answers[-2].startswith("You told me"), "without compaction the rule is still visible"
+assert round(share_then, 5) == 0.00068 and round(share_now, 6) == 0.000086
+assert round(share_then / share_now) == 8
+recall_answer = session.answers[WALL_SESSION.requests.index("What did I tell you about tools/?")]
+assert recall_answer.startswith("You told me"), "without compaction the rule is still visible"
 
 # %% [markdown]
 # **Cost compounds.** Every call is billed for its whole input, so a token read early is paid for again in
-# every later call. Of the 12,433,623 input tokens billed, 99.0% had already been sent in an earlier
-# call; only the 125,406 tokens of the final context were ever new. At an example price of &#36;3 per million
-# input tokens (`PRICE_PER_MILLION`, change it to your model's price) the session's input costs &#36;37.30;
-# sending each token once would cost &#36;0.38. The bill grows with the square of the session's length: the
+# every later call. Of the 21,685,505 input tokens billed, 99.1% had already been sent in an earlier
+# call; only the 198,049 tokens of the final context were ever new. At an example price of &#36;3 per million
+# input tokens (`PRICE_PER_MILLION`, change it to your model's price) the session's input costs &#36;65.06;
+# sending each token once would cost &#36;0.59. The bill grows with the square of the session's length: the
 # second half of the calls cost more than twice the first half.
 
 # %%
@@ -227,20 +316,20 @@ print(f"first {half} calls billed {first_half:,}; last {len(series) - half} call
       f"({second_half / first_half:.2f} x)")
 
 # %%
-assert round(resent, 3) == 0.990
+assert round(resent, 3) == 0.991
 example_price = 3.00  # the prose's example price, dollars per million input tokens
-assert round(series.billed[-1] * example_price / 1e6, 2) == 37.30
-assert round(series.context[-1] * example_price / 1e6, 2) == 0.38
+assert round(series.billed[-1] * example_price / 1e6, 2) == 65.06
+assert round(series.context[-1] * example_price / 1e6, 2) == 0.59
 assert 2 < second_half / first_half < 3
 
 # %% [markdown]
 # ## 5 · Try it: grow the session request by request
 #
-# Move the slider to run only the first *n* requests of the session (the curves come from the run above:
-# the fake is deterministic, so the first *n* requests of a longer run are exactly a shorter run). The
-# axes stay fixed to the whole session, so you can watch the context crawl towards the dashed window
-# line while the bill bends upwards. The callback, `session_growth_figure`, is a pure function in
-# `harness/labs/plots.py`: data in, figure out.
+# Move the slider to run only the first *n* of the 83 requests that were answered (the curves come from
+# the run above: the fake is deterministic, so the first *n* requests of a longer run are exactly a shorter
+# run). The axes stay fixed to the whole session, up to the last call before the refusal, so you can watch
+# the context crawl towards the dashed window line while the bill bends upwards. The callback,
+# `session_growth_figure`, is a pure function in `harness/labs/plots.py`: data in, figure out.
 
 # %% tags=["nbval-ignore-output"]
 growth_slider = panel(session_growth_figure, series=series, request_ends=request_ends,
@@ -251,12 +340,15 @@ growth_slider = panel(session_growth_figure, series=series, request_ends=request
 # %% [markdown]
 # ## Summary
 #
-# - Without compaction the context only grows: 158 calls for 71 small requests took it to 125,406 tokens,
-#   63% of a 200,000-token window, and nothing would stop it from going past.
-# - Tool results are almost all of it (94.6% at the end); the user's own words are a sliver.
-# - Every call pays for the whole history: the input bill was about 99 times the final context, and it
+# - Without compaction the context only grows: 215 calls, for 83 small requests and most of an 84th, took
+#   it to 198,049 tokens, 99.0% of a 200,000-token window, and the next call, at 200,042 tokens, was
+#   refused with a 400: *prompt is too long*. The session cannot go on.
+# - A request must also leave room for the reply: with `max_tokens` = 1,024, any input above 198,976 tokens
+#   is refused. Here one file read jumped over both limits at once.
+# - Tool results are almost all of it (95.4% at the end); the user's own words are a sliver.
+# - Every call pays for the whole history: the input bill was about 109 times the final context, and it
 #   grows with the square of the session's length.
-# - Early instructions are diluted: a 17-token rule went from 0.068% to 0.014% of what the model reads.
+# - Early instructions are diluted: a 17-token rule went from 0.068% to 0.0086% of what the model reads.
 #
 # The next chapter looks at how these tokens are counted, and why the count itself needs care.
 #
@@ -316,7 +408,34 @@ def check_exercise_3(answer):
     if abs(answer - expected) > 0.01 * expected:
         return "exercise 3: not yet, use g = series.context[-1] / len(series)"
     return (f"exercise 3: correct; the real bill is {series.billed[-1] / answer:.2f} x the prediction: "
-            "the session reads a whole folder first, so the context is large early on")
+            "the session reads three folders in its first 12 requests, which lifts about the first half "
+            "of the calls above the straight line; the long stretch of small requests that follows keeps "
+            "the rest below it")
 
 
 print(check_exercise_3(predicted_bill))
+
+
+# %% [markdown]
+# **4.** The harness keeps 1,024 tokens of the window for each reply. Had it asked for `max_tokens` = 16,384
+# (room for a long answer), at which model call would this session have been refused, and with which of
+# the two errors?
+#
+# *Hint:* a call is refused as soon as its input plus `max_tokens` is over the window; the calls before it
+# are the same as in the run above.
+
+# %%
+call_refused_at_16k = None  # replace None with your answer (an int)
+
+
+def check_exercise_4(answer):
+    expected = next(c for c, tokens in zip(series.calls, series.context) if tokens + 16_384 > CLAUDE_WINDOW)
+    if answer is None:
+        return "exercise 4: not attempted yet"
+    if answer != expected:
+        return f"exercise 4: call {answer} is not it, try again"
+    return ("exercise 4: correct; its input alone fits, so the error is 'input length and `max_tokens` "
+            "exceed context limit'")
+
+
+print(check_exercise_4(call_refused_at_16k))
