@@ -6,7 +6,8 @@ import anthropic
 import pytest
 
 from harness import (MODEL_MAX_OUTPUT, MODEL_WINDOWS, CompactionConfig, SummaryFailed, build_summary_request,
-                     context_window, count_tokens, max_output, summarise, text, tool_result, tool_use, user)
+                     context_window, count_tokens, max_output, summarise, text, threshold_below_window, tool_result,
+                     tool_use, user)
 from harness.core.tokens import MESSAGE_OVERHEAD, block_tokens
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel, fake_client
@@ -78,6 +79,14 @@ def test_input_exactly_the_window_leaves_no_room_for_any_output():
     error = error_of(lambda: create(sized(WINDOW), 1))
     assert error.body["error"]["message"].startswith(f"input length and `max_tokens` exceed context limit: "
                                                      f"{WINDOW} + 1 > {WINDOW}")
+
+
+def test_a_threshold_below_the_window_leaves_room_for_the_reply_and_the_buffer():
+    reserve, buffer = max_output(MODEL), 13_000
+    threshold = threshold_below_window(MODEL, output_reserve=reserve, buffer=buffer)
+    assert create(sized(threshold + buffer), reserve).stop_reason == "end_turn"  # the window, exactly
+    error = error_of(lambda: create(sized(threshold + buffer + 1), reserve))
+    assert error.status_code == 400 and "exceed context limit" in error.body["error"]["message"]
 
 
 def test_summary_calls_meet_the_same_window():

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from histories import sentence, valid_histories
 
 from harness import (MODEL_WINDOWS, assistant, context_window, is_summary, resolve_threshold, text, text_of,
-                     tool_result, tool_use, user, validate_messages)
+                     threshold_below_window, tool_result, tool_use, user, validate_messages)
 from harness.core.messages import blocks
 from harness.fake import FakeModel
 from harness.session.replacement import (SUMMARY_HEADER, decide_compaction, describe_replacement,
@@ -212,6 +212,34 @@ def test_an_unknown_model_with_a_fraction_is_an_error_naming_the_model():
     with pytest.raises(ValueError, match="gpt-unknown"):
         resolve_threshold(0.5, "gpt-unknown")
     assert resolve_threshold(9_000, "gpt-unknown") == 9_000  # tokens need no window
+
+
+def test_a_threshold_below_the_window_is_the_window_minus_the_reserve_minus_the_buffer():
+    assert threshold_below_window("claude-haiku-4-5", output_reserve=20_000, buffer=13_000) == 167_000
+    assert threshold_below_window("claude-sonnet-5", output_reserve=20_000, buffer=13_000) == 967_000
+    assert threshold_below_window("claude-haiku-4-5-20251001", output_reserve=64_000, buffer=0) == 136_000
+    assert threshold_below_window("small", output_reserve=0, buffer=0, windows={"small": 10_000}) == 10_000
+    assert threshold_below_window("small", output_reserve=9_000, buffer=999, windows={"small": 10_000}) == 1
+
+
+@pytest.mark.parametrize("reserve, buffer, match", [
+    (200_000, 0, "no room for input"),        # the reserve alone fills the window
+    (250_000, 0, "no room for input"),        # a reserve larger than the window
+    (190_000, 10_000, "no room for input"),   # together exactly the window: not one token of input
+    (-1, 13_000, "output_reserve must be >= 0"),
+    (20_000, -5, "buffer must be >= 0"),
+    (20_000.0, 13_000, "output_reserve must be an integer"),
+    (True, 13_000, "output_reserve must be an integer"),
+    (20_000, "13000", "buffer must be an integer"),
+])
+def test_nonsense_reserves_and_buffers_are_refused(reserve, buffer, match):
+    with pytest.raises(ValueError, match=match):
+        threshold_below_window("claude-haiku-4-5", output_reserve=reserve, buffer=buffer)
+
+
+def test_a_threshold_below_an_unknown_window_is_an_error_naming_the_model():
+    with pytest.raises(ValueError, match="gpt-unknown"):
+        threshold_below_window("gpt-unknown", output_reserve=1_000, buffer=1_000)
 
 
 def test_the_window_table_is_sane():

@@ -1,7 +1,10 @@
 """Per-model thresholds: a threshold in tokens, or a fraction of the model's context window (chapter 06).
 
 Seed 000 used one fixed threshold for every model. A threshold written as a
-fraction (``0.8``: compact at 80% of the window) follows the model instead.
+fraction (``0.8``: compact at 80% of the window) follows the model instead;
+``threshold_below_window`` sets it a fixed distance below the window, leaving
+room for the reply and a safety buffer.
+
 The tables hold standard context windows and maximum outputs in tokens; a
 dated model id such as ``claude-sonnet-4-5-20250929`` uses the entry of its
 base name. An unlisted model is an error, never a guess. Sonnet 4 and 4.5
@@ -12,6 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+
+from .config import check_count
 
 DATED = re.compile(r"-\d{8}$")  # the release date at the end of a pinned model id
 
@@ -90,3 +95,18 @@ def resolve_threshold(threshold: int | float, model: str, windows: Mapping[str, 
     if isinstance(check_threshold(threshold), int):
         return threshold
     return max(1, round(threshold * context_window(model, windows)))
+
+
+def threshold_below_window(model: str, *, output_reserve: int, buffer: int,
+                           windows: Mapping[str, int] = MODEL_WINDOWS) -> int:
+    """A threshold in tokens: the model's window minus ``output_reserve`` (room for the reply the next
+    request asks for, its ``max_tokens``) minus ``buffer`` (room for what the history gains between the
+    check and that request, and for counting errors). Chapter 06 introduces it. ValueError for a negative
+    reserve or buffer, or for two that leave no input at all."""
+    window = context_window(model, windows)
+    check_count("output_reserve", output_reserve)
+    check_count("buffer", buffer)
+    if output_reserve + buffer >= window:
+        raise ValueError(f"output_reserve {output_reserve:,} + buffer {buffer:,} leave no room for input in "
+                         f"the {window:,}-token window of {model}")
+    return window - output_reserve - buffer

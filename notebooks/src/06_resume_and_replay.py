@@ -23,7 +23,8 @@
 # - survive a crash at any byte of the log, even between a tool call and its result, and refuse a
 #   log that is corrupt;
 # - retry a failed summary with backoff and stop auto-compaction after 3 failures in a row;
-# - give a threshold as a fraction of the model's context window;
+# - set a threshold per model, as a fraction of its context window or as the window minus room for
+#   the reply and a safety buffer, and compare it with what real tools use;
 # - inspect every compaction in a widget.
 
 # %% [markdown]
@@ -47,8 +48,12 @@ from IPython.display import display
 from ipywidgets import IntSlider
 
 from harness import (DEFAULT_MODEL, CompactionConfig, assistant, context_window, count_tokens, is_summary,
-                     iter_tool_results, micro_compact, resolve_threshold, text_of, tool_result, tool_use,
-                     user, validate_messages)
+                     iter_tool_results, max_output, micro_compact, resolve_threshold, text_of,
+                     threshold_below_window, tool_result, tool_use, user, validate_messages)
+from harness.core.tokens import MESSAGE_OVERHEAD
+from harness.fake import fake_client
+from harness.fake.context_management import (CLEARING_KEEP, CLEARING_TRIGGER, COMPACTION_TRIGGER,
+                                             MIN_COMPACTION_TRIGGER)
 from harness.labs.inspector import compaction_cards, compaction_inspector
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
@@ -494,6 +499,124 @@ assert [e.detail["threshold"] for e in same_events] == [8_000, 8_000]
 assert [e.call for e in same_events] == [e.call for e in events[:2]]  # the same compactions as with 8,000
 
 # %% [markdown]
+# ### Count down from the window
+#
+# The threshold is checked on the input of the round just finished, but the *next* request must
+# still fit, reply included: the API refuses a request whose input plus `max_tokens` passes the
+# window, and so does the fake. So set the threshold from the top:
+#
+# **threshold = window − output reserve − safety buffer**
+#
+# - the *output reserve* is the `max_tokens` the next call may ask for, an agent reply or a summary;
+# - the *safety buffer* covers what the history gains between the check and that call (a round's
+#   tool results) and any gap between our token count and the provider's.
+#
+# `threshold_below_window(model, output_reserve=..., buffer=...)` does the subtraction, and refuses a
+# reserve and a buffer that leave no room for input.
+#
+# Tokens or a fraction? A number of tokens means the same on every model, so it ignores the window.
+# A fraction follows the window but knows nothing about the reply. Counting down from the window does
+# both. The table shows what real tools use, computed for this course's model and for a model with a
+# 1M-token window; *room* is what the trigger leaves free for the reply and the buffer. Each rule
+# comes with the source it was checked against, or says that it could not be checked.
+
+# %%
+BIG = "claude-sonnet-5"  # a 1M-token window
+BUFFER = 13_000          # our safety buffer: the one Claude Code is reported to use
+CC_SUMMARY_CAP, CC_BUFFER = 20_000, 13_000  # Claude Code's cap on the summary's reserve, its buffer: as reported
+CODEX_FRACTION, GEMINI_FRACTION, GEMINI_KEEP = 0.9, 0.5, 0.3
+
+
+def claude_code(model):
+    return threshold_below_window(model, output_reserve=min(max_output(model), CC_SUMMARY_CAP), buffer=CC_BUFFER)
+
+
+def this_chapter(model):
+    return threshold_below_window(model, output_reserve=max_output(model), buffer=BUFFER)
+
+
+SYSTEMS = [  # (who, rule, the rule as a function of the model, source)
+    ("Claude Code", f"window - min(max output, {CC_SUMMARY_CAP:,}) - {CC_BUFFER:,}", claude_code,
+     "UNVERIFIED (closed source): read from its minified bundle in anthropics/claude-code issues #31806, #12004"),
+    ("Codex CLI", f"{CODEX_FRACTION:.0%} of the window", lambda m: resolve_threshold(CODEX_FRACTION, m),
+     "openai/codex codex-rs/protocol/src/openai_models.rs, ModelInfo::auto_compact_token_limit "
+     "(config key model_auto_compact_token_limit sets another value)"),
+    ("Gemini CLI", f"{GEMINI_FRACTION:.0%} of the window, keeps the newest {GEMINI_KEEP:.0%}",
+     lambda m: resolve_threshold(GEMINI_FRACTION, m),
+     "google-gemini/gemini-cli packages/core/src/services/chatCompressionService.ts "
+     "(DEFAULT_COMPRESSION_TOKEN_THRESHOLD, COMPRESSION_PRESERVE_THRESHOLD)"),
+    ("API compact_20260112", f"{COMPACTION_TRIGGER:,} input tokens, at least {MIN_COMPACTION_TRIGGER:,}",
+     lambda m: COMPACTION_TRIGGER,
+     "platform.claude.com/docs/en/build-with-claude/compaction; the minimum UNVERIFIED"),
+    ("API clear_tool_uses_20250919", f"{CLEARING_TRIGGER:,} input tokens, keeps {CLEARING_KEEP} tool uses",
+     lambda m: CLEARING_TRIGGER,
+     "platform.claude.com/docs/en/build-with-claude/context-editing; the 3 kept UNVERIFIED"),
+    ("this chapter", f"window - max output - {BUFFER:,}", this_chapter, "threshold_below_window, above"),
+]
+triggers = {who: (rule(DEFAULT_MODEL), rule(BIG)) for who, _, rule, _ in SYSTEMS}
+print(f"{'system':29} {'rule':44} {DEFAULT_MODEL + ' (room)':>24} {BIG + ' (room)':>24}")
+for who, text, rule, source in SYSTEMS:
+    cells = [f"{t:,} ({context_window(m) - t:,})" for m, t in zip((DEFAULT_MODEL, BIG), triggers[who])]
+    print(f"{who:29} {text:44} {cells[0]:>24} {cells[1]:>24}\n{'':31}source: {source}")
+
+# %%
+assert (max_output(DEFAULT_MODEL), context_window(BIG), max_output(BIG)) == (64_000, 1_000_000, 128_000)
+assert triggers == {"Claude Code": (167_000, 967_000), "Codex CLI": (180_000, 900_000),
+                    "Gemini CLI": (100_000, 500_000), "API compact_20260112": (150_000, 150_000),
+                    "API clear_tool_uses_20250919": (100_000, 100_000), "this chapter": (123_000, 859_000)}
+assert (MIN_COMPACTION_TRIGGER, CLEARING_KEEP) == (50_000, 3)
+assert COMPACTION_TRIGGER / context_window(DEFAULT_MODEL) == 0.75
+assert COMPACTION_TRIGGER / context_window(BIG) == 0.15
+codex_room = context_window(DEFAULT_MODEL) - triggers["Codex CLI"][0]
+assert codex_room == 20_000 < max_output(DEFAULT_MODEL) == 64_000
+assert all(context_window(m) - this_chapter(m) == max_output(m) + BUFFER for m in (DEFAULT_MODEL, BIG))
+
+# %% [markdown]
+# Down the columns: the API's fixed 150,000 is 75% of this course's window but 15% of a 1M one, so
+# on the big model it compacts very early. A fraction leaves room in proportion to the window, not to
+# the reply: 90% of 200,000 leaves 20,000 tokens, less than the 64,000-token reply this model may be
+# asked for. The last row keeps the largest reply and the buffer free on both models.
+#
+# ### The margin, checked by the fake
+#
+# Requests sized at a trigger, each asking for this model's largest reply, go through the real SDK to
+# the fake. At 90% of the window the reply does not fit; at our threshold it does, and still does
+# once the buffer is used up; one token more is refused.
+
+# %%
+def sized(tokens):
+    """One user message; a request holding it counts exactly ``tokens`` input tokens."""
+    messages = [user("go" + " go" * (tokens - MESSAGE_OVERHEAD - 1))]
+    assert count_tokens(messages) == tokens
+    return messages
+
+
+client = fake_client()
+REPLY = max_output(DEFAULT_MODEL)  # max_tokens: the largest reply this model may be asked for
+ours = this_chapter(DEFAULT_MODEL)
+
+
+def ask(input_tokens):
+    """'200' if a request of ``input_tokens`` asking for REPLY is served, else the status and the API's words."""
+    try:  # the SDK wants an explicit timeout before it sends a request for so long a reply
+        client.messages.create(model=DEFAULT_MODEL, max_tokens=REPLY, messages=sized(input_tokens), timeout=600)
+    except BadRequestError as error:
+        return f"{error.status_code} {error.body['error']['message'].split(', decrease')[0]}"
+    return "200"
+
+
+sizes = {"90% of the window": resolve_threshold(CODEX_FRACTION, DEFAULT_MODEL), "our threshold": ours,
+         "ours + the buffer": ours + BUFFER, "ours + the buffer + 1": ours + BUFFER + 1}
+margins = {label: ask(tokens) for label, tokens in sizes.items()}
+for label, answer in margins.items():
+    print(f"{label:22} {sizes[label]:>8,} input + {REPLY:,} reply -> {answer}")
+
+# %%
+limit = "400 input length and `max_tokens` exceed context limit: {} + 64000 > 200000"
+assert margins == {"90% of the window": limit.format(180_000), "our threshold": "200",
+                   "ours + the buffer": "200", "ours + the buffer + 1": limit.format(136_001)}
+
+# %% [markdown]
 # ## 10. One resume for both strategies
 #
 # The three-layer agent of chapter 05 writes compaction records too (`layer` auto or manual), each
@@ -576,7 +699,8 @@ budget_slider = panel(describe_replacement, messages=naive,
 #   error naming it.
 # - Retry the summary with backoff; after 3 failed compactions in a row, stop auto-compacting and
 #   say so, history untouched.
-# - A threshold can be a fraction of the model's window.
+# - A threshold can be a fraction of the model's window; better, count it down from the window:
+#   window − output reserve − safety buffer, so the next request and its reply always fit.
 
 # %% [markdown]
 # ## Exercises
