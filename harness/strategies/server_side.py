@@ -90,8 +90,9 @@ class ServerToolClearing(ServerEdit):
 
 @dataclass
 class ServerCompaction(ServerEdit):
-    """``compact_20260112``: past ``trigger`` input tokens (at least 50,000, the API's minimum), the
-    server summarises the conversation into a compaction block the history keeps."""
+    """``compact_20260112``: past ``trigger`` input tokens (at least 50,000, the API's minimum as copies
+    of its docs state it; unverified on the page itself), the server summarises the conversation into
+    a compaction block the history keeps."""
     trigger: int = 150_000
     instructions: str | None = None
     pause_after_compaction: bool = False

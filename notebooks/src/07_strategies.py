@@ -78,7 +78,7 @@ print(f"refused during request {done + 1} of {len(WORK_REQUESTS)}, after {len(no
 print(f"HTTP {refusal.status_code}: {refusal.body['error']['message']}")
 
 # %%
-assert (done + 1, len(no_compaction.trace) + 1) == (12, 43) and refusal.status_code == 400
+assert (done + 1, len(no_compaction.trace) + 1) == (12, 49) and refusal.status_code == 400
 assert refusal.body["error"]["message"] == f"prompt is too long: 60498 tokens > {PRETEND_WINDOW} maximum"
 
 # %% [markdown]
@@ -286,7 +286,7 @@ plt.show()
 # answers; a real model may differ there, and chapter 09 is where you can check.
 #
 # **none** remembers everything and pays for it: 12.06 million input tokens for a history that peaks at
-# 125,294 tokens, and under the pretend window its 43rd call was refused. *Any model.*
+# 125,294 tokens, and under the pretend window its 49th call was refused. *Any model.*
 #
 # **Summaries cost about the same.** s06, usage, structured, compaction and the control all bill
 # between 42% and 45% of none's. The summary calls differ a lot in size: a whole-conversation summary
@@ -454,7 +454,7 @@ knobs = panel(clearing_figure, root=WORK / "sliders",
 #
 # - One interface, six strategies: the loop, the fake and the session never changed; only the
 #   `Compactor` did. Under one enforced window, with matched triggers, every compacting strategy kept
-#   every request, summaries included, inside the window; the baseline's 43rd call was refused.
+#   every request, summaries included, inside the window; the baseline's 49th call was refused.
 # - Summaries cost about the same (42% to 45% of none's bill here); clearing, at the same trigger, 23%.
 # - What is forgotten depends on what the summary is sent: s06's tail lost all three early facts, and
 #   the same s06 given the whole conversation lost none. That holds for any model; that asking for the

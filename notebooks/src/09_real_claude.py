@@ -177,9 +177,10 @@ for bad in ({"type": "clear_tool_uses_20250919", "kep": {"type": "tool_uses", "v
 # newest tool use.
 #
 # Server compaction is left out of the live run: the compaction page lists the models that support it,
-# and whether `claude-haiku-4-5`, our default, is among them is unverified here. Check
-# https://platform.claude.com/docs/en/build-with-claude/compaction before you try it live with
-# `ServerCompaction()`.
+# and the copies of that page we could read name only newer models (Opus 4.6 and Sonnet 4.6), not
+# `claude-haiku-4-5`, our default; we could not check the page itself. Read
+# https://platform.claude.com/docs/en/build-with-claude/compaction and pick a listed model with
+# `CLAUDE_MODEL` before you try `ServerCompaction()` live.
 
 # %%
 clearing = ServerToolClearing(trigger=5_000, keep=1)
