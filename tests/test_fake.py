@@ -209,6 +209,16 @@ def test_a_read_replaced_by_any_wording_is_read_again(stand_in):
     assert (action.tool, action.tool_input) == ("read_file", {"path": "agents/s01_agent_loop.py"})
 
 
+@pytest.mark.parametrize("stand_in", STAND_INS)
+def test_through_the_sdk_a_hidden_read_is_read_again_and_a_visible_one_answered(stand_in):
+    hidden = reply(read_round(stand_in), tools=FILE_TOOLS)
+    assert [(b.type, b.name, b.input) for b in hidden.content if b.type == "tool_use"] == \
+        [("tool_use", "read_file", {"path": "agents/s01_agent_loop.py"})]
+    shown = reply(read_round(S01), tools=FILE_TOOLS)
+    assert shown.stop_reason == "end_turn" and shown.content[0].text == \
+        'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
+
+
 def test_a_read_cut_short_before_the_module_shows_is_read_again():
     action = decide(build_view(read_round(S01[:10] + "\n... (output truncated)")), OFFERED)
     assert action.tool == "read_file"
