@@ -174,8 +174,9 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
             log.sync(messages)
         layers = compactor.before_call(run)
         options = compactor.request_options(run)
-        response = run.response = messages_api(client, options).create(model=config.model, max_tokens=config.max_tokens,
-                                             system=system, tools=run.schemas, messages=messages, **options)
+        response = run.response = messages_api(client, options).create(
+            model=config.model, max_tokens=config.max_tokens, system=system, tools=run.schemas,
+            messages=messages, **options)
         content = to_dicts(response.content) or [{"type": "text", "text": "(no reply)"}]
         uses = [b for b in content if b["type"] == "tool_use"]
         result.trace.append(CallTrace(

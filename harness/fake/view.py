@@ -8,7 +8,8 @@ placeholder texts. A file's content counts as visible when a whole read of it
 rest) and no later edit made it stale; a folder's listing, when a
 ``list_files`` result (or ``ls <folder>/*.py``) shows it; a note
 or a user instruction counts as visible when its text is somewhere in the
-request; a module a user pasted counts too, until an edit of it. A result that shows a recall id (chapter 08) hides the content but
+request; a module a user pasted counts too, until an edit of it. A result
+that shows a recall id (chapter 08) hides the content but
 says how to bring it back; a recalled copy counts as a read. A summary the
 fake wrote earlier is recognised by its own lines (``- User: ...``).
 """
@@ -123,7 +124,8 @@ def shows_output(call: ToolCall, content: str) -> bool:
     if call.name == "read_file" or read_path(call) is not None:
         return bool(FILE_SHOWN.search(content))
     if listed_folder(call) is not None:
-        return content == "(empty)" or bool(content) and all(PATH_LINE.match(line) for line in content.splitlines())
+        lines = content.splitlines()
+        return content == "(empty)" or (bool(lines) and all(PATH_LINE.match(line) for line in lines))
     words = _bash_words(call)
     if words[:1] in (["wc"], ["grep"]):
         return bool((COUNT_LINE if words[0] == "wc" else MATCH_LINE).search(content))

@@ -25,15 +25,13 @@ class RecordingClient:
         return self  # so that ``client.messages.create`` lands on ``create`` below
 
     @property
-    def beta(self) -> "_BetaRecording":
-        return _BetaRecording(self)  # ``client.beta.messages.create``: the API's context management
+    def beta(self) -> "RecordingClient":
+        """``client.beta.messages.create`` (the API's context management), recorded into the same list."""
+        return RecordingClient(self.inner.beta, self.measure, self.records)
 
     def create(self, **request: Any) -> Any:
-        return self._send(self.inner.messages, request)
-
-    def _send(self, api: Any, request: dict[str, Any]) -> Any:
         value = self.measure(request)
-        response = api.create(**request)
+        response = self.inner.messages.create(**request)
         if value is not None:
             self.records.append(value)
         return response
@@ -41,15 +39,3 @@ class RecordingClient:
     def count_tokens(self, **request: Any) -> Any:
         return self.inner.messages.count_tokens(**request)
 
-
-@dataclass
-class _BetaRecording:
-    """``RecordingClient.beta``: the same recording, sent through the inner client's beta API."""
-    outer: RecordingClient
-
-    @property
-    def messages(self) -> "_BetaRecording":
-        return self
-
-    def create(self, **request: Any) -> Any:
-        return self.outer._send(self.outer.inner.beta.messages, request)

@@ -16,8 +16,8 @@ after a hook that compacted it checks three things:
    guard emits ``compaction_loop`` and stops compacting for the session.
 
 The inner compactor's ``request_options`` pass through until compaction is
-stopped. Per-call trimming (``micro``, the API's ``clear_tool_uses_20250919``) is checked for validity
-only: it fires on most calls by design.
+stopped. Per-call trimming (``micro``, the API's ``clear_tool_uses_20250919``)
+is checked for validity only: it fires on most calls by design.
 """
 from __future__ import annotations
 
