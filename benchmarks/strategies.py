@@ -1,8 +1,8 @@
-"""The six compaction strategies and the control on the long session, side by side (chapter 07).
+"""The six compaction strategies and the control on the long session, side by side (chapter 08).
 
 Each strategy of ``all_strategies`` and ``control_strategies`` sends LONG_SESSION's 68 work
 requests through the same loop and fake, then takes the amnesia probe; the
-table is chapter 07's, plus the time each run took.
+table is chapter 08's, plus the time each run took.
 """
 from __future__ import annotations
 

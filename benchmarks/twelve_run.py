@@ -1,4 +1,4 @@
-"""One whole 12-file run through the real SDK and the fake: is it fast enough for a slider? (chapter 08)
+"""One whole 12-file run through the real SDK and the fake: is it fast enough for a slider? (chapter 09)
 
 A slider that re-runs the scenario on every move needs the run to finish
 in under BUDGET_MS. A run here is what such a callback does: build the

@@ -7,11 +7,11 @@ loop. It is light: no plotting, widgets or fake model come with it.
 
 The other rooms are imported by name when a chapter needs them:
 
-- ``harness.strategies``: compaction strategies behind one base class (chapters 05-08);
-- ``harness.session``: the append-only log, resume and replay, replacement, retries (chapters 05-06);
+- ``harness.strategies``: compaction strategies behind one base class (chapters 05-10);
+- ``harness.session``: the append-only log, resume and replay, replacement, retries (chapters 05-07);
 - ``harness.labs``: figures, slider callbacks and experiments for the notebooks;
 - ``harness.fake``: the offline fake of Claude behind the real SDK;
-- ``harness.clients`` and ``harness.api_context``: real Claude, and the API's own context management (chapter 09).
+- ``harness.clients`` and ``harness.api_context``: real Claude, and the API's own context management (chapter 10).
 """
 from .core.auto import (COMPRESSED_HEADER, SUMMARY_PREFIX, SUMMARY_PROMPT, AutoReport, SummaryFailed,
                         auto_compact, build_summary_request, compressed_message, is_summary, request_summary,

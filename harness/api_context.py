@@ -1,4 +1,4 @@
-"""The API's own context management, built with the SDK's beta types (chapter 09).
+"""The API's own context management, built with the SDK's beta types (chapter 10).
 
 Two server-side features do on Anthropic's side what this course builds by
 hand: context editing (``clear_tool_uses_20250919``, like micro-compaction)

@@ -1,4 +1,4 @@
-"""One place that decides which Claude the notebooks talk to (chapter 09).
+"""One place that decides which Claude the notebooks talk to (chapter 10).
 
 ``default_client()`` returns the offline fake unless both an API key and the
 opt-in ``USE_REAL_MODEL=1`` are present, in the environment or in a

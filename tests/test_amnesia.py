@@ -1,4 +1,4 @@
-"""The amnesia probe (chapter 07): it quizzes a copy, never the session, and scores what is visible."""
+"""The amnesia probe (chapter 08): it quizzes a copy, never the session, and scores what is visible."""
 from __future__ import annotations
 
 import copy

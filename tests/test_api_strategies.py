@@ -1,4 +1,4 @@
-"""Chapter 09's strategies: the loop asks the API (here the offline fake) to manage the context itself,
+"""Chapter 10's strategies: the loop asks the API (here the offline fake) to manage the context itself,
 and keeps and resends the compaction blocks it returns."""
 from __future__ import annotations
 

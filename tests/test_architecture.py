@@ -16,7 +16,7 @@ ALLOWED = {
     "core": set(),
     "fake": {"core"},
     "session": {"core"},
-    "strategies": {"core", "session", "api_context"},  # chapter 09's strategies build their edits there
+    "strategies": {"core", "session", "api_context"},  # chapter 10's strategies build their edits there
     "labs": {"core", "session", "strategies", "fake", "clients"},
     "clients": {"fake"},
     "api_context": set(),

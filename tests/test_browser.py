@@ -17,7 +17,7 @@ from lab_server import lab_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parent.parent
-NOTEBOOK = os.environ.get("BROWSER_TEST_NOTEBOOK", "08_tuning_lab.ipynb")
+NOTEBOOK = os.environ.get("BROWSER_TEST_NOTEBOOK", "09_tuning_lab.ipynb")
 SLIDER_LABEL = os.environ.get("BROWSER_TEST_SLIDER", "KEEP_RECENT")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

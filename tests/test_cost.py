@@ -1,4 +1,4 @@
-"""The cost model with prompt caching, and cache-aware batched micro (harness/labs/cost.py, chapter 08)."""
+"""The cost model with prompt caching, and cache-aware batched micro (harness/labs/cost.py, chapter 09)."""
 from __future__ import annotations
 
 import copy

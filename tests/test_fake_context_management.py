@@ -1,4 +1,4 @@
-"""The API's context management, served offline by the fake, all through the real SDK's beta API (chapter 09)."""
+"""The API's context management, served offline by the fake, all through the real SDK's beta API (chapter 10)."""
 from __future__ import annotations
 
 import copy

@@ -1,4 +1,4 @@
-"""Guards (chapter 07): a broken compaction is undone, a too-big one reported, a loop stopped."""
+"""Guards (chapter 08): a broken compaction is undone, a too-big one reported, a loop stopped."""
 from __future__ import annotations
 
 import anthropic

@@ -1,4 +1,4 @@
-"""Reversible placeholders and the recall tool (harness/strategies/recall.py, chapter 08)."""
+"""Reversible placeholders and the recall tool (harness/strategies/recall.py, chapter 09)."""
 from __future__ import annotations
 
 import copy

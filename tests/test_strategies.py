@@ -1,4 +1,4 @@
-"""The strategy registry (chapter 07): every strategy leaves a valid history, on generated and real runs;
+"""The strategy registry (chapter 08): every strategy leaves a valid history, on generated and real runs;
 the nine-section summary, the control and the API's clearing behave as their knobs say."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The tuning lab: settings, sweeps, ranking, figures and the slider callback (harness/labs/tuning.py, chapter 08)."""
+"""The tuning lab: settings, sweeps, ranking, figures and the slider callback (harness/labs/tuning.py, chapter 09)."""
 from __future__ import annotations
 
 import itertools

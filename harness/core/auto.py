@@ -5,11 +5,11 @@ the model for a summary, (3) only then replace the history by one user
 message that names the transcript and holds the summary. If step 2 fails or
 returns nothing, the history is exactly as it was and the transcript stays.
 
-Every strategy that asks for a summary (chapters 06 and 07 too) sends it with
+Every strategy that asks for a summary (chapters 06 and 08 too) sends it with
 ``request_summary``; most build it with ``build_summary_request`` and differ
 only in the prompt and in how much of the history they quote. A strategy may
 build its request differently and pass its builder to ``auto_compact``
-(chapter 07's nine-section summary sends the conversation itself).
+(chapter 08's nine-section summary sends the conversation itself).
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ SUMMARY_PROMPT = (
     "2. What is the current state?\n"
     "3. What key decisions were made, and why?"
 )
-SUMMARY_PREFIX = "[Conversation compressed"  # how every summary message starts (chapters 03, 06, 07)
+SUMMARY_PREFIX = "[Conversation compressed"  # how every summary message starts (chapters 03, 06, 08)
 COMPRESSED_HEADER = SUMMARY_PREFIX + ". Transcript: {path}]"
 
 
@@ -112,7 +112,7 @@ def auto_compact(client: Any, messages: list[Message], config: CompactionConfig,
     """Transcript first, then summary, then replace ``messages`` in place.
 
     ``build`` makes the summary request (chapter 03's by default), so other strategies reuse the
-    same order (chapter 07). A malformed history raises InvalidHistory before anything is written or sent."""
+    same order (chapter 08). A malformed history raises InvalidHistory before anything is written or sent."""
     check_shape(messages)
     tokens_before, count_before = estimate_tokens(messages), len(messages)
     transcript = write_transcript(messages, config.transcript_dir)

@@ -12,7 +12,7 @@ The strategies themselves live in ``harness.strategies``; the loop only
 knows the three hooks, and asks the strategy for extra keyword arguments of
 the model call (``request_options``). With ``betas`` among them the call goes
 through ``client.beta.messages.create``: that is how a strategy turns on the
-API's own context management (chapter 09). A turn the server paused after a
+API's own context management (chapter 10). A turn the server paused after a
 compaction block (``stop_reason`` ``"compaction"``) is sent back as it is, so
 the loop goes on. ``RunContext`` is what a hook may see and use.
 """
@@ -131,7 +131,7 @@ class RunResult:
 
 
 def to_dicts(content: list[Any]) -> list[Block]:
-    """SDK content blocks as plain dicts: text, tool_use, and compaction (chapter 09: its fields
+    """SDK content blocks as plain dicts: text, tool_use, and compaction (chapter 10: its fields
     exactly as the API sent them, to be sent back unchanged); anything else is dropped."""
     out: list[Block] = []
     for block in content:

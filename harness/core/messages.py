@@ -3,7 +3,7 @@
 History is a list of JSON-serialisable dicts, ``{"role": ..., "content": ...}``,
 with content either a string or a list of ``text`` / ``tool_use`` /
 ``tool_result`` blocks, and, in an assistant message, the ``compaction`` block
-the API's server compaction returns (chapter 09), sent back as it came.
+the API's server compaction returns (chapter 10), sent back as it came.
 Nothing here depends on SDK classes, so a history survives a JSON round trip
 unchanged.
 """
@@ -120,7 +120,7 @@ def validate_messages(messages: list[Message], *, allow_prefill: bool = False) -
     tool_use is answered first thing in the next user message; every
     tool_result answers a tool_use of the message just before; tool_use ids
     are unique; the history ends with a user message (or an assistant prefill,
-    or a turn the server paused after a compaction block: chapter 09).
+    or a turn the server paused after a compaction block: chapter 10).
     """
     if not isinstance(messages, list) or not messages:
         raise InvalidHistory("non_empty_history", 0, "the request needs at least one message")

@@ -61,7 +61,7 @@ PLACEHOLDER = placeholder("{tool_name}")  # the template, for printing
 
 
 def is_placeholder(content: object) -> bool:
-    """Whether a tool_result's content is a placeholder this layer (or chapter 08's variant) wrote."""
+    """Whether a tool_result's content is a placeholder this layer (or chapter 09's variant) wrote."""
     return isinstance(content, str) and content.startswith("[Previous: used ") and content.endswith("]")
 
 

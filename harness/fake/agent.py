@@ -4,7 +4,7 @@ It understands a small set of requests (read a folder, change a VERSION_TAG,
 ask for a VERSION_TAG, count lines, search for TODOs, recall an early
 instruction). It needs a file's content in view to answer about it or edit
 it, so when compaction has hidden the content it reads the file again (or,
-when a reversible placeholder shows a recall id, recalls it: chapter 08); it
+when a reversible placeholder shows a recall id, recalls it: chapter 09); it
 answers recall questions only from what is still visible.
 
 It calls only the tools the request offers. When the natural tool is missing

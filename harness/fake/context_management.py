@@ -1,4 +1,4 @@
-"""The API's own context management, served by the fake before its model sees a request (chapter 09).
+"""The API's own context management, served by the fake before its model sees a request (chapter 10).
 
 Two ``context_management`` edits of the Messages API beta, applied in the order given:
 

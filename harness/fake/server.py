@@ -37,7 +37,7 @@ class FakeModel:
     """The fake Claude. ``compact_policy`` says when the agent calls ``compact``;
     ``fail_summaries`` makes that many summary calls fail with HTTP 500 and
     ``empty_summaries`` makes summary replies empty (both for testing failures).
-    ``window`` pretends the model's context window is that many tokens (chapter 07); None: the real one."""
+    ``window`` pretends the model's context window is that many tokens (chapter 08); None: the real one."""
     compact_policy: CompactPolicy = "never"
     window: int | None = None
     fail_summaries: int = 0
@@ -57,7 +57,7 @@ class FakeModel:
                 check_request(body, count=True)
                 return httpx2.Response(200, json={"input_tokens": request_tokens(body)})
             check_request(body)
-            request_id = hashlib.sha256(request.content).hexdigest()  # chapter 09: context management first
+            request_id = hashlib.sha256(request.content).hexdigest()  # chapter 10: context management first
             return httpx2.Response(200, json=serve_context_managed(
                 body, request.headers.get("anthropic-beta", ""), lambda b: self.reply(b, request_id), request_tokens))
         except RequestRejected as error:  # a bad edit too (EditRejected)

@@ -6,7 +6,7 @@ recovers every whole message it can find, then keeps the user's requests
 verbatim, the files touched, the notes and decisions, and the current state.
 What was cut off the head is gone, exactly as with a real summariser.
 A request whose instructions list numbered sections, one of them for the
-user's messages (chapter 07, the Claude Code family), gets the same facts
+user's messages (chapter 08, the Claude Code family), gets the same facts
 laid out under exactly the headings it asked for, each filled by what its
 title asks about.
 """

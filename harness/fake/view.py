@@ -9,7 +9,7 @@ rest) and no later edit made it stale; a folder's listing, when a
 ``list_files`` result (or ``ls <folder>/*.py``) shows it; a note
 or a user instruction counts as visible when its text is somewhere in the
 request; a module a user pasted counts too, until an edit of it. A result
-that shows a recall id (chapter 08) hides the content but
+that shows a recall id (chapter 09) hides the content but
 says how to bring it back; a recalled copy counts as a read. A summary the
 fake wrote earlier is recognised by its own lines (``- User: ...``).
 """

@@ -1,4 +1,4 @@
-"""The amnesia probe: after a long session, quiz a copy of its history about the early turns (chapter 07).
+"""The amnesia probe: after a long session, quiz a copy of its history about the early turns (chapter 08).
 
 Three things the user said only at the start of LONG_SESSION: which file
 they first asked to change, a standing constraint with its reason (never

@@ -1,4 +1,4 @@
-"""What a session costs in money, with prompt caching (chapter 08).
+"""What a session costs in money, with prompt caching (chapter 09).
 
 A provider bills input and output tokens at different prices, and with
 prompt caching it splits the input three ways: the part of the request that

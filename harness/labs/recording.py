@@ -6,7 +6,7 @@ rewrites the history in place afterwards); its result is kept in ``records``
 once the call has succeeded, so ``records[i]`` lines up with a session's
 ``trace[i]``. A measure that returns None keeps nothing for that request.
 Chapter 00 measures what a request is made of, chapter 05 its memory
-picture, chapter 08 the prompt-cache segments.
+picture, chapter 09 the prompt-cache segments.
 """
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ def run_scenario(scenario: Scenario, config: CompactionConfig, root: str | Path,
     """Build the scenario's workspace afresh under ``root`` and send all its requests.
 
     ``client`` defaults to the offline fake (``fake_options`` are its options). ``recall``
-    (chapter 08) adds a session log, the ``recall`` tool and reversible placeholders."""
+    (chapter 09) adds a session log, the ``recall`` tool and reversible placeholders."""
     root = fresh_folder(root)
     workspace = scenario.build(root / "workspace")
     session_log = SessionLog(root / "session.jsonl") if log or recall else None

@@ -1,4 +1,4 @@
-"""Chapter 07's lab: every registered strategy on the same session, side by side.
+"""Chapter 08's lab: every registered strategy on the same session, side by side.
 
 ``run_strategies`` sends the same requests through the same loop and fake
 once per strategy, then puts the amnesia probe to each final history, so
@@ -8,7 +8,7 @@ input tokens billed and the fraction of early facts still known.
 The fake enforces the pretend window on every call, summaries included, so
 a strategy whose request does not fit gets the API's 400. The baseline
 cannot fit by construction: it runs on the model's real window, and
-chapter 07 shows where the pretend one refuses it.
+chapter 08 shows where the pretend one refuses it.
 """
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def strategy_table(runs: list[StrategyRun]) -> str:
 
 def clearing_figure(root: str | Path, trigger: int = 10_000, keep: int = 3, clear_at_least: int = 0,
                     exclude_reads: bool = False, clear_inputs: bool = False) -> Figure:
-    """Chapter 07's sliders: the API clearing knobs on TWELVE_FILES, drawn beside no compaction."""
+    """Chapter 08's sliders: the API clearing knobs on TWELVE_FILES, drawn beside no compaction."""
     config = CompactionConfig(max_turns=60)
     plain = run_scenario(TWELVE_FILES, config, Path(root) / "none", compactor=Compactor())
     clearing = ServerToolClearing(trigger=trigger, keep=keep, clear_at_least=clear_at_least or None,

@@ -1,4 +1,4 @@
-"""One plot style for every chapter: sizes, number formats, legend places, colours (chapters 00-09).
+"""One plot style for every chapter: sizes, number formats, legend places, colours (chapters 00-10).
 
 Every figure builder in ``harness.labs`` takes its size, its axis formats
 and its colours from here, so a curve means the same thing in every chapter:

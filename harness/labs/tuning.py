@@ -1,4 +1,4 @@
-"""The tuning lab: run settings, sweep grids, draw the evidence, pick a setting (chapter 08).
+"""The tuning lab: run settings, sweep grids, draw the evidence, pick a setting (chapter 09).
 
 A ``Setting`` is one choice of the knobs (KEEP_RECENT, THRESHOLD, the
 preserved tools, and two chapter-08 variants: reversible placeholders with

@@ -1,13 +1,13 @@
-"""Compaction strategies, one file each, behind one base class (chapters 05-09).
+"""Compaction strategies, one file each, behind one base class (chapters 05-10).
 
 base (``Compactor``: the three hooks, doing nothing) · three_layers (the
 reference agent: micro, auto, manual) · usage_triggered (seed 000 and Codex:
 replace on reported usage) · structured_summary (Claude Code: nine sections)
 · server_side (the API's own clearing and compaction, asked for on every
-call: chapters 07 and 09) · controls (one thing changed, chapter 07) ·
+call: chapters 08 and 10) · controls (one thing changed, chapter 08) ·
 recall (reversible placeholders and a ``recall`` tool) ·
 batched_micro (cache-aware micro) · guards (wrap any strategy: check every
-compaction, stop loops) · registry (the strategies chapter 07 compares).
+compaction, stop loops) · registry (the strategies chapter 08 compares).
 
 How to add a strategy:
 

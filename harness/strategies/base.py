@@ -7,7 +7,7 @@ cut from its result), and when the model called ``compact``. The base class
 answers "do nothing" to the first two and "summarise" to the third: with it,
 the history only grows, which makes it the baseline every strategy is
 compared with. A strategy may also add keyword arguments to every model call
-(``request_options``; the base adds none): chapter 09's strategies use it to
+(``request_options``; the base adds none): chapter 10's strategies use it to
 let the API manage the context itself.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Compactor:
 
     def request_options(self, run: RunContext) -> dict[str, Any]:
         """Extra keyword arguments for each model call: none here. With ``betas`` among them the loop
-        calls ``client.beta.messages.create`` (chapter 09: the API's own context management)."""
+        calls ``client.beta.messages.create`` (chapter 10: the API's own context management)."""
         return {}
 
     def after_round(self, run: RunContext, usage: Any) -> None:

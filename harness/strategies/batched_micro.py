@@ -1,7 +1,7 @@
-"""Micro-compaction in larger, rarer steps, so the prompt cache survives (chapter 08).
+"""Micro-compaction in larger, rarer steps, so the prompt cache survives (chapter 09).
 
 Every rewrite of an old message turns the cached prefix after it into a
-cache write (chapter 08 prices this). ``BatchedMicro`` waits until a large
+cache write (chapter 09 prices this). ``BatchedMicro`` waits until a large
 batch can be cleared at once, which keeps the prefix stable for many calls
 in between.
 """

@@ -1,6 +1,6 @@
-"""Controls: a strategy with one thing changed, to test what a lesson credits (chapter 07).
+"""Controls: a strategy with one thing changed, to test what a lesson credits (chapter 08).
 
-Chapter 07's nine-section summary forgets nothing where s06 forgets all
+Chapter 08's nine-section summary forgets nothing where s06 forgets all
 three early facts. It differs from s06 in two ways: its prompt asks for
 every user message verbatim, and its request carries the whole
 conversation rather than the last 80,000 characters of a JSON dump.

@@ -1,4 +1,4 @@
-"""Guards none of the real systems show: check every compaction, stop compaction loops (chapter 07).
+"""Guards none of the real systems show: check every compaction, stop compaction loops (chapter 08).
 
 ``Guarded`` wraps any compactor and watches each of its hooks. It keeps a
 copy of the history (down to the blocks) and the events the hook emits, and

@@ -1,4 +1,4 @@
-"""Reversible placeholders: micro-compaction that can be undone by id (chapter 08).
+"""Reversible placeholders: micro-compaction that can be undone by id (chapter 09).
 
 A plain placeholder, ``[Previous: used read_file]``, says what the agent did
 but not how to get the output back: the agent has to run the tool again. A

@@ -1,4 +1,4 @@
-"""The strategies chapter 07 compares, each with what it is modelled on (chapter 07).
+"""The strategies chapter 08 compares, each with what it is modelled on (chapter 08).
 
 Each ``Strategy`` is a named ``Compactor`` factory with what it is modelled
 on, when it fires, what the simulation leaves out and the config it runs
@@ -16,7 +16,7 @@ tokens. The API's clearing default (100,000 of 200,000, half) is chapter
 cheaper for that reason alone.
 
 ``CONTROLS`` are not systems: each changes one thing of a strategy to test
-what a lesson credits (chapter 07).
+what a lesson credits (chapter 08).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The API's own context management as strategies: the server edits each request (chapters 07, 09).
+"""The API's own context management as strategies: the server edits each request (chapters 08, 10).
 
 ``ServerToolClearing`` asks for ``clear_tool_uses_20250919`` and
 ``ServerCompaction`` for ``compact_20260112``. Each builds its edit with
@@ -18,7 +18,7 @@ and after the edit; for a compaction, what the summarising step read and the
 summary that now stands in for it. A compaction's summarising step is also
 recorded as a "summary" call (its usage iteration), since it is billed.
 
-Chapter 07 compares both with the strategies that compact on the client.
+Chapter 08 compares both with the strategies that compact on the client.
 https://platform.claude.com/docs/en/build-with-claude/context-editing ·
 https://platform.claude.com/docs/en/build-with-claude/compaction
 """

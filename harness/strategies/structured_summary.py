@@ -1,9 +1,9 @@
-"""The Claude Code family: micro every call, one nine-section summary near the window (chapter 07).
+"""The Claude Code family: micro every call, one nine-section summary near the window (chapter 08).
 
 Modelled on Claude Code as publicly described: old tool results are cleared
 call by call, and when the context nears the window the whole conversation
 is summarised under nine fixed headings, one of them "All user messages",
-and replaces the history. (Chapter 07 cites the sources and marks what is
+and replaces the history. (Chapter 08 cites the sources and marks what is
 unverified.)
 
 The summary request is the conversation itself, as the model has been

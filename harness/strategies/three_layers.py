@@ -20,8 +20,8 @@ from .base import Compactor
 class ThreeLayers(Compactor):
     """The reference agent's three layers: micro and auto before each call, manual on request."""
     name = "three_layers"
-    clear_old_results = staticmethod(micro_compact)  # the micro layer (chapter 08 swaps in reversible placeholders)
-    summary_request = staticmethod(tail_request)      # the summary request (chapter 07's control swaps it)
+    clear_old_results = staticmethod(micro_compact)  # the micro layer (chapter 09 swaps in reversible placeholders)
+    summary_request = staticmethod(tail_request)      # the summary request (chapter 08's control swaps it)
 
     def before_call(self, run: RunContext) -> list[str]:
         config, layers = run.config, []

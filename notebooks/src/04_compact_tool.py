@@ -200,7 +200,7 @@ assert all(outcomes[name] == "accepted" for name in list(histories)[2:])
 # - **Never append.** As long as the compaction succeeds, the dangling `tool_use` disappears with the
 #   rest of the history and nobody notices. The day the summary call fails, the history is left as it
 #   was (chapter 03's promise), now ending in a `tool_use` with no answer, and the user's next request
-#   is refused. A strategy that keeps the last few messages verbatim (chapter 07) trips over it even
+#   is refused. A strategy that keeps the last few messages verbatim (chapter 08) trips over it even
 #   when nothing fails. The reference agent fixed exactly this (learn-claude-code issue #500, PR #502).
 #
 # Appending every result first makes the history valid *before* anything can go wrong. Here is the

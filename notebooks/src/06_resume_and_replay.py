@@ -326,7 +326,7 @@ assert log_bytes_after.startswith(log_bytes_before) and len(log_bytes_after) > l
 #   (and every compaction) the file is flushed to the disk with `fsync`, so even a machine crash
 #   loses at most the round in progress.
 # - **Every reader forgives a torn last line, and nothing else.** `read_log` (in
-#   `harness.session.records`) is the one reader: resume, the recall tool of chapter 08 and the
+#   `harness.session.records`) is the one reader: resume, the recall tool of chapter 09 and the
 #   labs all use it. No proper prefix of a JSON object is valid JSON, so a last line without its
 #   newline that does not parse is a write cut short: it is reported and left out. Every other line
 #   is checked against its kind, and a wrong one is a `CorruptLog` naming the file and the line.

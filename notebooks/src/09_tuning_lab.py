@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 08 · Tuning lab
+# # 09 · Tuning lab
 #
 # **Promise:** turn the three knobs of the reference agent (KEEP_RECENT, THRESHOLD, the preserved
 # tools) and read, from measured runs, what each setting costs in re-reads, in forgotten instructions
@@ -25,7 +25,7 @@
 # %% [markdown]
 # ## Setup
 #
-# Working files go to `_work/08/`, inside a fresh folder under `_work/` for each run, removed when the
+# Working files go to `_work/09/`, inside a fresh folder under `_work/` for each run, removed when the
 # kernel stops.
 
 # %%
@@ -50,7 +50,7 @@ from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, PRESERVE_CHOICE
 from harness.session.runner import SYSTEM_PROMPT
 from harness.strategies.recall import reversible_placeholder
 
-WORK = own_scratch("08")
+WORK = own_scratch("09")
 PRICES = EXAMPLE_PRICES
 NOTHING = frozenset()
 print(PRICES)
@@ -170,7 +170,7 @@ assert sum(c.input for c in cached.calls) == twelve.stats.input_tokens_billed
 # ### The lab
 #
 # A `Lab` does this for any `Setting` of the knobs: it runs the session, prices it with and without
-# caching, puts the amnesia probe of chapter 07 to the final history (three things the user said only at
+# caching, puts the amnesia probe of chapter 08 to the final history (three things the user said only at
 # the start: which file they first asked to change, a standing rule and its reason, and what that rule
 # implies for a late request), and remembers the outcome so nothing runs twice.
 #

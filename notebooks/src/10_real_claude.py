@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 09 · Real Claude (optional)
+# # 10 · Real Claude (optional)
 #
 # **The promise:** the loop you built runs unchanged on the real API, and you can compare it with the
 # context management Anthropic now offers on its side.
@@ -31,7 +31,7 @@ from harness.strategies.three_layers import ThreeLayers
 
 live = uses_real_model()
 client = default_client()
-WORK = own_scratch("09")  # _work/09, in a fresh folder of its own for each run (after the .env look-ups above)
+WORK = own_scratch("10")  # _work/10, in a fresh folder of its own for each run (after the .env look-ups above)
 print("live cells will run:", live)
 print("client is the offline fake:", client.api_key == "fake-key-offline")
 
@@ -169,7 +169,7 @@ for bad in ({"type": "clear_tool_uses_20250919", "kep": {"type": "tool_uses", "v
         raise AssertionError(f"accepted a bad edit: {bad}")
 
 # %% [markdown]
-# Chapter 07 ran these edits as strategies, and this is the same code. `ServerToolClearing` and
+# Chapter 08 ran these edits as strategies, and this is the same code. `ServerToolClearing` and
 # `ServerCompaction` only add their edit to every call (`request_options`); the loop then sends the
 # call through `client.beta.messages.create`, and the strategy reads what the server did from each
 # response. Offline the fake server applies the edit; live, real Claude does. Below: the three-file
@@ -205,9 +205,9 @@ if not live:
 #   what the model sees). But the rules are fixed by the API, they are beta, and they only exist on
 #   Anthropic's API.
 # - **The harness's layers** run anywhere, are visible and testable offline, and can be changed: the
-#   recall tool of chapter 08 or the guards of chapter 07 have no server-side equivalent.
+#   recall tool of chapter 09 or the guards of chapter 08 have no server-side equivalent.
 # - Both break the prompt cache when they rewrite earlier messages; `clear_at_least` is the API's
-#   answer to that, and chapter 08's cache-aware policy is ours.
+#   answer to that, and chapter 09's cache-aware policy is ours.
 #
 # ## Summary
 #
@@ -222,6 +222,6 @@ if not live:
 #    *Hint:* `exclude_tools`, `keep`. *Check:* `api_context.check_edit(your_edit)` raises nothing and
 #    `api_context.wire_request(...)` shows it in the body.
 # 2. With a key: run section 3 with `config.with_(keep_recent=1)` and compare `session.stats.re_reads`
-#    with the fake's. *Check:* the fake's number for the same setting is in chapter 08.
+#    with the fake's. *Check:* the fake's number for the same setting is in chapter 09.
 # 3. Why does `clear_tool_inputs=True` have no counterpart in our `micro_compact`? What would the fake
 #    agent lose if the tool_use inputs were cleared? *Hint:* chapter 02, "why the tool_use blocks stay".

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 07 · Strategies side by side
+# # 08 · Strategies side by side
 #
 # **Promise:** six ways to compact a context, one interface, one loop, one window and one long session:
 # you will see in the same table what each one costs and what each one forgets, and you will test *why*
@@ -22,7 +22,7 @@
 # %% [markdown]
 # ## Setup
 #
-# Working files go to `_work/07_strategies/`, inside a fresh folder under `_work/` for each run, removed
+# Working files go to `_work/08_strategies/`, inside a fresh folder under `_work/` for each run, removed
 # when the kernel stops.
 
 # %%
@@ -52,7 +52,7 @@ from harness.strategies.server_side import ServerToolClearing
 from harness.strategies.structured_summary import SECTIONS, structured_request
 from harness.strategies.three_layers import ThreeLayers
 
-WORK = own_scratch("07_strategies")
+WORK = own_scratch("08_strategies")
 print(f"the long session: {len(LONG_SESSION.requests)} requests; the pretend window: {PRETEND_WINDOW:,} tokens")
 
 # %% [markdown]
@@ -112,7 +112,7 @@ assert (made[2].threshold, made[3].threshold, made[4].trigger, made[5].trigger) 
 # agent (chapters 02 to 05) and **usage** is seed 000's usage-triggered replacement (chapter 06), which
 # keeps the user's own recent messages verbatim after one summary, as Codex does. Three are new: a
 # nine-section summary (the Claude Code family) and the API's own two context edits, tool-result
-# clearing and server compaction (chapter 09 sends the same requests to real Claude).
+# clearing and server compaction (chapter 10 sends the same requests to real Claude).
 #
 # ## 2 · The Claude Code family: nine sections, whole conversation
 #
@@ -149,7 +149,7 @@ assert request["messages"][:-1] == early.messages
 # text are never touched. The client keeps and sends the full history every time; the server clears
 # that request's old results before the model reads it, and reports what it cleared.
 # `ServerToolClearing` only asks for the edit: the offline server applies it, through the real SDK's
-# beta API, exactly as real Claude would be asked (chapter 09). On the 12-file task, with a 10,000-token
+# beta API, exactly as real Claude would be asked (chapter 10). On the 12-file task, with a 10,000-token
 # trigger:
 
 # %%
@@ -283,7 +283,7 @@ plt.show()
 #
 # Each lesson below is marked **any model** when it follows from what the requests contain, so any
 # model that sees only its context would show it, or **this fake** when it depends on how our fake
-# answers; a real model may differ there, and chapter 09 is where you can check.
+# answers; a real model may differ there, and chapter 10 is where you can check.
 #
 # **none** remembers everything and pays for it: 12.06 million input tokens for a history that peaks at
 # 125,294 tokens, and under the pretend window its 49th call was refused. *Any model.*
