@@ -160,3 +160,37 @@ def test_run_scenario_refuses_a_file_and_uses_an_empty_folder(tmp_path):
     (tmp_path / "empty").mkdir()
     run_scenario(TWELVE_FILES, UNCOMPRESSED, tmp_path / "empty", requests=("What is VERSION_TAG in agents/s01_agent_loop.py?",))
     assert (tmp_path / "empty" / MARKER).is_file()
+
+
+# --- re-reads and reads after an edit ----------------------------------------------
+
+
+def test_a_read_after_an_edit_is_not_a_re_read():
+    from harness.session.runner import count_re_reads
+    calls = [("read_file", {"path": "a.py"}), ("edit_file", {"path": "a.py"}), ("read_file", {"path": "a.py"}),
+             ("read_file", {"path": "a.py"}), ("write_file", {"path": "b.py"}), ("read_file", {"path": "b.py"}),
+             ("bash", {"command": "cat a.py"}), ("read_file", {"path": "b.py"})]
+    # a.py: read, edited, read again (after the edit), read a third time (forgot); b.py written unread, then
+    # read (a first read), then read again (forgot)
+    assert count_re_reads(calls) == (2, 1)
+    assert count_re_reads([]) == (0, 0)
+
+
+def test_the_uncompressed_long_session_re_reads_only_after_edits(tmp_path):
+    session = run_scenario(LONG_SESSION, UNCOMPRESSED, tmp_path, client=fake_client())
+    stats = session.stats
+    assert stats.re_reads == 0 and stats.reads_after_edit > 0  # it forgets nothing; edits make it look again
+
+
+def test_a_session_runs_the_loop_it_is_given(tmp_path):
+    calls = []
+
+    def my_loop(client, messages, **kwargs):
+        from harness import run_agent
+        calls.append(len(messages))
+        return run_agent(client, messages, **kwargs)
+
+    session = Session(fake_client(), Toolbox(TWELVE_FILES.build(tmp_path / "w")), UNCOMPRESSED, Compactor(),
+                      loop=my_loop)
+    session.ask(TWELVE_FILES.requests[0])
+    assert calls == [1] and session.stats.model_calls > 1

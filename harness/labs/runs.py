@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..core.config import CompactionConfig
+from ..core.loop import RunResult, run_agent
 from ..core.tools import Toolbox
 from ..fake import fake_client
 from ..session.log import SessionLog
@@ -48,18 +49,21 @@ def fresh_folder(root: str | Path) -> Path:
 
 def run_scenario(scenario: Scenario, config: CompactionConfig, root: str | Path, *,
                  client: Any = None, requests: tuple[str, ...] | None = None, log: bool = False,
-                 recall: bool = False, compactor: Compactor | None = None, **fake_options: Any) -> Session:
+                 recall: bool = False, compactor: Compactor | None = None,
+                 loop: Callable[..., RunResult] = run_agent, **fake_options: Any) -> Session:
     """Build the scenario's workspace afresh under ``root`` and send all its requests.
 
     ``client`` defaults to the offline fake (``fake_options`` are its options). ``recall``
-    (chapter 09) adds a session log, the ``recall`` tool and reversible placeholders."""
+    (chapter 09) adds a session log, the ``recall`` tool and reversible placeholders. ``loop`` runs
+    each request (chapter 05: the student's own)."""
     root = fresh_folder(root)
     workspace = scenario.build(root / "workspace")
     session_log = SessionLog(root / "session.jsonl") if log or recall else None
     toolbox = RecallToolbox(workspace, session_log) if recall else Toolbox(workspace)
     compactor = compactor or (ReversibleLayers() if recall else ThreeLayers())
     session = Session(client or fake_client(**fake_options), toolbox,
-                      config.with_(transcript_dir=root / "transcripts"), log=session_log, compactor=compactor)
+                      config.with_(transcript_dir=root / "transcripts"), log=session_log, compactor=compactor,
+                      loop=loop)
     for request in requests or scenario.requests:
         session.ask(request)
     return session

@@ -3,8 +3,11 @@
 ``Session.ask`` appends a user request and runs the loop until the agent
 answers. The session keeps every call's trace and event, so a notebook can
 plot growth curves and count what compaction cost: model calls, re-reads
-(a file read again after its content was compacted away), input tokens
-billed across all calls, and the peak context.
+(a file read again though it had not changed since the agent last read it:
+its content was compacted away, or never in view), reads after an edit
+(the file changed since, so reading it again is not forgetting), input
+tokens billed across all calls, and the peak context. ``loop`` is the loop
+each request runs (chapter 05 lets the student's own ``run_agent`` drive it).
 """
 from __future__ import annotations
 
@@ -28,7 +31,8 @@ SYSTEM_PROMPT = (
 class SessionStats:
     model_calls: int          # agent calls (summary calls not included)
     summary_calls: int
-    re_reads: int             # read_file calls for a path already read in this session
+    re_reads: int             # read_file calls for a path read before and not changed since
+    reads_after_edit: int     # read_file calls for a path edited or written since it was last read
     input_tokens_billed: int  # reported input tokens of every call, summaries included
     peak_context: int         # largest reported input of one agent call
     compactions: dict[str, int]
@@ -48,6 +52,7 @@ class Session:
     events: list[Event] = field(default_factory=list)
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
+    loop: Callable[..., RunResult] = run_agent
 
     def ask(self, request: str) -> RunResult:
         """Send one user request and run the loop until the agent stops. If a call fails (the API
@@ -56,7 +61,7 @@ class Session:
         agent_calls = sum(1 for t in self.trace if t.kind == "agent")
         result = RunResult(stop="max_turns")
         try:
-            run_agent(self.client, self.messages, system=self.system, tools=self.toolbox,
+            self.loop(self.client, self.messages, system=self.system, tools=self.toolbox,
                       config=self.config, on_event=self.on_event, log=self.log,
                       first_call=agent_calls + 1, compactor=self.compactor, result=result)
         finally:
@@ -69,12 +74,36 @@ class Session:
     @property
     def stats(self) -> SessionStats:
         agent = [t for t in self.trace if t.kind == "agent"]
-        read_paths = [i.get("path") for name, i in self.tool_calls if name == "read_file"]
+        re_reads, after_edit = count_re_reads(self.tool_calls)
         return SessionStats(
             model_calls=len(agent),
             summary_calls=len(self.trace) - len(agent),
-            re_reads=len(read_paths) - len(set(read_paths)),
+            re_reads=re_reads,
+            reads_after_edit=after_edit,
             input_tokens_billed=sum(t.input_tokens for t in self.trace),
             peak_context=max((t.input_tokens for t in agent), default=0),
             compactions=dict(sorted(Counter(e.kind for e in self.events).items())),
         )
+
+
+CHANGING_TOOLS = frozenset({"edit_file", "write_file"})
+
+
+def count_re_reads(tool_calls: list[tuple[str, dict[str, Any]]]) -> tuple[int, int]:
+    """(re-reads, reads after an edit) in a session's tool calls, in order. A read of a path the agent
+    read before is a re-read, unless an edit or write of that path came after its last read."""
+    read: set[Any] = set()
+    changed: set[Any] = set()
+    re_reads = after_edit = 0
+    for name, tool_input in tool_calls:
+        path = tool_input.get("path")
+        if name in CHANGING_TOOLS and path in read:
+            changed.add(path)
+        elif name == "read_file":
+            if path in changed:
+                after_edit += 1
+                changed.discard(path)
+            elif path in read:
+                re_reads += 1
+            read.add(path)
+    return re_reads, after_edit
