@@ -1,4 +1,4 @@
-"""A session log crashed at every byte still opens, resumes and goes on (chapter 06).
+"""A session log crashed at every byte still opens, resumes and goes on (chapter 07).
 
 A session with tool calls, an auto-compaction and recalls runs once on the
 fake. Every record is one append, so the file after a crash at any byte of

@@ -1,4 +1,4 @@
-"""The compaction inspector (chapter 06): one card per compaction, failures included."""
+"""The compaction inspector (chapter 07): one card per compaction, failures included."""
 import ipywidgets as widgets
 
 from harness import Event

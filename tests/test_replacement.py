@@ -1,4 +1,4 @@
-"""Seed 000's decision and replacement (chapter 06), and per-model thresholds.
+"""Seed 000's decision and replacement (chapter 06), and per-model thresholds (chapter 07).
 
 The replacement is checked on generated histories: whatever the history, the
 result passes validate_messages, is accepted by the fake API, keeps the
@@ -7,6 +7,7 @@ newest user message, and keeps only the user's own words within the budget.
 from types import SimpleNamespace
 
 import pytest
+from anthropic.types import Usage
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from histories import sentence, valid_histories
@@ -57,6 +58,14 @@ def test_reported_total_reads_sdk_objects_and_dicts():
     assert reported_total(SimpleNamespace(input_tokens=100, output_tokens=20)) == 120
     assert reported_total({"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 5,
                            "cache_creation_input_tokens": None}) == 125
+
+
+def test_reported_total_counts_cache_reads_and_writes_of_an_sdk_usage():
+    """Claude's input_tokens excludes the cached input; the request's whole input is the sum of three fields."""
+    cached = Usage(input_tokens=12, cache_read_input_tokens=9_500, cache_creation_input_tokens=400, output_tokens=80)
+    assert reported_total(cached) == 9_992
+    assert decide_compaction(reported_total(cached), 8_000, 10).compact
+    assert reported_total(Usage(input_tokens=12, output_tokens=80)) == 92  # the SDK leaves absent fields None
 
 
 # --- replacement on hand-made histories --------------------------------------------

@@ -2,7 +2,7 @@
 
 Random sessions commit messages through a SessionLog and compact several
 times (seed 000's replacement and chapter 03's summary message, mixed); a
-crash can stop them anywhere, even in the middle of a write.
+crash can stop them anywhere, even in the middle of a write (chapter 07).
 """
 import copy
 import json

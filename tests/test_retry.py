@@ -1,4 +1,4 @@
-"""Which failures are tried again (chapter 06): transient ones only, and only by the harness.
+"""Which failures are tried again (chapter 07): transient ones only, and only by the harness.
 
 Every error here comes from the real SDK talking to an in-process transport,
 so the classes are the ones a student meets on real Claude.
@@ -42,7 +42,7 @@ class Server:
                                    http_client=httpx2.Client(transport=httpx2.MockTransport(self)))
 
 
-TRANSIENT = [429, 500, 529, httpx2.ConnectError, httpx2.ReadTimeout]
+TRANSIENT = [408, 409, 429, 500, 529, httpx2.ConnectError, httpx2.ReadTimeout]
 PERMANENT = [400, 401, 403, 404, 413]
 
 
@@ -72,6 +72,14 @@ def test_a_refused_request_is_never_tried_again(status):
         call_with_retry(summary_call(server.client()), NO_SLEEP)
     assert server.requests == 1 and not is_transient(caught.value)
     assert isinstance(caught.value.__cause__, anthropic.APIStatusError)
+
+
+@pytest.mark.parametrize("status", range(400, 600))
+def test_the_harness_retries_the_statuses_the_sdk_retries(status):
+    request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages")
+    response = httpx2.Response(status, request=request)
+    error = anthropic.APIStatusError(f"status {status}", response=response, body=None)
+    assert is_transient(error) == Server().client()._should_retry(response)
 
 
 def test_an_empty_reply_is_not_a_transient_failure():

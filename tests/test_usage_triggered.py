@@ -1,4 +1,4 @@
-"""UsageTriggered in the loop (chapter 06): round boundary, reported usage, retries, circuit breaker."""
+"""UsageTriggered in the loop (chapter 06): round boundary, reported usage; retries, circuit breaker (07)."""
 import copy
 from dataclasses import dataclass, field
 from types import SimpleNamespace

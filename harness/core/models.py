@@ -1,4 +1,4 @@
-"""Per-model thresholds: a threshold in tokens, or a fraction of the model's context window (chapter 06).
+"""Per-model thresholds: a threshold in tokens, or a fraction of the model's context window (chapter 07).
 
 Seed 000 used one fixed threshold for every model. A threshold written as a
 fraction (``0.8``: compact at 80% of the window) follows the model instead;
@@ -101,7 +101,7 @@ def threshold_below_window(model: str, *, output_reserve: int, buffer: int,
                            windows: Mapping[str, int] = MODEL_WINDOWS) -> int:
     """A threshold in tokens: the model's window minus ``output_reserve`` (room for the reply the next
     request asks for, its ``max_tokens``) minus ``buffer`` (room for what the history gains between the
-    check and that request, and for counting errors). Chapter 06 introduces it. ValueError for a negative
+    check and that request, and for counting errors). Chapter 07 introduces it. ValueError for a negative
     reserve or buffer, or for two that leave no input at all."""
     window = context_window(model, windows)
     check_count("output_reserve", output_reserve)

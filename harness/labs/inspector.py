@@ -1,4 +1,4 @@
-"""A compaction inspector for Jupyter: one card per compaction (chapter 06).
+"""A compaction inspector for Jupyter: one card per compaction (chapter 07).
 
 The notebook's counterpart of seed 000's debug console. A header counts the
 compactions; each card shows the numbers (reported tokens, threshold, items

@@ -4,7 +4,7 @@ Compaction rewrites the history the model sees; it never touches this log.
 A compaction appends one record of its own, so a resumed session can replay
 it (chapter 06). The record format and its reader are in ``records``.
 
-Crash safety (chapter 06). The scheme:
+Crash safety (chapter 07). The scheme:
 
 - every record is one line written with one ``write`` call to a file opened
   for appending, so a crash can only cut the *last* line short;

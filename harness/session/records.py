@@ -9,12 +9,13 @@ with ``seq`` counting lines from 1 and one of three kinds:
   ``{"message": <the summary message>}`` (chapter 03's auto and manual layers),
   plus free fields such as ``reason`` or ``transcript``;
 - ``interrupted``: ``{"message": <a user message of error tool_results>}``,
-  written when a resumed session answers the tool calls a crash left open.
+  written when a resumed session answers the tool calls a crash left open
+  (chapter 07).
 
 ``read_log`` is the only reader: resume, recall and the labs all use it. It
 validates every record against its kind and raises ``CorruptLog`` naming the
 file, the line and the problem. The one thing it forgives is a torn last
-line (a write a crash cut short): it is reported, not read.
+line (a write a crash cut short): it is reported, not read (chapter 07).
 """
 from __future__ import annotations
 

@@ -38,7 +38,9 @@ class Decision:
 
 
 def reported_total(usage: Any) -> int | None:
-    """Input plus output tokens (cache reads and writes included) of a reported usage; None if absent."""
+    """All the tokens a round reported: ``input_tokens`` (which excludes the cached input), both cache
+    fields and ``output_tokens``, from an SDK usage or a dict; None if absent. The Messages API's usage
+    docs: the request's whole input is the sum of the three input fields."""
     if usage is None:
         return None
     fields = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")

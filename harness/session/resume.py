@@ -11,10 +11,12 @@ records is the silent failure seed 000 describes: the compacted session
 comes back uncompacted (``resume_naive``, kept to show it).
 
 A crash between the assistant's ``tool_use`` record and the ``tool_result``
-record that answers it leaves calls without results, and the API refuses
-such a history. Resuming answers each open call with an error result that
-says the run was interrupted (``interruption``), as seed 000's
-normalisation of unanswered calls does; the round is kept, so the model
+record that answers it (chapter 07) leaves calls without results, and the
+API refuses such a history. Resuming answers each open call with an error
+result that says the run was interrupted (``interruption``); seed 000 says
+its resume normalises unanswered calls without saying how, and Codex
+answers them "aborted" (codex-rs/core/src/context_manager/normalize.rs,
+``ensure_call_outputs_present``). The round is kept, so the model
 sees what it had asked for and decides whether to ask again. ``reopen``
 writes that answer to the log as an ``interrupted`` record before the
 session goes on, so replay stays a pure function of the log: resuming

@@ -1,15 +1,18 @@
-"""When the summary call fails: retry with backoff, then a circuit breaker (chapter 06).
+"""When the summary call fails: retry with backoff, then a circuit breaker (chapter 07).
 
-Two levels, as production agents do it. A failed call is retried after a
-pause that grows each time (a rate limit or an overloaded server often
-clears in seconds). Only a transient failure is tried again: a rate limit
-(429), a server error (500, 529 overloaded, ...), a lost connection or a
-timeout. A request the API refused (any other 4xx, such as a 400 "prompt
-is too long") fails the same way every time, so it is not retried. A
-compaction whose every try failed counts as one failure; after ``limit`` failures in a row the breaker opens and automatic
-compaction stops for the session (Claude Code stops after 3), instead of
-paying for a doomed summary call every round. The history is never touched
-by a failure. ``sleep`` is injected, so tests and notebooks do not wait.
+Two levels. A failed call is retried after a pause that grows each time (a
+rate limit or an overloaded server often clears in seconds). Only a
+transient failure is tried again, the statuses the ``anthropic`` SDK itself
+retries (``_should_retry`` in its ``_base_client.py``): a request timeout
+(408), a conflict (409), a rate limit (429), a server error (500, 529
+overloaded, ...), plus a lost connection or a timeout. A request the API
+refused otherwise (any other 4xx, such as a 400 "prompt is too long") fails
+the same way every time, so it is not retried. A compaction whose every try
+failed counts as one failure; after ``limit`` failures in a row the breaker
+opens and automatic compaction stops for the session, instead of paying for
+a doomed summary call every round. Claude Code stops after 3 (its
+CHANGELOG.md, version 2.1.76). The history is never touched by a failure.
+``sleep`` is injected, so tests and notebooks do not wait.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import anthropic
 from ..core.config import check_count
 
 T = TypeVar("T")
+RETRIED_STATUSES = frozenset({408, 409, 429})  # and every 5xx: what the SDK itself retries
 
 
 @dataclass(frozen=True)
@@ -52,14 +56,14 @@ class RetriesExhausted(RuntimeError):
 
 
 def is_transient(error: BaseException) -> bool:
-    """Whether trying the same request again may succeed: a 429, a 5xx, a lost connection or a
-    timeout, found on ``error`` or on the errors it was raised from (``SummaryFailed`` wraps one)."""
+    """Whether trying the same request again may succeed: a 408, 409, 429 or 5xx, a lost connection or
+    a timeout, found on ``error`` or on the errors it was raised from (``SummaryFailed`` wraps one)."""
     seen: BaseException | None = error
     while seen is not None:
         if isinstance(seen, anthropic.APIConnectionError):  # APITimeoutError is one
             return True
         if isinstance(seen, anthropic.APIStatusError):
-            return seen.status_code == 429 or seen.status_code >= 500
+            return seen.status_code in RETRIED_STATUSES or seen.status_code >= 500
         seen = seen.__cause__
     return False
 

@@ -3,14 +3,17 @@
 After a round's tool results are committed (``after_round``; never between a
 tool_use and its result) the strategy reads the usage that round reported
 and asks ``decide_compaction``. To compact it asks the same client for a
-hand-off summary (no tools), retried with backoff, then replaces the history
+hand-off summary (no tools) of the history's last ``config.tail_chars``
+characters (80,000: the reference agent's rule from seed 001, not seed 000's,
+which does not cut), retried with backoff, then replaces the history
 with ``replace_history`` and appends one compaction record holding the
 summary to the session log, which is all ``resume`` needs to replay it.
 A round that ends the turn commits no tool results and is left alone, so
 the answer the user is about to read stays in the history.
 
-Failures never touch the history: each failed compaction is an event, and
-after ``max_failures`` in a row automatic compaction stops for the session.
+Failures never touch the history (chapter 07): each failed compaction is an
+event, and after ``max_failures`` in a row automatic compaction stops for the
+session.
 """
 from __future__ import annotations
 

@@ -86,7 +86,7 @@ assert (len(first20.trace), max(t.estimated for t in first20.trace)) == (67, 77_
 # The reference compacts when the seed's estimate, `len(str(messages)) // 4`, passes
 # **50,000** tokens. The loop checks it before every model call, right after micro-compaction.
 # The 12-file history is far below; a lower threshold would fire. How to choose a threshold for a
-# given model, leaving room below its window for the reply, and what real tools choose: chapter 06, §9.
+# given model, leaving room below its window for the reply, and what real tools choose: chapter 07, §5.
 
 # %%
 THRESHOLD = CompactionConfig().threshold

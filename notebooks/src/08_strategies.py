@@ -86,7 +86,7 @@ assert refusal.body["error"]["message"] == f"prompt is too long: 60498 tokens > 
 # session would cost if the window were big enough. Every other strategy runs under the pretend window.
 #
 # Triggers are **matched**: every strategy fires at 85% of the window (51,000 tokens; Claude Code's
-# trigger is about 83.5% of a 200,000 window, chapter 06), except where a system's own proportion is
+# trigger is about 83.5% of a 200,000 window, chapter 07), except where a system's own proportion is
 # the point: Codex's 90%, and the reference agent's own 50,000 estimated tokens. The API's tool clearing
 # defaults to 100,000 of 200,000, half the window; compared at half while the others wait for 85%, it
 # would look cheaper for that reason alone, so here it too fires at 85%, and its default is the slider
