@@ -6,13 +6,15 @@ import itertools
 
 import pytest
 
-from harness import CompactionConfig, assistant, estimate_tokens, micro_compact, text, tool_result, tool_use, user
+from harness import (CompactionConfig, InvalidHistory, assistant, estimate_tokens, micro_compact, text,
+                     tool_result, tool_use, user)
 from harness.labs.micro_lab import (KEEP_RECENT_RANGE, LAB_MAX_TURNS, PRESERVABLE_TOOLS, explore_micro,
-                                    measure_micro, micro_figure, outline, preserve_set, result_label,
-                                    result_labels, result_tokens)
+                                    measure_micro, micro_figure, micro_layer, outline, preserve_set, result_label,
+                                    result_labels, result_tokens, three_layers_with)
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
 from harness.labs.style import BARS_AND_CURVE
+from harness.labs.yours import random_histories
 
 FILES = [f"{stem}.py" for stem in (
     "s01_agent_loop", "s02_tool_use", "s03_todo_write", "s04_subagent", "s05_skill_loading",
@@ -85,6 +87,78 @@ def test_outline_cuts_long_first_lines_of_text():
     assert line.endswith("...") and len(line.split("text", 1)[1].strip()) == 20
 
 
+# --- micro_layer: a function that returns a count, or nothing, as a layer -----------
+
+def count_only(messages, keep_recent, preserve_tools, min_chars):
+    """A student's micro_compact: edits in place and returns how many results it cleared."""
+    return len(micro_compact(messages, keep_recent, preserve_tools, min_chars).cleared)
+
+
+def silent(messages, keep_recent, preserve_tools, min_chars):
+    """... or returns nothing at all."""
+    micro_compact(messages, keep_recent, preserve_tools, min_chars)
+
+
+@pytest.mark.parametrize("clear", [micro_compact, count_only, silent])
+def test_micro_layer_reports_exactly_what_micro_compact_reports(clear):
+    for i, history in enumerate(random_histories(80, seed=5)):
+        keep_recent, preserve = i % 4, (frozenset(), frozenset({"read_file"}))[i % 2]
+        expected, got = copy.deepcopy(history), copy.deepcopy(history)
+        report = micro_compact(expected, keep_recent, preserve, 100)
+        assert micro_layer(clear)(got, keep_recent, preserve, 100) == report
+        assert got == expected
+
+
+def test_micro_layer_names_the_tool_and_both_contents_of_a_cleared_result():
+    history = small_history()
+    report = micro_layer(silent)(history, 1, frozenset(), 0)
+    assert [(c.message_index, c.block_index, c.tool_use_id, c.tool_name) for c in report.cleared] == [
+        (2, 0, "t1", "list_files"), (4, 0, "t2", "read_file")]  # t3 holds its placeholder already
+    assert report.cleared[1].old_content == "x" * 400
+    assert report.cleared[1].new_content == "[Previous: used read_file]" == history[4]["content"][0]["content"]
+
+
+def test_micro_layer_sees_a_list_content_changed_in_place():
+    history = [user("go"), assistant([tool_use("t1", "bash", {})]), user([tool_result("t1", "ok")])]
+    history[2]["content"][0]["content"] = [text("a long listing")]
+
+    def shorten(messages, *knobs):
+        messages[2]["content"][0]["content"][0]["text"] = "short"
+
+    report = micro_layer(shorten)(history, 0, frozenset(), 0)
+    assert [(c.old_content, c.new_content) for c in report.cleared] == [
+        ([text("a long listing")], [text("short")])]
+
+
+def test_micro_layer_refuses_a_function_that_moves_tool_results():
+    def drop_last_two(messages, *knobs):
+        del messages[-2:]
+
+    with pytest.raises(ValueError, match="drop_last_two added, removed or moved tool results"):
+        micro_layer(drop_last_two)(small_history(), 3, frozenset(), 100)
+
+
+def test_micro_layer_checks_the_history_before_calling_the_function():
+    called = []
+    with pytest.raises(InvalidHistory):
+        micro_layer(lambda *args: called.append(args))([{"role": "user"}], 3, frozenset(), 100)
+    assert called == []
+
+
+def test_three_layers_with_runs_the_given_layer_before_each_call(tmp_path):
+    calls = []
+
+    def spy(messages, keep_recent, preserve_tools, min_chars):
+        calls.append((len(messages), keep_recent, preserve_tools, min_chars))
+        return micro_compact(messages, keep_recent, preserve_tools, min_chars)
+
+    session = run_scenario(TWELVE_FILES, CompactionConfig(keep_recent=2, auto=False), tmp_path,
+                           compactor=three_layers_with(spy))
+    assert [n for n, *_ in calls] == list(range(1, 2 * len(calls), 2))  # before every call: 1, 3, 5, ... messages
+    assert len(calls) == session.stats.model_calls == 14
+    assert {tuple(knobs) for _, *knobs in calls} == {(2, frozenset({"read_file"}), 100)}
+
+
 # --- measure_micro -------------------------------------------------------------
 
 def test_micro_lab_does_not_touch_the_history_it_is_given(twelve, tmp_path):
@@ -104,6 +178,20 @@ def test_micro_lab_matches_micro_compact_on_a_copy(twelve, tmp_path):
     assert lab.labels == ("list_files agents", *FILES)
     assert lab.after == tuple(result_tokens(copied))
     assert lab.saved_percent == pytest.approx(100 * (1 - estimate_tokens(copied) / estimate_tokens(history)))
+
+
+def test_measure_micro_runs_the_function_it_is_given_in_both_halves(twelve, tmp_path):
+    """A function that ignores preserve_tools behaves, statically and in the loop, like preserving nothing."""
+    history, baseline = twelve
+
+    def ignores_preserve(messages, keep_recent, preserve_tools, min_chars):
+        return count_only(messages, keep_recent, frozenset(), min_chars)
+
+    theirs = measure_micro(history, 3, frozenset(), tmp_path)
+    yours = measure_micro(history, 3, frozenset({"read_file"}), tmp_path, clear=ignores_preserve)
+    assert (yours.after, yours.cleared, yours.context) == (theirs.after, theirs.cleared, theirs.context)
+    nothing = measure_micro(history, 3, frozenset(), tmp_path, clear=lambda *args: None)
+    assert nothing.after == nothing.before and nothing.cleared == 0 and list(nothing.context) == baseline
 
 
 def expected_cleared(keep_recent: int, preserve: frozenset[str]) -> int:
@@ -155,6 +243,14 @@ def test_explore_micro_over_the_whole_slider_range(twelve, tmp_path, keep_recent
     assert len(setting.get_ydata()) == calls
     if not spiral:  # the same task: smaller at its peak exactly when something was cleared
         assert (max(setting.get_ydata()) < max(baseline)) == (expected_cleared(keep_recent, preserve) > 0)
+
+
+def test_explore_micro_draws_the_function_it_is_given(twelve, tmp_path):
+    history, baseline = twelve
+    figure = explore_micro(3, False, False, history=history, baseline=baseline, root=tmp_path,
+                           clear=lambda *args: None)
+    bars, curves = figure.axes
+    assert "(0% saved)" in bars.get_title() and list(curves.lines[0].get_ydata()) == baseline
 
 
 def test_micro_figure_draws_what_the_lab_measured(twelve, tmp_path):

@@ -1,23 +1,32 @@
 """Lab helpers for chapter 02 (micro-compaction): what its cells print and its sliders draw.
 
 Everything here is a pure function of its arguments: ``outline`` renders a
-history one block a line, ``measure_micro`` applies ``micro_compact`` to a copy
-of a history and runs the 12-file task with the same knobs, and
-``micro_figure`` draws both. ``explore_micro`` is the slider callback.
+history one block a line, ``measure_micro`` applies a micro-compaction function
+(``micro_compact``, or the student's own) to a copy of a history and runs the
+12-file task with it and the same knobs, and ``micro_figure`` draws both.
+``explore_micro`` is the slider callback.
+
+The student's function edits the history in place and returns a count, or
+nothing; the loop wants a ``MicroReport``. ``micro_layer`` bridges the two: it
+runs the function and reports what changed, by comparing every tool result
+before and after. ``three_layers_with`` is the reference strategy with such a
+layer as its micro layer.
 """
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from matplotlib.figure import Figure
 
 from ..core.config import CompactionConfig
-from ..core.messages import Message, blocks, check_shape, iter_tool_results, iter_tool_uses, result_text
-from ..core.micro import micro_compact
+from ..core.messages import (Message, blocks, check_shape, iter_tool_results, iter_tool_uses, result_text,
+                             tool_names_by_id)
+from ..core.micro import Cleared, MicroReport, micro_compact
 from ..core.tokens import estimate_tokens
+from ..strategies.three_layers import ThreeLayers
 from .runs import run_scenario
 from .scenarios import TWELVE_FILES
 from .style import BARS_AND_CURVE, BASELINE, STRATEGY_COLOURS, new_figure
@@ -25,6 +34,36 @@ from .style import BARS_AND_CURVE, BASELINE, STRATEGY_COLOURS, new_figure
 PRESERVABLE_TOOLS = ("read_file", "list_files")  # the tools the 12-file task uses
 KEEP_RECENT_RANGE = (0, 13)  # slider bounds: 13 tool results in the 12-file task
 LAB_MAX_TURNS = 40  # the task needs 14 calls; a death spiral shows well before 40
+
+MicroLayer = Callable[[list[Message], int, frozenset[str], int], MicroReport]
+
+
+def micro_layer(clear: Callable[..., object]) -> MicroLayer:
+    """``clear`` as a micro layer the loop and this lab can run. ``clear`` takes micro_compact's four
+    arguments, edits the history in place and may return anything (a count, nothing, a report); the
+    layer returns the MicroReport of what it changed. A ``clear`` that adds, removes or moves a
+    tool_result raises ValueError: micro-compaction only rewrites their content."""
+    def layer(messages: list[Message], keep_recent: int, preserve_tools: frozenset[str],
+              min_chars: int) -> MicroReport:
+        before = [(i, j, block["tool_use_id"], copy.deepcopy(block.get("content", "")))
+                  for i, j, block in iter_tool_results(messages)]
+        clear(messages, keep_recent, preserve_tools, min_chars)
+        after = iter_tool_results(messages)
+        if [(i, j, block["tool_use_id"]) for i, j, block in after] != [place[:3] for place in before]:
+            raise ValueError(f"{getattr(clear, '__name__', 'the function')} added, removed or moved tool "
+                             "results: micro-compaction may only rewrite their content")
+        names = tool_names_by_id(messages)
+        return MicroReport([Cleared(i, j, tool_id, names.get(tool_id, "unknown"), old, block.get("content", ""))
+                            for (i, j, tool_id, old), (_, _, block) in zip(before, after)
+                            if block.get("content", "") != old])
+    return layer
+
+
+def three_layers_with(layer: MicroLayer) -> ThreeLayers:
+    """The reference's three layers (micro, auto, manual) with ``layer`` as the micro layer."""
+    strategy = ThreeLayers()
+    strategy.clear_old_results = layer  # an instance attribute: called as it is, like the class's staticmethod
+    return strategy
 
 
 def preserve_set(read_file: bool, list_files: bool) -> frozenset[str]:
@@ -97,13 +136,15 @@ class MicroLab:
 
 
 def measure_micro(history: list[Message], keep_recent: int, preserve_tools: frozenset[str],
-                  root: str | Path) -> MicroLab:
-    """Micro-compact a copy of ``history``, and run the 12-file task under ``root`` with the same knobs."""
-    compacted = copy.deepcopy(history)
-    report = micro_compact(compacted, keep_recent, preserve_tools)
+                  root: str | Path, *, clear: Callable[..., object] = micro_compact) -> MicroLab:
+    """Micro-compact a copy of ``history`` with ``clear`` (``micro_compact``'s arguments; yours, say),
+    and run the 12-file task under ``root`` with ``clear`` as the micro layer and the same knobs."""
     config = CompactionConfig(keep_recent=keep_recent, preserve_tools=preserve_tools, auto=False,
                               max_turns=LAB_MAX_TURNS)
-    session = run_scenario(TWELVE_FILES, config, root)
+    layer = micro_layer(clear)
+    compacted = copy.deepcopy(history)
+    report = layer(compacted, config.keep_recent, config.preserve_tools, config.min_chars)
+    session = run_scenario(TWELVE_FILES, config, root, compactor=three_layers_with(layer))
     stats = session.stats
     return MicroLab(
         keep_recent, frozenset(preserve_tools), tuple(result_labels(history)),
@@ -141,7 +182,10 @@ def micro_figure(lab: MicroLab, baseline: Sequence[int]) -> Figure:
 
 
 def explore_micro(keep_recent: int, preserve_read_file: bool, preserve_list_files: bool, *,
-                  history: list[Message], baseline: Sequence[int], root: str | Path) -> Figure:
-    """Slider callback of chapter 02: the figure for one setting of KEEP_RECENT and the toggles."""
-    lab = measure_micro(history, keep_recent, preserve_set(preserve_read_file, preserve_list_files), root)
+                  history: list[Message], baseline: Sequence[int], root: str | Path,
+                  clear: Callable[..., object] = micro_compact) -> Figure:
+    """Slider callback of chapter 02: the figure for one setting of KEEP_RECENT and the toggles,
+    with ``clear`` (yours) as the micro-compaction."""
+    lab = measure_micro(history, keep_recent, preserve_set(preserve_read_file, preserve_list_files), root,
+                        clear=clear)
     return micro_figure(lab, baseline)
