@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from matplotlib.figure import Figure
 
-from harness import (CompactionConfig, assistant, count_tokens, text, tool_result, tool_use, user,
+from harness import (CompactionConfig, assistant, count_tokens, run_agent, text, tool_result, tool_use, user,
                      validate_messages, write_transcript)
 from harness.fake import fake_client
 from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, compact_tool_lab, context_tokens,
@@ -134,6 +134,37 @@ def test_runs_are_cached_by_their_knobs(root):
     assert three_layer_run(4, 50_000, 2, root) is not first
     assert uncompressed_run(2, root) is uncompressed_run(2, root)
     assert (root / "k3-t50000-r2" / "session.jsonl").exists(), "each run keeps its session log"
+
+
+def counting(calls):
+    """A loop that is the harness's, and counts the requests it runs (the student's stands in its place)."""
+    def my_loop(*args, **kwargs):
+        calls.append(kwargs["first_call"])
+        return run_agent(*args, **kwargs)
+    return my_loop
+
+
+def test_runs_and_labs_use_the_loop_they_are_given(root, tmp_path):
+    calls = []
+    mine = counting(calls)
+    run = three_layer_run(3, 50_000, 3, tmp_path, loop=mine)
+    assert len(calls) == 3, "one loop run per request"
+    assert three_layer_run(3, 50_000, 3, tmp_path, loop=mine) is run and len(calls) == 3, "cached per loop"
+    harness_run = three_layer_run(3, 50_000, 3, root)
+    assert run.stats == harness_run.stats and run.answers == harness_run.answers
+    calls.clear()
+    three_layers_lab(3, 50_000, 2, tmp_path, loop=mine)
+    assert len(calls) == 4, "both curves, two requests each, run by the loop given"
+    calls.clear()
+    compact_tool_lab(30_000, 2, tmp_path, loop=mine)
+    assert len(calls) == 2, "the compact-tool curve is new; the uncompressed one is the cached run of the same loop"
+
+
+def test_a_run_folder_belongs_to_one_loop(tmp_path):
+    uncompressed_run(1, tmp_path, loop=counting([]))
+    uncompressed_run(1, tmp_path, loop=counting([]))  # the same name: a loop redefined may take the folder
+    with pytest.raises(ValueError, match="give each loop a root of its own"):
+        uncompressed_run(1, tmp_path)
 
 
 @pytest.mark.parametrize("requests", [0, ALL_REQUESTS + 1, True, "3"])

@@ -7,9 +7,10 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from harness import (COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, CompactionConfig, SummaryFailed, Toolbox,
-                     compact_focus, count_tokens, estimate_tokens, is_placeholder, iter_tool_results,
-                     iter_tool_uses, read_transcript, run_agent, text, tool_use, user, validate_messages)
+from harness import (COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, CompactionConfig, InvalidHistory, SummaryFailed,
+                     Toolbox, assistant, compact_focus, count_tokens, estimate_tokens, finish_round, is_placeholder,
+                     iter_tool_results, iter_tool_uses, read_transcript, run_agent, text, tool_result, tool_use, user,
+                     validate_messages)
 from harness.fake import FakeModel
 from harness.labs.scenarios import READ_AGENTS, TWELVE_FILES
 from harness.session.log import SessionLog
@@ -133,6 +134,60 @@ def test_compact_called_with_other_tools_gets_all_results_in_one_message(tmp_pat
     assert "tools" not in client.requests[-1]  # the summary request
     assert "Focus" not in client.requests[-1]["messages"][0]["content"]  # compact({}) has no focus
     assert session.messages[0]["content"].endswith("Summary: the work so far.")
+
+
+# --- the end of a round (chapter 04) -----------------------------------------------------
+
+def round_toolbox(tmp_path):
+    return Toolbox(TWELVE_FILES.build(tmp_path / "workspace"))
+
+
+def test_finish_round_appends_every_result_before_it_compacts(tmp_path):
+    content = [text("One more file, then tidy up."), tool_use("u1", "read_file", {"path": "agents/s01_agent_loop.py"}),
+               tool_use("u2", "compact", {"focus": " the notes "}), tool_use("u3", "list_files", {"path": "agents"})]
+    messages, seen = [user(READ_AGENTS)], []
+
+    def compact(focus):
+        validate_messages(messages)  # every tool_use is answered when the compaction starts
+        seen.append((focus, copy.deepcopy(messages)))
+        messages[:] = [user("[summary]")]
+
+    assert finish_round(messages, content, round_toolbox(tmp_path), compact) is True
+    [(focus, history)] = seen
+    assert focus == "the notes" and messages == [user("[summary]")]
+    assert history[1] == assistant(content)
+    assert [b["tool_use_id"] for b in history[2]["content"]] == ["u1", "u2", "u3"]
+    assert history[2]["content"][1] == tool_result("u2", COMPACT_ACK)
+
+
+@pytest.mark.parametrize("content", [[text("Done.")], [tool_use("u1", "read_file", {"path": "agents/s01_agent_loop.py"})]])
+def test_finish_round_without_compact_never_compacts(tmp_path, content):
+    messages = [user(READ_AGENTS)]
+    assert finish_round(messages, content, round_toolbox(tmp_path), pytest.fail) is False
+    assert messages[1] == assistant(content)
+    assert len(messages) == 2 + any(b["type"] == "tool_use" for b in content)
+    validate_messages(messages + [user("next")] if messages[-1]["role"] == "assistant" else messages)
+
+
+def test_run_agent_ends_rounds_with_the_finish_it_is_given(tmp_path):
+    """A finish that compacts before appending the results breaks the history the way chapter 04 shows."""
+    def compact_first(messages, content, tools, compact):
+        uses = [b for b in content if b["type"] == "tool_use"]
+        messages.append(assistant(content))
+        called = any(b["name"] == COMPACT_TOOL_NAME for b in uses)
+        if called:
+            compact(None)
+        if uses:
+            messages.append(user([tool_result(b["id"], tools.run(b["name"], b["input"]).content) for b in uses]))
+        return called
+
+    session, _ = twelve_file_session(tmp_path, compact_policy="after_task")
+    session.loop = lambda *args, **kwargs: run_agent(*args, finish=compact_first, **kwargs)
+    assert session.ask(READ_AGENTS).stop == "compact"
+    with pytest.raises(InvalidHistory):
+        validate_messages(session.messages)  # the summary, then a tool_result that answers nothing
+    with pytest.raises(anthropic.BadRequestError, match="tool_result_answers_previous"):
+        session.ask("What is VERSION_TAG in agents/s01_agent_loop.py?")
 
 
 # --- the order of the layers -------------------------------------------------------------

@@ -2,11 +2,12 @@
 
 Before every model call the strategy's ``before_call`` runs (for the
 reference agent: (1) micro-compact, (2) past the threshold, auto-compact:
-transcript, summary, replace). Then call the model, run every tool it asked
-for and append all the results in one user message, ``compact``'s
-included, so no tool_use is ever left without its result. The round is
-then committed and ``after_round`` may act. If the model called
-``compact``, ``on_compact`` runs and the loop ends.
+transcript, summary, replace). Then call the model, and ``finish_round``
+(chapter 04): run every tool it asked for and append all the results in
+one user message, ``compact``'s included, so no tool_use is ever left
+without its result; only then, if the model called ``compact``, compact
+(``on_compact``) and end the loop. Otherwise the round is committed and
+``after_round`` may act.
 
 The strategies themselves live in ``harness.strategies``; the loop only
 knows the three hooks, and asks the strategy for extra keyword arguments of
@@ -144,6 +145,28 @@ def to_dicts(content: list[Any]) -> list[Block]:
     return out
 
 
+def finish_round(messages: list[Message], content: list[Block], tools: Toolbox,
+                 compact: Callable[[str | None], Any]) -> bool:
+    """The end of a round (chapter 04): append the model's reply, run every tool it asked for and
+    append all their results in one user message, ``compact``'s included (its handler only
+    acknowledges). Only then, if the model called ``compact``, call ``compact(focus)`` and return
+    True: the loop ends. False if it did not call ``compact``."""
+    messages.append({"role": "assistant", "content": content})
+    uses = [b for b in content if b["type"] == "tool_use"]
+    if not uses:
+        return False
+    results, called, focus = [], False, None
+    for block in uses:
+        outcome = tools.run(block["name"], block["input"])
+        results.append(tool_result(block["id"], outcome.content, outcome.is_error))
+        if block["name"] == COMPACT_TOOL_NAME:
+            called, focus = True, compact_focus(block["input"])
+    messages.append(user(results))
+    if called:
+        compact(focus)
+    return called
+
+
 def messages_api(client: Any, options: dict[str, Any]) -> Any:
     """Where a call with these ``request_options`` goes: ``client.beta.messages`` when they name betas."""
     return client.beta.messages if "betas" in options else client.messages
@@ -153,12 +176,14 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
               config: CompactionConfig, compactor: Compaction,
               on_event: Callable[[Event], None] | None = None,
               log: MessageLog | None = None, first_call: int = 1,
-              result: RunResult | None = None) -> RunResult:
+              result: RunResult | None = None,
+              finish: Callable[..., bool] = finish_round) -> RunResult:
     """Run the model and its tools until it ends its turn, compacts itself, or hits max_turns.
 
     ``compactor`` is the strategy (``harness.strategies.ThreeLayers()`` is the reference agent).
     A malformed ``messages`` raises InvalidHistory before anything runs. ``result`` is filled in
-    as the run goes: pass your own to keep the calls made before an error (``Session.ask`` does)."""
+    as the run goes: pass your own to keep the calls made before an error (``Session.ask`` does).
+    ``finish`` ends each round (``finish_round`` by default; chapter 04 passes the student's)."""
     check_shape(messages)
     result = result if result is not None else RunResult(stop="max_turns")
 
@@ -168,6 +193,12 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
             on_event(event)
 
     run = RunContext(client, messages, config, system, tools.schemas, log, emit, result.trace.append)
+
+    def compact(focus: str | None) -> None:
+        if log:
+            log.sync(messages)  # the whole round is logged before the compaction rewrites the history
+        compactor.on_compact(run, focus)
+
     for call in range(first_call, first_call + config.max_turns):
         run.call = call
         if log:
@@ -183,24 +214,13 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
             call, response.usage.input_tokens, response.usage.output_tokens, estimate_tokens(messages),
             count_tokens(messages, system=system, tools=run.schemas), tuple(layers),
             tuple(b["name"] for b in uses)))
-        messages.append({"role": "assistant", "content": content})
         result.reply = "\n".join(b["text"] for b in content if b["type"] == "text")
-        focus, compact_called = None, False
-        if uses:
-            results = []
-            for block in uses:
-                outcome = tools.run(block["name"], block["input"])
-                results.append(tool_result(block["id"], outcome.content, outcome.is_error))
-                result.tool_calls.append((block["name"], block["input"]))
-                if block["name"] == COMPACT_TOOL_NAME:
-                    compact_called, focus = True, compact_focus(block["input"])
-            messages.append(user(results))
-        if log:
-            log.sync(messages)
-        if compact_called:
-            compactor.on_compact(run, focus)
+        result.tool_calls += [(b["name"], b["input"]) for b in uses]
+        if finish(messages, content, tools, compact):
             result.stop = "compact"
             break
+        if log:
+            log.sync(messages)
         compactor.after_round(run, response.usage)
         if not uses and response.stop_reason != "compaction":  # a paused turn goes back to the server
             result.stop = "end_turn"

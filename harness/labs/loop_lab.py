@@ -5,9 +5,11 @@ results, in full), short-term memory (placeholders), long-term memory (the
 summary in the context, the transcripts on disk). Runs of the long session
 keyed by their knobs and cached: a run takes seconds, the same knobs always
 give the same run, so a slider that comes back to a position redraws at once.
-Every cached run records the memory picture of each request it sent. The
-figures are plain matplotlib Figures, not registered with pyplot, so a slider
-can redraw them as often as it likes.
+Every cached run records the memory picture of each request it sent. Each run
+takes the loop to run (``loop``, the harness's ``run_agent`` by default;
+chapters 04 and 05 pass the student's); a run folder belongs to one loop, so
+two loops need two roots. The figures are plain matplotlib Figures, not
+registered with pyplot, so a slider can redraw them as often as it likes.
 """
 from __future__ import annotations
 
@@ -15,12 +17,13 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from matplotlib.figure import Figure
 
 from ..core.auto import SUMMARY_PREFIX
 from ..core.config import CompactionConfig, check_count
+from ..core.loop import RunResult, run_agent
 from ..core.messages import Message, blocks, iter_tool_results
 from ..core.micro import is_placeholder
 from ..core.tokens import MESSAGE_OVERHEAD, block_tokens, count_tokens, text_tokens
@@ -169,16 +172,32 @@ def _check_requests(requests: int) -> None:
         raise ValueError(f"requests must be an integer between 1 and {total}, got {requests!r}")
 
 
+Loop = Callable[..., RunResult]
+_FOLDER_LOOPS: dict[Path, str] = {}  # the name of the loop each run folder belongs to
+
+
+def _claim(folder: Path, loop: Loop) -> None:
+    """Refuse a run folder a loop of another name ran in: its cached run's transcripts would be
+    overwritten. (A loop redefined under the same name, a notebook cell run again, may reuse it.)"""
+    name = getattr(loop, "__name__", repr(loop))
+    owner = _FOLDER_LOOPS.setdefault(folder.resolve(), name)
+    if owner != name:
+        raise ValueError(f"{folder} holds a run of the loop {owner}, not {name}; give each loop a root of its own")
+
+
 @lru_cache(maxsize=64)
-def _run(root: str, name: str, requests: int, config: CompactionConfig, compact_policy: Any) -> Session:
+def _run(root: str, name: str, requests: int, config: CompactionConfig, compact_policy: Any,
+         loop: Loop) -> Session:
     folder = Path(root) / name
+    _claim(folder, loop)
     client = memory_recorder(fake_client(compact_policy=compact_policy), config.keep_recent,
                              folder / "transcripts")
     return run_scenario(LONG_SESSION, config, folder, client=client,
-                        requests=LONG_SESSION.requests[:requests], log=True)
+                        requests=LONG_SESSION.requests[:requests], log=True, loop=loop)
 
 
-def three_layer_run(keep_recent: int, threshold: int, requests: int, root: str | Path) -> Session:
+def three_layer_run(keep_recent: int, threshold: int, requests: int, root: str | Path,
+                    loop: Loop = run_agent) -> Session:
     """The first ``requests`` requests of LONG_SESSION with all three layers: micro keeping
     ``keep_recent`` results, auto past ``threshold``, an agent that compacts at ``agent_limit``.
 
@@ -188,23 +207,24 @@ def three_layer_run(keep_recent: int, threshold: int, requests: int, root: str |
     _check_requests(requests)
     config = CompactionConfig(keep_recent=keep_recent, threshold=threshold)
     return _run(str(root), f"k{keep_recent}-t{threshold}-r{requests}", requests, config,
-                agent_limit(threshold))
+                agent_limit(threshold), loop)
 
 
-def manual_only_run(limit: int, requests: int, root: str | Path) -> Session:
+def manual_only_run(limit: int, requests: int, root: str | Path, loop: Loop = run_agent) -> Session:
     """The first ``requests`` requests of LONG_SESSION with micro and auto off: only the agent's
     own ``compact`` calls shrink the context (after a task, once its request passes ``limit``)."""
     _check_requests(requests)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise ValueError(f"limit must be an integer >= 0, got {limit!r}")
     return _run(str(root), f"manual-l{limit}-r{requests}", requests,
-                CompactionConfig(micro=False, auto=False), limit)
+                CompactionConfig(micro=False, auto=False), limit, loop)
 
 
-def uncompressed_run(requests: int, root: str | Path) -> Session:
+def uncompressed_run(requests: int, root: str | Path, loop: Loop = run_agent) -> Session:
     """The first ``requests`` requests of LONG_SESSION with every layer off (cached)."""
     _check_requests(requests)
-    return _run(str(root), f"none-r{requests}", requests, CompactionConfig(micro=False, auto=False), "never")
+    return _run(str(root), f"none-r{requests}", requests, CompactionConfig(micro=False, auto=False), "never",
+                loop)
 
 
 # --- where each layer fired, and the growth curves ------------------------------
@@ -264,22 +284,24 @@ def run_line(session: Session) -> str:
             f"{stats.input_tokens_billed / 1e6:.2f}M, re-reads {stats.re_reads}, fired: {fired}")
 
 
-def three_layers_lab(keep_recent: int, threshold: int, requests: int, root: str | Path) -> Figure:
+def three_layers_lab(keep_recent: int, threshold: int, requests: int, root: str | Path,
+                     loop: Loop = run_agent) -> Figure:
     """The chapter 05 slider: growth curves of the first ``requests`` requests with and without
-    the three layers. A new position costs one run; a position seen before is cached."""
-    compressed = three_layer_run(keep_recent, threshold, requests, root)
-    uncompressed = uncompressed_run(requests, root)
+    the three layers, both run by ``loop``. A new position costs one run; a position seen before
+    is cached."""
+    compressed = three_layer_run(keep_recent, threshold, requests, root, loop)
+    uncompressed = uncompressed_run(requests, root, loop)
     title = (f"KEEP_RECENT={keep_recent}, THRESHOLD={threshold:,}, first {requests} requests\n"
              f"with: {run_line(compressed)}\nwithout: {run_line(uncompressed)}")
     return layers_figure(compressed, uncompressed, limit=threshold,
                          limit_label="THRESHOLD, on estimate_tokens", title=title)
 
 
-def compact_tool_lab(limit: int, requests: int, root: str | Path) -> Figure:
+def compact_tool_lab(limit: int, requests: int, root: str | Path, loop: Loop = run_agent) -> Figure:
     """The chapter 04 slider: an agent that compacts itself after a task once its request
-    passes ``limit`` tokens (micro and auto off), against no compaction."""
-    compressed = manual_only_run(limit, requests, root)
-    uncompressed = uncompressed_run(requests, root)
+    passes ``limit`` tokens (micro and auto off), against no compaction, both run by ``loop``."""
+    compressed = manual_only_run(limit, requests, root, loop)
+    uncompressed = uncompressed_run(requests, root, loop)
     title = (f"the agent calls compact after a task above {limit:,} tokens, first {requests} requests\n"
              f"with: {run_line(compressed)}\nwithout: {run_line(uncompressed)}")
     return layers_figure(compressed, uncompressed, limit=limit, limit_label="the agent's limit", title=title)

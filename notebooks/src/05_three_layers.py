@@ -1,17 +1,24 @@
 # %% [markdown]
 # # 05 · Three layers in one loop
 #
-# **The promise:** run micro, auto and manual compaction together in one agent loop, on a session of 71
-# requests, and see from the run's own data what each layer did, what it saved, and what it cost.
+# **The promise:** write the agent loop yourself, check it against the harness's, then run micro,
+# auto and manual compaction together in it on a session of 71 requests, and see from the run's own
+# data what each layer did, what it saved, and what it cost.
 #
 # ## What you will be able to do
 #
 # - walk through one turn of the loop and say what happens, in which order, and why;
+# - write `run_agent` yourself, in a few small steps, and prove it runs sessions exactly like the
+#   harness's: same history, same calls, same events;
 # - draw the compressed and uncompressed token-growth curves of a long session in the same axes, with
 #   a marker wherever a layer fired;
 # - take the agent's memory apart into working memory (the newest `KEEP_RECENT` tool results),
-#   short-term memory (placeholders) and long-term memory (the summary, and the transcripts on disk);
+#   short-term memory (placeholders) and long-term memory (the summary, and the transcripts on disk),
+#   and say what the transcripts do *not* keep;
 # - move `KEEP_RECENT` and `THRESHOLD` and watch the curves, the bill and the re-reads change.
+#
+# Each lesson says whether it holds for **any model** (it follows from the loop's order or from what
+# the request contains) or only for **this fake** (it depends on how our fake agent decides).
 
 # %% [markdown]
 # ## Setup
@@ -19,16 +26,24 @@
 # As in every chapter the model is a deterministic fake of Claude behind the real `anthropic` SDK,
 # offline. The long-session runs come from `harness/labs/loop_lab.py`: `three_layer_run` and
 # `uncompressed_run` are `run_scenario` with a cache in front (a run takes seconds; the same knobs
-# always give the same run), and they record the memory picture of every request sent.
+# always give the same run), and they record the memory picture of every request sent. Each takes the
+# loop to run as `loop=`: from section 2 on, that is yours.
 
 # %%
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
+import copy
+import dataclasses
+from pathlib import Path
 
 from IPython.display import display
 from ipywidgets import IntSlider
 
-from harness import CompactionConfig, assistant, micro_compact, tool_result, tool_use, user
+from harness import (COMPACT_TOOL_NAME, CallTrace, CompactionConfig, Event, RunContext, RunResult, assistant,
+                     compact_focus, count_tokens, estimate_tokens, is_placeholder, iter_tool_results, iter_tool_uses, messages_api,
+                     micro_compact, read_transcript, run_agent, text, to_dicts, tool_result, tool_use, user)
+from harness.core.messages import check_shape
+from harness.fake import fake_client
 from harness.labs.growth import growth_series
 from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, context_tokens, layer_markers, layers_figure,
                                    memory_figure, memory_of, memory_table, run_line, three_layer_run,
@@ -37,6 +52,12 @@ from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
+from harness.labs.yours import compare
+from harness.session.records import read_log
+from harness.session.runner import SYSTEM_PROMPT
+from harness.strategies.base import Compactor
+from harness.strategies.server_side import ServerCompaction, ServerToolClearing
+from harness.strategies.three_layers import ThreeLayers
 
 WORK = own_scratch("05")                     # _work/05, in a fresh folder of its own for each run
 DEFAULTS = CompactionConfig()                # the reference agent's knobs
@@ -46,7 +67,7 @@ print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {so
 # %% [markdown]
 # ## 1 · One turn of the loop, in order
 #
-# `run_agent` (in `harness/core/loop.py`) runs one request until the agent is done. Each turn:
+# The loop runs one request until the agent is done. Each turn:
 #
 # 1. **Log.** Every message committed since the last turn is appended to the session log, before
 #    anything may rewrite it (chapter 03 showed why: micro rewrites results in place, so a transcript
@@ -60,13 +81,218 @@ print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {so
 #    `compact`'s included (chapter 04).
 # 6. **Manual** (layer 3, if the model called `compact`): the same summary as auto, then **return**.
 #
-# Steps 2 and 3 shape what the model sees; step 6 happens after it has spoken. Here is a small run
-# where all three fire: the twelve files of `agents/`, a low threshold of 10,000 tokens, and an agent
-# that calls `compact` when its task is done. Each line is one API call; a summary call carries the
-# number of the agent call it belongs to.
+# Steps 2 and 3 shape what the model sees; step 6 happens after it has spoken. The loop does not know
+# the layers by name: a compaction *strategy* does, through three hooks the loop calls
+# (`harness/strategies/base.py`). `before_call` runs steps 2 and 3 and returns the names of the layers
+# that fired; `on_compact` runs step 6; `after_round` is told each finished round (the three layers
+# ignore it; the usage-triggered strategy of chapter 06 and the server-side ones of chapter 10 use it). `ThreeLayers()` is the reference agent's strategy.
+# A `RunContext` (`harness/core/loop.py`) is what a hook sees: the client, the history, the knobs,
+# and `emit`/`record` to report events and summary calls.
+#
+# You build the loop in four small steps, each tried on the twelve-file task of chapter 02 stopped
+# after six reads, then write it whole.
 
 # %%
-small = run_scenario(TWELVE_FILES, DEFAULTS.with_(threshold=10_000), WORK / "twelve", compact_policy="after_task")
+plain = run_scenario(TWELVE_FILES, DEFAULTS.with_(micro=False, auto=False), WORK / "plain")
+toolbox = plain.toolbox
+sample = copy.deepcopy(plain.messages[:15])  # the task, a listing and six reads: ends with the sixth result
+events, trace = [], []
+run = RunContext(fake_client(), sample, DEFAULTS.with_(threshold=10_000, transcript_dir=WORK / "steps"),
+                 SYSTEM_PROMPT, toolbox.schemas, None, events.append, trace.append)
+run.call = 8                                   # the task has made seven calls so far
+read_so_far = [b["input"]["path"] for _, b in iter_tool_uses(sample) if b["name"] == "read_file"]
+print(f"{len(sample)} messages, {estimate_tokens(sample):,} estimated tokens, THRESHOLD here 10,000; "
+      f"{len(read_so_far)} files read, the last {read_so_far[-1]}")
+assert len(read_so_far) == 6
+
+# %% [markdown]
+# **Step 1: before the call.** Ask the strategy to act (steps 2 and 3), and for any extra arguments
+# of the call (`request_options`: none for the three layers; chapter 10's server-side strategies add
+# the API's context management here, and `messages_api` then sends the call to `client.beta.messages`).
+
+# %%
+strategy = ThreeLayers()
+layers = strategy.before_call(run)
+options = strategy.request_options(run)
+print("layers that fired:", layers, "| extra call options:", options)
+print("events:", [(e.kind, e.tokens_before, e.tokens_after) for e in events])
+print(f"the history is now {len(sample)} message(s), {estimate_tokens(sample):,} estimated tokens")
+
+# %%
+assert layers == ["micro", "auto"] and options == {} and len(sample) == 1
+assert [e.kind for e in events] == ["micro", "auto"] and [t.kind for t in trace] == ["summary"]
+
+# %% [markdown]
+# **Step 2: the call, and its trace.** Send the request, turn the SDK's reply into plain dicts
+# (`to_dicts`: the history never holds SDK objects), and record one `CallTrace`: the tokens the API
+# reported, our two counts of the history it was sent, the layers that fired before it, the tools the
+# model asked for.
+
+# %%
+response = run.response = messages_api(run.client, options).create(
+    model=run.config.model, max_tokens=run.config.max_tokens, system=run.system, tools=run.schemas,
+    messages=sample, **options)
+content = to_dicts(response.content) or [text("(no reply)")]
+uses = [b for b in content if b["type"] == "tool_use"]
+call_trace = CallTrace(run.call, response.usage.input_tokens, response.usage.output_tokens, estimate_tokens(sample),
+                       count_tokens(sample, system=run.system, tools=run.schemas), tuple(layers),
+                       tuple(b["name"] for b in uses))
+print(call_trace)
+print("stop reason:", response.stop_reason, "| content:", [b["type"] for b in content])
+
+# %%
+assert call_trace.input_tokens == call_trace.counted and call_trace.layers == ("micro", "auto")
+assert response.stop_reason == "tool_use" and [b["input"] for b in uses] == [{"path": read_so_far[-1]}]
+
+# %% [markdown]
+# From the summary alone the agent knows the task and where it was, and asks for the sixth file
+# again: it had read it in the last round but not yet written its note, and a summary keeps notes,
+# not file contents. (That is **this fake**: its summariser keeps the task and one note per file, and
+# its agent notes a file in the reply after reading it.) An empty reply would become `(no reply)`:
+# the API refuses a message with no content.
+#
+# **Step 3: the round.** What chapter 04 had you write: append the reply, run every tool, append all
+# the results in one user message.
+
+# %%
+sample.append(assistant(content))
+round_results = []
+for block in uses:
+    outcome = toolbox.run(block["name"], block["input"])
+    round_results.append(tool_result(block["id"], outcome.content, outcome.is_error))
+if round_results:
+    sample.append(user(round_results))
+print([m["role"] for m in sample], "|", len(round_results), "result(s):",
+      [r["content"].splitlines()[0] for r in round_results])
+
+# %% [markdown]
+# **Step 4: the exits.** Three ways out: the model called `compact` (run `on_compact`, stop
+# `"compact"`); the model asked for no tool (stop `"end_turn"`; except when the server paused the turn
+# after compacting it, chapter 10: that turn goes back to the server as it is); or `max_turns` calls
+# went by (an event says so). Otherwise `after_round` hears about the finished round, and the loop
+# makes the next call.
+
+# %%
+compacting = any(b["name"] == COMPACT_TOOL_NAME for b in uses)
+stop = "compact" if compacting else "end_turn" if not uses and response.stop_reason != "compaction" else None
+print("stop:", stop or "none yet: the next turn starts with step 1")
+
+# %%
+assert [m["role"] for m in sample] == ["user", "assistant", "user"] and stop is None
+
+# %% [markdown]
+# Now the whole loop, with the same signature as `harness.run_agent` (chapter 04 passed that one an
+# extra `finish`; yours does the round itself). `result` may be passed in: `Session.ask` does, so that
+# the calls made before an error are kept.
+
+# %%
+def my_run_agent(client, messages, *, system, tools, config, compactor, on_event=None, log=None,
+                 first_call=1, result=None):
+    """The agent loop: log, before_call, the call and its trace, the round, the exits."""
+    check_shape(messages)                                   # a malformed history fails before any call
+    result = result if result is not None else RunResult(stop="max_turns")
+
+    def emit(event):
+        result.events.append(event)
+        if on_event:
+            on_event(event)
+
+    run = RunContext(client, messages, config, system, tools.schemas, log, emit, result.trace.append)
+    for call in range(first_call, first_call + config.max_turns):
+        run.call = call
+        if log:
+            log.sync(messages)                              # 1. log what is committed
+        layers = compactor.before_call(run)                 # 2-3. micro, auto
+        options = compactor.request_options(run)
+        response = run.response = messages_api(client, options).create(       # 4. the call
+            model=config.model, max_tokens=config.max_tokens, system=system, tools=run.schemas,
+            messages=messages, **options)
+        content = to_dicts(response.content) or [text("(no reply)")]
+        uses = [b for b in content if b["type"] == "tool_use"]
+        result.trace.append(CallTrace(call, response.usage.input_tokens, response.usage.output_tokens,
+                                      estimate_tokens(messages), count_tokens(messages, system=system, tools=run.schemas),
+                                      tuple(layers), tuple(b["name"] for b in uses)))
+        messages.append(assistant(content))                 # 5. the round
+        result.reply = "\n".join(b["text"] for b in content if b["type"] == "text")
+        results, compacting, focus = [], False, None
+        for block in uses:
+            outcome = tools.run(block["name"], block["input"])
+            results.append(tool_result(block["id"], outcome.content, outcome.is_error))
+            result.tool_calls.append((block["name"], block["input"]))
+            if block["name"] == COMPACT_TOOL_NAME:
+                compacting, focus = True, compact_focus(block["input"])
+        if results:
+            messages.append(user(results))
+        if log:
+            log.sync(messages)
+        if compacting:                                      # 6. manual, then out
+            compactor.on_compact(run, focus)
+            result.stop = "compact"
+            break
+        compactor.after_round(run, response.usage)
+        if not uses and response.stop_reason != "compaction":
+            result.stop = "end_turn"
+            break
+    else:
+        emit(Event("max_turns", call, estimate_tokens(messages), estimate_tokens(messages)))
+    if log:
+        log.sync(messages)
+    return result
+
+# %% [markdown]
+# **Check yours against the harness's.** Ten sessions, each run once by `harness.run_agent` and once
+# by yours, from scratch (a fresh workspace, a fresh fake client), with a session log: the twelve
+# files and the first 12 requests of the long session, with no compaction, with the three layers at
+# several settings, with an agent that calls `compact`, with `max_turns` cutting a request short, and
+# with the API's own context management (a server compaction that pauses the turn, and server-side
+# clearing: chapter 10). For each, `observe_session` keeps everything a session leaves: the answers,
+# the final history, the trace of every call, the events, the tool calls and the log. `compare`
+# reports the first difference of each session that differs.
+
+# %%
+def observe_session(loop, args):
+    scenario, requests, config, strategy, fake_options = args
+    root = WORK / "check"                                   # both loops run here in turn, rebuilt each time
+    session = run_scenario(scenario, config, root, requests=requests, compactor=strategy(), log=True, loop=loop,
+                           **fake_options)
+    return {"answers": session.answers, "history": session.messages,
+            "trace": [dataclasses.asdict(t) for t in session.trace],
+            "events": [dataclasses.asdict(e) for e in session.events],
+            "tool_calls": session.tool_calls, "log": read_log(root / "session.jsonl").records}
+
+
+FIRST_12 = LONG_SESSION.requests[:12]
+sessions = [
+    ("twelve files, no compaction", (TWELVE_FILES, None, DEFAULTS, Compactor, {})),
+    ("twelve files, three layers", (TWELVE_FILES, None, DEFAULTS, ThreeLayers, {})),
+    ("twelve files, THRESHOLD 10,000, KEEP_RECENT 1",
+     (TWELVE_FILES, None, DEFAULTS.with_(threshold=10_000, keep_recent=1), ThreeLayers, {})),
+    ("twelve files, all three layers",
+     (TWELVE_FILES, None, DEFAULTS.with_(threshold=10_000), ThreeLayers, {"compact_policy": "after_task"})),
+    ("twelve files, max_turns 5", (TWELVE_FILES, None, DEFAULTS.with_(max_turns=5), ThreeLayers, {})),
+    ("12 requests, no compaction", (LONG_SESSION, FIRST_12, DEFAULTS, Compactor, {})),
+    ("12 requests, THRESHOLD 20,000", (LONG_SESSION, FIRST_12, DEFAULTS.with_(threshold=20_000), ThreeLayers, {})),
+    ("12 requests, the agent compacts above 30,000",
+     (LONG_SESSION, FIRST_12, DEFAULTS.with_(micro=False, auto=False), ThreeLayers, {"compact_policy": 30_000})),
+    ("12 requests, server compaction that pauses",
+     (LONG_SESSION, FIRST_12, DEFAULTS, lambda: ServerCompaction(trigger=50_000, pause_after_compaction=True), {})),
+    ("12 requests, server clearing", (LONG_SESSION, FIRST_12, DEFAULTS, lambda: ServerToolClearing(trigger=20_000), {})),
+]
+agreement = compare("run_agent", my_run_agent, run_agent, sessions, observe=observe_session, label="session")
+print(agreement)
+
+# %%
+assert agreement.ok and agreement.cases == 10
+
+# %% [markdown]
+# From here on, every run in this chapter is your loop's. Here is a small one where all three layers
+# fire: the twelve files of `agents/`, a low threshold of 10,000 tokens, and an agent that calls
+# `compact` when its task is done. Each line is one API call; a summary call carries the number of the
+# agent call it belongs to.
+
+# %%
+small = run_scenario(TWELVE_FILES, DEFAULTS.with_(threshold=10_000), WORK / "twelve", compact_policy="after_task",
+                     loop=my_run_agent)
 print("call  kind     fired before   tools          input tokens")
 for t in small.trace:
     print(f"{t.call:4}  {t.kind:8} {', '.join(t.layers) or '-':14} {', '.join(t.tools) or '-':14} {t.input_tokens:8,}")
@@ -86,41 +312,54 @@ assert small.answers[0].splitlines()[-12].startswith("- agents/s01_agent_loop.py
 # preserved). Auto fired twice, before calls 7 and 12: each time the summary call ran first, then the
 # agent carried on reading from the summary's notes. After call 16 the agent answered and called
 # `compact`, and the loop returned. The answer survived in `session.answers`, although the history is
-# one summary message now.
+# one summary message now. (The order is the loop's, **any model**; when the agent calls `compact`,
+# and what the summaries keep, are **this fake**'s.)
 #
 # ## 2 · The long session, with and without the three layers
 #
-# Now the real thing: all 71 requests of `LONG_SESSION`, once with every layer off and once with the
-# reference knobs (`KEEP_RECENT=3`, `THRESHOLD=50,000`, `read_file` preserved). For the third layer
-# the agent needs a reason to call `compact`: like the reference agent, which is told its context
-# limit in its system prompt, ours tidies up at the end of a task once its request passes 97% of the
-# threshold (`agent_limit`), just before auto would cut in mid-task. These are the only two full runs
-# of the session in this notebook.
+# Now the real thing: all 71 requests of `LONG_SESSION`, run by your loop, once with every layer off
+# and once with the reference knobs (`KEEP_RECENT=3`, `THRESHOLD=50,000`, `read_file` preserved).
+#
+# For the third layer the agent needs a reason to call `compact`. Seed 001 says only that the agent
+# calls it on its own judgement. One stored version of the reference code tells its agent the
+# 50,000-token limit in its system prompt (`SYSTEM` in `agents/s06_context_compact.py` at commit
+# 0de9c58); another does not (the same file at commit 7864a30). Our system prompt (`SYSTEM_PROMPT` in
+# `harness/session/runner.py`) says nothing about a limit. The manual layer fires here because
+# **this fake** reads the size of the request it was sent: it tidies up at the end of a task once that
+# request passes 97% of the threshold (`agent_limit`), just before auto would cut in mid-task. A real
+# model would have to be told its limit, or count. These are the only two full runs of the session in
+# this notebook.
 
 # %%
-compressed = three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), WORK)
-uncompressed = uncompressed_run(len(LONG_SESSION.requests), WORK)
+compressed = three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), WORK, loop=my_run_agent)
+uncompressed = uncompressed_run(len(LONG_SESSION.requests), WORK, loop=my_run_agent)
 print(f"agent limit: {agent_limit(THRESHOLD):,} tokens")
 print("with the three layers:", run_line(compressed))
 print("with no compaction:   ", run_line(uncompressed))
 billed_share = compressed.stats.input_tokens_billed / uncompressed.stats.input_tokens_billed
 print(f"input billed with the layers: {billed_share:.0%} of the uncompressed bill; "
       f"peak context {compressed.stats.peak_context / uncompressed.stats.peak_context:.0%} of it")
+print("reads after an edit:", compressed.stats.reads_after_edit, "with the layers,",
+      uncompressed.stats.reads_after_edit, "without")
 
 # %%
 c, u = compressed.stats, uncompressed.stats
+assert "limit" not in SYSTEM_PROMPT and "token" not in SYSTEM_PROMPT
 assert len(LONG_SESSION.requests) == 71 and agent_limit(THRESHOLD) == 48_500
 assert c.compactions == {"auto": 2, "manual": 1, "micro": 14} and u.compactions == {}
 assert (c.model_calls, u.model_calls) == (195, 158) and c.model_calls - u.model_calls == 37
 assert (c.peak_context, u.peak_context) == (49_198, 125_406)
-assert (c.re_reads, u.re_reads) == (49, 13)
+assert (c.re_reads, u.re_reads) == (36, 0) and c.reads_after_edit == u.reads_after_edit == 13
 assert round(billed_share, 2) == 0.43 and round(c.peak_context / u.peak_context, 2) == 0.39
 
 # %% [markdown]
 # The layers cut the peak context to 39% of the uncompressed peak (49,198 tokens against 125,406)
-# and the input bill to 43%. They cost 37 more model calls (195 against 158), most of them re-reads:
-# 49 times the agent read a file again because its content had been compacted away, against 13 when
-# nothing is ever removed.
+# and the input bill to 43%. They cost 37 more model calls (195 against 158), and 36 of those are
+# re-reads: the agent read again a file it had read and that had not changed since, because its
+# content had been compacted away. With nothing removed it never did. (Both runs read a file 13 times
+# after editing it; that is checking an edit, not forgetting, and it is counted apart.) The savings
+# follow from what the layers remove, **any model**; the exact count of re-reads is **this fake**'s,
+# which reads a file again whenever the content it needs is out of view.
 #
 # Both curves in one picture. Orange dots: micro fired before that call. Red triangles: auto fired
 # before that call (the curve has just dropped). Green diamond: the agent called `compact` in that call
@@ -183,17 +422,19 @@ assert "- User:" not in first_summary and DEFAULTS.tail_chars == 80_000
 # With no compaction the agent remembers everything and refuses the edit. With the three layers it gets
 # the first change wrong, has lost the rule, and edits vendored code. The damage was done at the first
 # compaction: the summary is written from the last 80,000 characters of the history (chapter 03), and
-# after reading all of `core/` those characters were file contents, not one user request. Files can be
+# after reading all of `core/` those characters were file contents, not one user request. That part
+# holds for **any model**: no summariser can keep a request it is not shown. That the agent then
+# edits `tools/` is **this fake**'s: it obeys every rule it can see and none it cannot. Files can be
 # read again; an instruction the user gave once cannot.
 #
 # ## 4 · Working, short-term and long-term memory
 #
-# The seed compares the three layers with human memory. We can draw that picture from the run itself:
+# Seed 001 compares the three layers with human memory. We can draw that picture from the run itself:
 #
 # - **working memory**: the newest `KEEP_RECENT` tool results, in full, what the agent is working with now;
 # - **short-term memory**: placeholders, "I used `bash` here", the fact without the content;
-# - **long-term memory**: the summary in the context, and the transcripts on disk, the full record
-#   of what was summarised away, one file per compaction.
+# - **long-term memory**: the summary in the context, and the transcripts on disk, one file per
+#   compaction, with what the history held when it was summarised.
 #
 # The rest of the context is older results micro does not touch (preserved `read_file` output and short
 # results), the conversation itself (requests, replies, tool calls), and framing (system prompt, tool
@@ -222,6 +463,35 @@ assert round(kept_share, 2) == 0.90
 # "kept in full", the preserved `read_file` output since the last summary: `PRESERVE_RESULT_TOOLS`
 # decides more about the size of the context than `KEEP_RECENT` does.
 #
+# The transcripts are not the full record, though. Each was written when its compaction ran, and by
+# then micro had already turned old results into placeholders (the reference code does the same: its
+# `auto_compact` runs after `micro_compact`). What the agent actually saw is in the session log,
+# which the loop appends to before any layer may rewrite a message (step 1 of the turn). Here is one
+# result, in the transcripts and in the log:
+
+# %%
+transcripts = [read_transcript(e.detail["transcript"]) for e in compressed.events if e.kind in ("auto", "manual")]
+placeholders = [sum(is_placeholder(b["content"]) for _, _, b in iter_tool_results(t)) for t in transcripts]
+first_cleared = next(b for t in transcripts for _, _, b in iter_tool_results(t) if is_placeholder(b["content"]))
+log_records = read_log(Path(compressed.config.transcript_dir).parent / "session.jsonl").records
+logged = [r["message"] for r in log_records if r["kind"] == "message"]
+original = next(b for _, _, b in iter_tool_results(logged) if b["tool_use_id"] == first_cleared["tool_use_id"])
+print("placeholders in each transcript:", placeholders)
+print(f"in the transcript: {first_cleared['content']!r}")
+print(f"in the log:        {len(original['content']):,} characters, starting {original['content'][:40]!r}")
+print("placeholders anywhere in the log:", sum(is_placeholder(b["content"]) for _, _, b in iter_tool_results(logged)))
+
+# %%
+assert all(n > 0 for n in placeholders) and placeholders == [3, 5, 3]
+assert not is_placeholder(original["content"]) and len(original["content"]) > 100
+assert not any(is_placeholder(b["content"]) for _, _, b in iter_tool_results(logged))
+
+# %% [markdown]
+# Every transcript holds placeholders (3, 5 and 3 of them), and the log holds none: it has every
+# output in full. Seed 001 calls the transcripts a full, recoverable record; in the reference agent
+# (and in ours) they are a record of the history *after* micro. The session log is the full record,
+# and chapter 06 resumes sessions from it. (**Any model**: this is the loop's order, not the model's.)
+#
 # An end state is one moment. The runs recorded the same picture for every request they sent, after
 # micro and auto had their turn; the parts of each add up exactly to the input tokens the API reported
 # for that call.
@@ -245,14 +515,14 @@ assert sum(p.items > 0 for p in short_term) > len(short_term) // 2
 # Working memory is a thin blue band: three results at most. Short-term memory hardly shows at all:
 # there are placeholders in more than half of the requests, but never more than 5 at once, and they
 # never cost even 50 tokens together. The long-term dashed line climbs in three steps, one per
-# compaction, while the context falls. Memory moves from the context to the disk, and it is the disk
-# that keeps the whole record.
+# compaction, while the context falls. Memory moves from the context to the disk; what keeps it whole
+# there is the session log.
 #
 # ## 5 · Try it: KEEP_RECENT and THRESHOLD
 #
 # First, why the `KEEP_RECENT` slider starts at 1. At 0, micro clears even the newest result, before
 # the model has seen it: the agent runs the command again, its output is cleared again, and the loop
-# spins until `max_turns`.
+# spins until `max_turns` (chapter 02).
 
 # %%
 spin = [user("Count the lines of every .py file under agents/."),
@@ -263,16 +533,17 @@ print("what the model would see of the command it just ran:", spin[-1]["content"
 assert spin[-1]["content"][0]["content"] == "[Previous: used bash]"
 
 # %% [markdown]
-# Move the sliders and the session runs again with your knobs (the agent's own limit follows the
-# threshold, at 97%). A run of all 71 requests takes a few seconds, longer for a high threshold, since
-# a bigger context is more work for the fake as for a real model. Every run is cached, keyed by the
-# slider values (`functools.lru_cache` inside `harness/labs/loop_lab.py`), so a position you have seen before
-# redraws at once, and the starting position reuses the two runs above. For quick exploration, drag
-# `requests` down: the first 25 requests run several times faster.
+# Move the sliders and the session runs again, through your loop, with your knobs (the agent's own
+# limit follows the threshold, at 97%). A run of all 71 requests takes a few seconds, longer for a high
+# threshold, since a bigger context is more work for the fake as for a real model. Every run is
+# cached, keyed by the slider values and the loop (`functools.lru_cache` inside
+# `harness/labs/loop_lab.py`), so a position you have seen before redraws at once, and the starting
+# position reuses the two runs above. For quick exploration, drag `requests` down: the first 25
+# requests run several times faster.
 
 # %%
-assert three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), str(WORK)) is compressed
-assert uncompressed_run(len(LONG_SESSION.requests), str(WORK)) is uncompressed
+assert three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), str(WORK), loop=my_run_agent) is compressed
+assert uncompressed_run(len(LONG_SESSION.requests), str(WORK), loop=my_run_agent) is uncompressed
 
 # %% tags=["nbval-ignore-output"]
 layers_slider = panel(
@@ -282,7 +553,7 @@ layers_slider = panel(
                         description="THRESHOLD"),
     requests=IntSlider(value=len(LONG_SESSION.requests), min=1, max=len(LONG_SESSION.requests),
                        continuous_update=False, description="requests"),
-    root=str(WORK))
+    root=str(WORK), loop=my_run_agent)
 
 # %% [markdown]
 # Things to try: `THRESHOLD` at 10,000 and at 120,000: how many teeth, how many re-reads, what bill?
@@ -292,40 +563,44 @@ layers_slider = panel(
 #
 # - One turn of the loop: log, micro, auto, call, run every tool and append every result, then
 #   manual, which ends the loop. Micro and auto shape what the model sees; manual follows its decision.
+# - You wrote the loop; on 10 sessions it left the same answers, history, trace, events, tool calls
+#   and log as `harness.run_agent`, and every run of this chapter was yours.
 # - On the 71-request session the three layers kept the peak context at 39% of the uncompressed peak
-#   and the input bill at 43%, for 37 more model calls, mostly re-reads.
-# - The summaries are where the agent forgets: a rule given once, early, did not survive the first
-#   compaction, and the agent then edited the files it had been told never to touch.
+#   and the input bill at 43%, for 37 more model calls, 36 of them re-reads (this fake re-reads
+#   whatever it can no longer see; with no compaction it re-read nothing).
+# - The summaries are where the agent forgets: a rule given once, early, was not in the 80,000
+#   characters the first summary was written from (any model), and this fake then edited the files
+#   it had been told never to touch.
 # - Working memory is the newest `KEEP_RECENT` results, short-term memory is placeholders, long-term
-#   memory is the summary plus the transcripts on disk, which grow as the context shrinks.
+#   memory is the summary plus the transcripts on disk. The transcripts already hold placeholders
+#   (3, 5 and 3 here); the session log is the full record.
 #
 # Chapter 06 makes the disk side usable: resume a session from its log and replay its compactions.
 #
 # ## Exercises
 #
-# **1.** Which user requests did each of the three summaries keep? Count the `- User:` lines of every
-# auto and manual summary of the compressed run.
+# ### 1. What did each summary keep?
+# Which user requests did each of the three summaries keep? Count the `- User:` lines of every
+# auto and manual summary of the compressed run, in order.
 #
 # *Hint:* the summary text is in `event.detail["summary"]` for events of kind `"auto"` and `"manual"`.
 
 # %%
 user_lines_per_summary = None  # replace None with a list of three ints, in order
 
-
-def check_exercise_1(answer):
-    expected = [e.detail["summary"].count("\n- User: ") for e in compressed.events if e.kind in ("auto", "manual")]
-    if answer is None:
-        return "exercise 1: not attempted yet"
-    if list(answer) != expected:
-        return "exercise 1: not yet; take the events in order and count the lines starting with '- User: '"
-    return f"exercise 1: correct; the summaries kept {expected} requests, out of 71"
-
-
-print(check_exercise_1(user_lines_per_summary))
+# %%
+if user_lines_per_summary is None:
+    print("Exercise 1: fill in user_lines_per_summary, then run this cell.")
+else:
+    truth = [e.detail["summary"].count("\n- User: ") for e in compressed.events if e.kind in ("auto", "manual")]
+    assert list(user_lines_per_summary) == truth, \
+        "not yet: take the events in order and count the lines starting with '- User: '"
+    print(f"Exercise 1: correct. The summaries kept {truth} requests, out of 71.")
 
 # %% [markdown]
-# **2.** Write `working_share(picture)`: the fraction of a picture's context tokens that is working
-# memory. Over all the requests of the compressed run, what is the largest value?
+# ### 2. How much of the context is working memory?
+# Write `working_share(picture)`: the fraction of a picture's context tokens that is working memory.
+# Over all the requests of the compressed run, what is the largest value?
 #
 # *Hint:* `context_tokens(picture)` is the denominator; parts are in `MEMORY_NAMES` order.
 
@@ -333,43 +608,64 @@ print(check_exercise_1(user_lines_per_summary))
 def working_share(picture):
     raise NotImplementedError("your code here")
 
-
 # %%
-def check_exercise_2(share):
-    def expected(picture):
-        return picture[MEMORY_NAMES.index("working")].tokens / context_tokens(picture)
-    try:
-        values = [share(p) for p in compressed.client.records]
-    except NotImplementedError:
-        return "exercise 2: not implemented yet"
-    if any(abs(v - expected(p)) > 1e-9 for v, p in zip(values, compressed.client.records)):
-        return "exercise 2: not yet; working tokens divided by the context tokens"
-    return f"exercise 2: correct; the largest share is {max(values):.0%}"
-
-
-print(check_exercise_2(working_share))
+try:
+    shares = [working_share(p) for p in compressed.client.records]
+except NotImplementedError:
+    print("Exercise 2: not implemented yet.")
+else:
+    truth = [p[MEMORY_NAMES.index("working")].tokens / context_tokens(p) for p in compressed.client.records]
+    assert all(abs(a - b) < 1e-9 for a, b in zip(shares, truth)), "not yet: working tokens divided by the context tokens"
+    print(f"Exercise 2: correct. The largest share is {max(shares):.0%}.")
 
 # %% [markdown]
-# **3.** Keep the rule alive. Find a `THRESHOLD` on the slider (10,000 to 120,000, in steps of 10,000)
-# at which the compressed run of all 71 requests still refuses to edit `tools/t05_shell.py`, then
-# explain from its summaries why the rule survived there. Each try is a full run of a few seconds.
+# ### 3. Keep the rule alive
+# Find a `THRESHOLD` on the slider (10,000 to 120,000, in steps of 10,000) at which the compressed run
+# of all 71 requests still refuses to edit `tools/t05_shell.py`, then explain from its summaries why
+# the rule survived there. Each try is a full run of a few seconds.
 #
-# *Hint:* `three_layer_run(KEEP_RECENT, threshold, 71, WORK).answers[-1]` starts with "I will not"
-# when the rule survived. Think about what a summary copies from the summary before it.
+# *Hint:* `three_layer_run(KEEP_RECENT, threshold, 71, WORK, loop=my_run_agent).answers[-1]` starts with
+# "I will not" when the rule survived. Think about what a summary copies from the summary before it.
 
 # %%
 threshold_keeping_rule = None  # replace None with your answer (an int)
 
+# %%
+if threshold_keeping_rule is None:
+    print("Exercise 3: fill in threshold_keeping_rule, then run this cell.")
+else:
+    assert threshold_keeping_rule % 10_000 == 0 and 10_000 <= threshold_keeping_rule <= 120_000, \
+        "pick a slider value: 10,000 to 120,000 in steps of 10,000"
+    kept_rule = three_layer_run(KEEP_RECENT, threshold_keeping_rule, 71, WORK, loop=my_run_agent)
+    assert kept_rule.answers[-1].startswith("I will not"), "at that threshold the agent edits tools/: try another"
+    print(f"Exercise 3: correct. That run compacted {kept_rule.stats.compactions}. Now read its summaries.")
 
-def check_exercise_3(threshold):
-    if threshold is None:
-        return "exercise 3: not attempted yet"
-    if threshold % 10_000 or not 10_000 <= threshold <= 120_000:
-        return "exercise 3: pick a slider value: 10,000 to 120,000 in steps of 10,000"
-    run = three_layer_run(KEEP_RECENT, threshold, 71, WORK)
-    if not run.answers[-1].startswith("I will not"):
-        return "exercise 3: at that threshold the agent edits tools/; try another"
-    return f"exercise 3: correct; that run compacted {run.stats.compactions}. Now read its summaries."
+# %% [markdown]
+# ### 4. Compact after the call instead of before
+# Change your loop. Copy `my_run_agent` into a new function `late_run_agent` and move one line:
+# `layers = compactor.before_call(run)` goes from before the model call to just after it (after
+# `response = ...`, before the reply is appended). Micro and auto still run every turn, on the same
+# history; only now the model has already been sent it. Predict: on the twelve files with THRESHOLD
+# 10,000, does any request go above THRESHOLD? Then run the check, which runs both loops.
+#
+# *Hint:* the check compares the largest request of each run (`session.stats.peak_context`) with
+# THRESHOLD, and the layers that fired. Is the lesson one of **any model** or of **this fake**?
 
+# %%
+late_run_agent = None  # replace None with your changed loop (a function with my_run_agent's signature)
 
-print(check_exercise_3(threshold_keeping_rule))
+# %%
+if late_run_agent is None:
+    print("Exercise 4: fill in late_run_agent, then run this cell.")
+else:
+    config_10k = DEFAULTS.with_(threshold=10_000)
+    on_time = run_scenario(TWELVE_FILES, config_10k, WORK / "on-time", loop=my_run_agent)
+    late = run_scenario(TWELVE_FILES, config_10k, WORK / "late", loop=late_run_agent)
+    assert [e.kind for e in late.events] == [e.kind for e in on_time.events], \
+        "the same layers should fire, in the same order: move the before_call line, change nothing else"
+    assert on_time.stats.peak_context <= 10_000 < late.stats.peak_context, \
+        "your late loop never sent a request above THRESHOLD: is before_call after the model call?"
+    print(f"Exercise 4: correct. Late, one request carried {late.stats.peak_context:,} tokens, "
+          f"{late.stats.peak_context - 10_000:,} above THRESHOLD; on time the largest was "
+          f"{on_time.stats.peak_context:,}. The request that crosses the threshold goes out whole "
+          "before anything is compacted (any model).")
