@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
-from harness import CompactionConfig, assistant, micro_compact, tool_result, tool_use, user
-from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, explore_threshold, logged_results,
-                                   placeholder_results, run_with_threshold, sawtooth_figure, threshold_run)
+from harness import CompactionConfig, assistant, auto_compact, micro_compact, tool_result, tool_use, user
+from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, ThreeLayersWith, explore_threshold,
+                                   logged_results, placeholder_results, run_with_threshold, sawtooth_figure,
+                                   threshold_run)
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.style import SAWTOOTH
 from harness.session.log import SessionLog
 from harness.session.records import read_log
+from harness.strategies.three_layers import ThreeLayers
 
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated")
 
@@ -114,6 +117,63 @@ def test_sawtooth_figure_uses_the_label_it_is_given(tmp_path):
     assert axes.get_title() == "a title"
     assert [t.get_text() for t in axes.get_legend().get_texts()][0] == "baseline"
     assert len(axes.lines) == 3 + len(run.compactions)
+
+
+# --- the student's auto_compact drives the runs ------------------------------------
+
+class Recorder:
+    """An auto_compact that delegates to the harness's and remembers each call's history size and focus."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, client, messages, config, focus=None):
+        self.calls.append((len(messages), focus))
+        return auto_compact(client, messages, config, focus)
+
+
+def head_compact(client, messages, config, focus=None):
+    """A different auto_compact: it summarises the first 4,000 characters of the history, not the last."""
+    def head_request(messages, config, focus):
+        return {"model": config.model, "max_tokens": config.summary_max_tokens, "messages": [user(
+            "Summarise the conversation below.\n\n<conversation>\n"
+            + json.dumps(messages, ensure_ascii=False)[:4_000] + "\n</conversation>")]}
+    return auto_compact(client, messages, config, focus, build=head_request)
+
+
+def test_three_layers_with_the_harness_auto_compact_is_the_reference_agent(tmp_path):
+    config = CompactionConfig(threshold=10_000)
+    runs = []
+    for compactor in (ThreeLayers(), ThreeLayersWith(), ThreeLayersWith(Recorder())):
+        session = run_scenario(TWELVE_FILES, config, tmp_path, compactor=compactor)  # same folder: same paths
+        runs.append((session.trace, session.events, session.messages))
+    assert runs[0] == runs[1] == runs[2]
+    assert sum(e.kind == "auto" for e in runs[0][1]) >= 1
+
+
+def test_run_with_threshold_summarises_with_the_function_given(tmp_path):
+    recorder = Recorder()
+    run = run_with_threshold(10_000, tmp_path, requests=SAWTOOTH_REQUESTS[:2], compact=recorder)
+    assert len(recorder.calls) == len(run.compactions) == run.summary_calls >= 2
+    assert run == run_with_threshold(10_000, tmp_path, requests=SAWTOOTH_REQUESTS[:2])
+    head = run_with_threshold(10_000, tmp_path, requests=SAWTOOTH_REQUESTS[:2], compact=head_compact)
+    assert head.context != run.context  # another summary, another session
+
+
+def test_explore_threshold_draws_the_run_of_the_function_given(tmp_path, uncompressed):
+    recorder = Recorder()
+    figure = explore_threshold(30_000, uncompressed=uncompressed, root=tmp_path, requests=SAWTOOTH_REQUESTS[:6],
+                               compact=recorder)
+    assert len(recorder.calls) == len(drawn(figure)[1]) >= 1
+
+
+def test_the_compact_tool_summarises_with_the_function_given_and_its_focus(tmp_path):
+    recorder = Recorder()
+    session = run_scenario(TWELVE_FILES, CompactionConfig(), tmp_path, compactor=ThreeLayersWith(recorder),
+                           compact_policy="after_task")
+    manual = [e for e in session.events if e.kind == "manual"]
+    assert len(manual) == 1 and recorder.calls == [(manual[0].detail["messages_before"],
+                                                    "the user's requests, decisions and notes")]
 
 
 # --- the order pitfall --------------------------------------------------------------

@@ -5,26 +5,46 @@ Pure functions of their arguments. ``threshold_run`` measures one session
 ``sawtooth_figure`` draws runs against the threshold, ``explore_threshold``
 is the slider callback. ``placeholder_results`` and ``logged_results`` show
 what a transcript lost to micro-compaction and what the session log kept.
+
+The runs take the ``auto_compact`` to use (``compact=``, the harness's by
+default): the chapter passes the student's own, through ``ThreeLayersWith``.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
 
+from ..core.auto import AutoReport, auto_compact
 from ..core.config import CompactionConfig
 from ..core.messages import Message, iter_tool_results, result_text, tool_names_by_id
 from ..core.micro import is_placeholder
 from ..session.runner import Session
+from ..strategies.three_layers import ThreeLayers
 from .runs import run_scenario
 from .scenarios import LONG_SESSION
 from .style import BASELINE, LEGEND_OUTSIDE, SAWTOOTH, STRATEGY_COLOURS, new_figure
 
 THRESHOLD_RANGE = (10_000, 80_000, 10_000)  # slider: min, max, step
 SAWTOOTH_REQUESTS = LONG_SESSION.requests[:20] # reads agents/, core/ and tools/: about 77k uncompressed
+
+AutoCompact = Callable[..., AutoReport]  # (client, messages, config, focus) -> AutoReport, like auto_compact
+
+
+class ThreeLayersWith(ThreeLayers):
+    """The reference agent's three layers with this ``auto_compact`` doing the summarising (the
+    automatic layer and the ``compact`` tool's): chapter 03 plugs in the student's own. It builds
+    its own summary request, so the strategy's ``summary_request`` is not used."""
+
+    def __init__(self, compact: AutoCompact = auto_compact) -> None:
+        self.auto_compact = compact
+
+    def compact(self, client: Any, messages: list[Message], config: CompactionConfig,
+                focus: str | None = None) -> AutoReport:
+        return self.auto_compact(client, messages, config, focus)
 
 
 @dataclass(frozen=True)
@@ -53,10 +73,12 @@ def threshold_run(session: Session) -> ThresholdRun:
         stats.model_calls, stats.summary_calls, stats.re_reads, stats.input_tokens_billed)
 
 
-def run_with_threshold(threshold: int, root: str | Path,
-                       requests: tuple[str, ...] = SAWTOOTH_REQUESTS) -> ThresholdRun:
-    """Run the long session's first requests with this THRESHOLD (defaults otherwise) under ``root``."""
-    session = run_scenario(LONG_SESSION, CompactionConfig(threshold=threshold), root, requests=requests)
+def run_with_threshold(threshold: int, root: str | Path, requests: tuple[str, ...] = SAWTOOTH_REQUESTS,
+                       compact: AutoCompact = auto_compact) -> ThresholdRun:
+    """Run the long session's first requests with this THRESHOLD (defaults otherwise) under ``root``,
+    summarising with ``compact``."""
+    session = run_scenario(LONG_SESSION, CompactionConfig(threshold=threshold), root, requests=requests,
+                           compactor=ThreeLayersWith(compact))
     return threshold_run(session)
 
 
@@ -81,9 +103,10 @@ def sawtooth_figure(run: ThresholdRun, uncompressed: Sequence[int], title: str,
 
 
 def explore_threshold(threshold: int, *, uncompressed: Sequence[int], root: str | Path,
-                      requests: tuple[str, ...] = SAWTOOTH_REQUESTS) -> Figure:
-    """Slider callback of chapter 03: the sawtooth of the first requests for one THRESHOLD."""
-    run = run_with_threshold(threshold, root, requests)
+                      requests: tuple[str, ...] = SAWTOOTH_REQUESTS, compact: AutoCompact = auto_compact) -> Figure:
+    """Slider callback of chapter 03: the sawtooth of the first requests for one THRESHOLD, summarised
+    by ``compact`` (the student's auto_compact in the chapter)."""
+    run = run_with_threshold(threshold, root, requests, compact)
     title = (f"THRESHOLD {threshold:,}: auto-compactions {len(run.compactions)}, agent calls {run.model_calls}, "
              f"re-reads {run.re_reads}, input tokens billed {run.billed:,}")
     return sawtooth_figure(run, uncompressed, title)
