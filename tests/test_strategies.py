@@ -282,3 +282,5 @@ def test_the_benchmark_prints_one_row_per_strategy():
     assert table[0] == "Strategies on the long session (2 requests, then the amnesia probe on a copy)"
     assert [line.split()[0] for line in table[3:]] == [*KEYS, "s06"]  # the control's key: "s06 whole"
     assert all(line.endswith(" s") for line in table[3:])
+    assert "facts kept" in table[1] and all(" 2/2 " in line or " 1/2 " in line or " 0/2 " in line
+                                             for line in table[3:])  # the two facts request 2 said
