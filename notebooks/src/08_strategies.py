@@ -15,7 +15,9 @@
 # - name the six families and say, for each, what it is modelled on and what our simulation leaves out;
 # - run any compactor on the long session under a window the fake enforces, and read its cost: model
 #   calls, re-reads, peak context and input tokens billed;
-# - put an *amnesia probe* to a history: ask a copy of it about things the user said only at the start;
+# - put a graded *amnesia probe* to a history: ask a copy of it about eight facts from the whole session,
+#   each graded by where it was said, how often, how central it is and where it lives, and read which
+#   facts each strategy forgets;
 # - separate what a comparison shows about *any* model from what it shows about our fake, using a control;
 # - wrap any strategy in guards that undo a compaction that breaks the history and stop a compaction loop.
 
@@ -29,21 +31,25 @@
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
 
+import copy
+
 import anthropic
 import matplotlib.pyplot as plt
+from IPython.display import display
 from ipywidgets import Checkbox, IntSlider
 from matplotlib.ticker import StrMethodFormatter
 
 from harness import DEFAULT_MODEL, CompactionConfig, Event, Toolbox, estimate_tokens, text_of
 from harness.fake import fake_client
 from harness.fake.view import build_view
-from harness.labs.amnesia import PROBES, WORK_REQUESTS, probe_amnesia
+from harness.labs.amnesia import PROBES, WORK_REQUESTS, Probe, probe_amnesia, probes_for, tag_from_memory
 from harness.labs.growth import growth_series
 from harness.labs.panel import panel
 from harness.labs.runs import fresh_folder, run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
-from harness.labs.strategy_lab import cleared_so_far, clearing_figure, run_strategies, strategy_table
+from harness.labs.strategy_lab import (cleared_so_far, clearing_figure, retention_figure, retention_table,
+                                       run_strategies, run_strategy, strategy_table, summary_requests)
 from harness.session.runner import Session
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request
@@ -86,11 +92,14 @@ assert refusal.body["error"]["message"] == f"prompt is too long: 60498 tokens > 
 # session would cost if the window were big enough. Every other strategy runs under the pretend window.
 #
 # Triggers are **matched**: every strategy fires at 85% of the window (51,000 tokens; Claude Code's
-# trigger is about 83.5% of a 200,000 window, chapter 07), except where a system's own proportion is
-# the point: Codex's 90%, and the reference agent's own 50,000 estimated tokens. The API's tool clearing
-# defaults to 100,000 of 200,000, half the window; compared at half while the others wait for 85%, it
-# would look cheaper for that reason alone, so here it too fires at 85%, and its default is the slider
-# of section 9.
+# trigger is reported as about 83.5% of a 200,000 window, chapter 07: unverified, since Claude Code is
+# closed source and the formula was read from its published bundle, anthropics/claude-code #31806),
+# except where a system's own proportion is the point: Codex's 90% (`ModelInfo::auto_compact_token_limit`
+# in openai/codex `codex-rs/protocol/src/openai_models.rs`), and the reference agent's own 50,000
+# estimated tokens. The API's tool clearing defaults to a trigger of 100,000 input tokens
+# ([context editing](https://platform.claude.com/docs/en/build-with-claude/context-editing)), half of a
+# 200,000 window; compared at half while the others wait for 85%, it would look cheaper for that reason
+# alone, so here it too fires at 85%, and its default is the slider of section 10.
 
 # %%
 chosen = all_strategies()
@@ -108,6 +117,16 @@ made = [s.make() for s in chosen]
 assert (made[2].threshold, made[3].threshold, made[4].trigger, made[5].trigger) == (54_000, 51_000, 51_000, 51_000)
 
 # %% [markdown]
+# Where those descriptions come from. **Codex**: openai/codex `codex-rs/core/src/compact.rs` (read at
+# commit `0100b103`): the summary request is the whole history plus the compaction prompt; the new
+# history keeps the most recent user messages up to `COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000` and puts
+# the summary *after* them (`build_compacted_history`); that Codex also compacts in the middle of a turn
+# is unverified here. **Claude Code** is closed source: its nine headings and its clearing of old tool
+# results are known only from copies of its published bundle and third-party readings of it (for
+# example dust-tt/dust PR #23767), so they are unverified here. **The API's two edits** are documented:
+# [context editing](https://platform.claude.com/docs/en/build-with-claude/context-editing) and
+# [compaction](https://platform.claude.com/docs/en/build-with-claude/compaction).
+#
 # Three of the six come from earlier chapters: **none** is the baseline, **s06** is the reference
 # agent (chapters 02 to 05) and **usage** is seed 000's usage-triggered replacement (chapter 06), which
 # keeps the user's own recent messages verbatim after one summary, as Codex does. Three are new: a
@@ -116,8 +135,9 @@ assert (made[2].threshold, made[3].threshold, made[4].trigger, made[5].trigger) 
 #
 # ## 2 · The Claude Code family: nine sections, whole conversation
 #
-# Claude Code clears old tool results as it goes and, near the window, asks for a summary under nine
-# fixed headings, one of them *All user messages*. Two differences from s06 matter. The request asks for
+# Claude Code, as its published bundle is described (unverified, see above), clears old tool results as
+# it goes and, near the window, asks for a summary under nine fixed headings, one of them *All user
+# messages*. Two differences from s06 matter. The request asks for
 # the user's words explicitly. And it is the **whole** conversation, sent as the messages themselves
 # with the instruction as one more user message, where s06 quotes the last 80,000 characters of a JSON
 # dump. Sent as messages, a summary request costs the history's own tokens plus the instruction, so it
@@ -143,11 +163,14 @@ assert request["messages"][:-1] == early.messages
 # %% [markdown]
 # ## 3 · The API's tool-result clearing
 #
-# The Messages API can clear old tool results on the server (`clear_tool_uses_20250919`). Its knobs:
+# The Messages API can clear old tool results on the server (`clear_tool_uses_20250919`,
+# [context editing](https://platform.claude.com/docs/en/build-with-claude/context-editing)). Its knobs:
 # `trigger` (input tokens), `keep` (newest tool uses left alone), `clear_at_least` (clear only if that
-# many tokens go), `exclude_tools` and `clear_tool_inputs`. No summary is written; user and assistant
-# text are never touched. The client keeps and sends the full history every time; the server clears
-# that request's old results before the model reads it, and reports what it cleared.
+# many tokens go), `exclude_tools` and `clear_tool_inputs`. No summary is written; the edit clears tool
+# results (and, if asked, tool inputs), never user or assistant text. The client keeps and sends the
+# full history every time; the server clears that request's old results before the model reads it, and
+# the response reports what it cleared (`context_management.applied_edits`, a field of the SDK's
+# `BetaContextManagementResponse`).
 # `ServerToolClearing` only asks for the edit: the offline server applies it, through the real SDK's
 # beta API, exactly as real Claude would be asked (chapter 10). On the 12-file task, with a 10,000-token
 # trigger:
@@ -173,23 +196,61 @@ assert cleared.stats.re_reads == 0 and len(cleared.messages) == len(plain.messag
 assert cleared.answers[-1] == plain.answers[-1]  # the agent's notes stay, so nothing is read again
 
 # %% [markdown]
-# ## 4 · The amnesia probe
+# ## 4 · The amnesia probe, graded
 #
-# The long session ends with three questions about its beginning. We take them out and use them as a
-# probe: after the session, each question is appended to a **copy** of the final history and sent to the
-# model once, as the session sends its calls (same system prompt, tools and context-management edits).
-# Nothing is run and the session is not changed. A probe counts as answered when the reply holds the
-# expected words.
+# A strategy's cost is easy to count; what it forgets is not. The probe asks a **copy** of the final
+# history about eight facts, each question appended to the copy and sent to the model once, as the
+# session sends its calls (same system prompt, tools and context-management edits). Nothing is run and
+# the session is not changed.
+#
+# The facts differ on purpose, and each carries its grading:
+#
+# - **said in**: the work requests that brought the fact up (the session has 68), and so its
+#   **position** (the early, middle or late third, by first mention) and its **mentions**;
+# - **centrality**: *central* if later work depends on it (the standing rule never to edit `tools/`,
+#   its reason, and the refusal it implies), *incidental* otherwise;
+# - **source**: *user* if the user's own words state it, *tool* if only a tool result did (the user
+#   asked for a file's tag once, the agent read the file and answered).
+#
+# The first three are the questions the long session ends with (so the session itself is the other 68
+# requests). The other five ask "Without opening any file: what is VERSION_TAG in ... now?", so that a
+# model is told to answer from memory. A fact counts as remembered only when the reply **calls no tool**
+# and contains the expected phrases, ignoring case, where a tuple means "any one of these".
 
 # %%
 for probe in PROBES:
-    print(f"{probe.name:<27} {probe.question!r}\n{'':27} expects {probe.expect}")
+    print(f"{probe.name:<27} said in {', '.join(map(str, probe.said_in)):<10} {probe.position:<7} "
+          f"{probe.centrality:<11} {probe.source}")
+    print(f"{'':27} {probe.question!r}\n{'':27} expects {probe.expect}")
 print(f"\nthe session: the other {len(WORK_REQUESTS)} requests")
-print("probe on the 3-request session above:", probe_amnesia(early).score)
+early_report = probe_amnesia(early)
+print("probe on the 3-request session of section 2:", [a.probe.name for a in early_report.answers],
+      early_report.score)
 
 # %%
-assert len(WORK_REQUESTS) == len(LONG_SESSION.requests) - 3 == 68
-assert probe_amnesia(early).score == 1.0
+assert len(WORK_REQUESTS) == len(LONG_SESSION.requests) - 3 == 68 and len(PROBES) == 8
+assert tuple(p.question for p in PROBES[:3]) == LONG_SESSION.requests[-3:]
+assert [p.position for p in PROBES].count("early") == 4 and {p.position for p in PROBES} == {"early", "middle", "late"}
+assert [p.centrality for p in PROBES].count("central") == 2 and [p.source for p in PROBES].count("tool") == 2
+assert [a.probe for a in early_report.answers] == list(probes_for(WORK_REQUESTS[:3])) == list(PROBES[:3])
+assert early_report.score == 1.0
+
+# %% [markdown]
+# A session is only asked about facts it heard: the 3-request session above is asked the first three
+# (`probes_for`), and answers all of them.
+#
+# **What the check can and cannot tell.** It is a substring check, tuned to what a model could say: the
+# expected phrases are the fact itself (a file name, a tag value, the word "vendored"), plus a negation
+# ("not", "n't" or "never") for the rule and the refusal, and for the refusal a pointer to the user's
+# instruction ("vendored", "you asked", "you told", ...). Our fake's wording passes by construction. A real model
+# that paraphrases further ("as per your earlier guidance") is scored as forgetting, and one that reads
+# the file to be sure, though told not to, is scored as not remembering. Where it looks, the fake is
+# fair: it answers a tag question from a fresh read of the file if one is in view, else from the latest
+# thing said about that tag anywhere in the text it sees (the user's edit request, or its own earlier
+# answer), which is what a model that sees only this context could use. So a *forgotten* here usually
+# means "no longer in the context", for any model (the one exception, usage's first file, is read
+# wrongly from a context that still holds it: section 8); a *remembered* means "in the context, and
+# found by this fake", which a real model may still miss.
 
 # %% [markdown]
 # ## 5 · Six strategies and a control, one session
@@ -218,7 +279,7 @@ stats = {key: run.session.stats for key, run in by_key.items()}
 scores = {key: run.amnesia.score for key, run in by_key.items()}
 summary_inputs = {key: [t.input_tokens for t in run.session.trace if t.kind == "summary"]
                   for key, run in by_key.items()}
-print({key: run.amnesia.forgotten for key, run in by_key.items()})
+print({key: f"{sum(run.amnesia.remembered.values())}/{len(PROBES)}" for key, run in by_key.items()})
 print("largest summary request + its max_tokens:",
       max(n for key, v in summary_inputs.items() if key != "compaction" for n in v) + 2_000)
 
@@ -226,18 +287,120 @@ print("largest summary request + its max_tokens:",
 compacting = [key for key in by_key if key != "none"]
 assert stats["none"].peak_context > 2 * PRETEND_WINDOW
 assert all(stats[k].peak_context < PRETEND_WINDOW for k in compacting)
-assert scores == {"none": 1.0, "s06": 0.0, "usage": 2 / 3, "structured": 1.0, "clearing": 1.0,
-                  "compaction": 1.0, "s06 whole": 1.0}
+assert scores == {"none": 1.0, "s06": 4 / 8, "usage": 5 / 8, "structured": 7 / 8, "clearing": 1.0,
+                  "compaction": 7 / 8, "s06 whole": 7 / 8}
 assert all(stats[k].summary_calls == 3 for k in ("s06", "usage", "structured", "compaction", "s06 whole"))
 assert stats["none"].summary_calls == stats["clearing"].summary_calls == 0
 assert max(n for key, v in summary_inputs.items() if key != "compaction" for n in v) + 2_000 <= PRETEND_WINDOW
 
 # %% [markdown]
-# ## 6 · One figure per metric
+# ## 6 · Graded retention: which facts each strategy forgets
+#
+# The score hides which facts went. Fact by strategy, with each fact's grading (`retention_table`), and
+# the same as a heat map (`retention_figure`):
+
+# %%
+print(retention_table(runs))
+
+# %%
+display(retention_figure(runs))
+
+# %% [markdown]
+# To say *why*, we need to know when each strategy last summarised: a summary keeps only what it writes,
+# and anything said or read after the last summary is still there verbatim. `summary_requests` gives
+# the request during which each summary was written, and `by("source")` the share kept per source:
+
+# %%
+summaries = {key: summary_requests(run.session) for key, run in by_key.items()}
+lost = {key: [name for name, kept in run.amnesia.remembered.items() if not kept] for key, run in by_key.items()}
+for key in by_key:
+    shares = {source: f"{share:.2f}" for source, share in by_key[key].amnesia.by("source").items()}
+    print(f"{key:<11} summaries during requests {summaries[key]!s:<13} kept by source {shares}  lost {lost[key]}")
+
+# %% [markdown]
+# For the five tag questions, the fake's reply also says where it found the answer: "VERSION_TAG in ...
+# is" comes from a fresh read of the file still in view, "As far as I can see, ..." from something said
+# in the text (the user's edit request, or the agent's own earlier answer).
+
+# %%
+TAGS = PROBES[3:]  # the five "Without opening any file" questions
+
+
+def found_in(reply):
+    """Where the fake found a tag: a fresh read, something said, or nowhere."""
+    return "read" if reply.startswith("VERSION_TAG in") else "said" if reply.startswith("As far as") else "lost"
+
+
+answered = {key: {a.probe.name: found_in(a.reply) for a in run.amnesia.answers if a.probe in TAGS}
+            for key, run in by_key.items()}
+print(f"{'':11}" + "".join(f"{p.name:>22}" for p in TAGS))
+for key, row in answered.items():
+    print(f"{key:<11}" + "".join(f"{row[p.name]:>22}" for p in TAGS))
+
+# %%
+name = {p.name: p for p in PROBES}
+EARLY_THREE = ["first file changed", "constraint and its reason", "decision and its reason"]
+C06, P05, C04, C10 = "c06_storage's tag", "p05_cache's tag", "c04_transport's tag", "c10_metrics's tag"
+assert lost == {"none": [], "s06": EARLY_THREE + [C04], "usage": ["first file changed", C04, C10],
+                "structured": [C04], "clearing": [], "compaction": [C04], "s06 whole": [C04]}
+assert summaries == {"none": (), "s06": (7, 26, 43), "usage": (12, 28, 52), "structured": (12, 28, 48),
+                     "clearing": (), "compaction": (12, 28, 47), "s06 whole": (7, 26, 43)}
+summarising = ("s06", "usage", "structured", "compaction", "s06 whole")
+last = {k: summaries[k][-1] for k in summarising}
+assert all(n < name["c01_config's tag"].said_in[0] for n in last.values())      # c01: set after every last summary
+assert [k for k, n in last.items() if n > name[C10].said_in[-1]] == ["usage"]     # c10: read before usage's only
+assert all(n > name[C04].said_in[-1] for n in last.values())                       # c04: read before all of them
+assert all(answered[k][C06] == answered[k][P05] == "read" for k in ("s06", "s06 whole", "compaction"))
+assert answered["usage"][C06] == answered["usage"][P05] == answered["structured"][C06] == "said"
+assert answered["clearing"][C04] == "said" and answered["none"][C04] == "read"
+assert all(p.question == tag_from_memory(p.question.split(" in ")[-1].removesuffix(" now?")) for p in TAGS)
+assert by_key["usage"].amnesia.by("source") == {"user": 5 / 6, "tool": 0.0}
+assert by_key["structured"].amnesia.by("source") == {"user": 1.0, "tool": 0.5}
+s06_text = "\n".join(text_of(m) for m in by_key["s06"].session.messages)
+assert WORK_REQUESTS[1] not in s06_text and WORK_REQUESTS[2] not in s06_text
+
+# %% [markdown]
+# What the table shows, fact by fact. Each reading is marked **any model** (it follows from what the
+# context holds, so any model that sees only this context would show it) or **this fake** (it depends
+# on how our extractive summariser writes summaries, or on how our fake answers).
+#
+# - **What is said or read after the last summary is kept.** c01's new tag was set at request 64 and
+#   asked about at 65, after every strategy's last summary: all seven kept it. c10's tag, read once at
+#   request 50, was kept by every strategy whose last summary came before 50 and lost only by usage,
+#   which summarised during request 52. *Any model*: what came after the last summary is in the context
+#   word for word.
+# - **A tail summary loses the beginning.** s06 lost the three early facts: its first summary, during
+#   request 7, was sent only the last 80,000 characters of the history, and its final history holds
+#   neither request 2 nor request 3. *Any model*: no summariser keeps words it was never sent.
+# - **A fact that lived only in a tool result goes with the next summary.** c04's tag was read once, at
+#   request 31, and every summarising strategy wrote a summary after that: all five lost it. Our
+#   summariser keeps the user's requests, the agent's notes and decisions and which files were read or
+#   edited, but no tool output and none of the agent's one-line answers: that loss is **this fake**. A
+#   real summary might note the value under *Files and code sections*; whether it keeps an incidental
+#   value read once is exactly what a summary prompt leaves to the model.
+# - **A fact in the user's words is kept by whatever keeps the user's words.** The tags the user set at
+#   requests 7 and 30 were asked about again at 48 and 49. s06, its control and compaction had written
+#   their last summary before that (requests 43, 43 and 47), so they answered from fresh reads. usage,
+#   which summarised last during request 52, answered both from the user's edit requests, which it keeps
+#   verbatim by design: *any model*. structured, which summarised during request 48, answered c06 from
+#   its summary's copy of the edit request: **this fake**, whose summaries copy every user request they
+#   see. The nine-section prompt asks a real model for all user messages too; how faithfully a real
+#   model copies 68 of them, the fake cannot tell you.
+# - **Clearing keeps everything it does not clear.** The API's edit removed c04's file content, but the
+#   agent's answer `VERSION_TAG in core/c04_transport.py is "v4-transport".` is assistant text, which
+#   the edit never touches, and the fake answered from it. *Any model* for what stays in the context.
+# - **Centrality and repetition cannot be told apart from recency here.** Every central fact of this
+#   session is also an early one, and every repeated fact was repeated late; c06 survived s06 not
+#   because it was said three times but because its third mention (request 48) came after s06's last
+#   summary. So this table cannot say whether a strategy keeps what matters or only what is recent: a
+#   property of the session's design, for *any model*. A session that states a central rule late, or
+#   repeats an early fact only early, would separate them.
+
+# %% [markdown]
+# ## 7 · One figure per metric
 #
 # Context per call and input billed so far come from `growth_series` (chapter 00); a summary call is
 # billed with the agent call it ran before.
-
 # %%
 series = {key: growth_series(run.session.trace) for key, run in by_key.items()}
 plt.figure(figsize=(9, 4.5))
@@ -271,22 +434,24 @@ for key in by_key:
     left.text(key, stats[key].re_reads + 1, str(stats[key].re_reads), ha="center")
     right.bar(key, scores[key], color=colours[key])
     right.text(key, scores[key] + 0.02, f"{scores[key]:.2f}", ha="center")
-left.set(ylim=(0, 60), ylabel="read_file calls for a path already read", title="re-reads")
-right.set(ylim=(0, 1.2), ylabel="fraction of probes answered right", title="amnesia probe (1.0: nothing forgotten)")
+left.set(ylim=(0, 60), ylabel="reads of a file unchanged since last read", title="re-reads")
+right.set(ylim=(0, 1.2), ylabel="fraction of the 8 facts kept", title="amnesia probe (1.0: nothing forgotten)")
 for axis in (left, right):
     axis.tick_params(axis="x", labelrotation=45, labelsize=8)
 fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 7 · What each one trades, and what holds for any model
+# ## 8 · What each one trades, and what holds for any model
 #
 # Each lesson below is marked **any model** when it follows from what the requests contain, so any
 # model that sees only its context would show it, or **this fake** when it depends on how our fake
 # answers; a real model may differ there, and chapter 10 is where you can check.
 #
 # **none** remembers everything and pays for it: 12.06 million input tokens for a history that peaks at
-# 125,294 tokens, and under the pretend window its 49th call was refused. *Any model.*
+# 125,294 tokens, and under the pretend window its 49th call was refused. It never reads a file it has
+# already read and not changed since (0 re-reads), so every re-read of the other strategies is caused
+# by their compaction. *Any model.*
 #
 # **Summaries cost about the same.** s06, usage, structured, compaction and the control all bill
 # between 42% and 45% of none's. The summary calls differ a lot in size: a whole-conversation summary
@@ -295,39 +460,47 @@ plt.show()
 # trigger. *Any model*, for this session's shape.
 #
 # **What a summary never sees, it cannot keep.** s06's request quotes only the last 80,000 characters of
-# the history, and the three early facts are not in them: it forgets all three, and on the edit request
-# it reaches for `read_file` instead of refusing. *Any model*: no summariser can keep words it was not
-# sent.
+# the history, and the three early facts are not in them: it forgets all three (section 6), and on the
+# edit request it reaches for `read_file` instead of refusing. *Any model*: no summariser can keep
+# words it was not sent.
 #
-# **The control says what structured's win is made of, here.** The nine-section summary remembers
-# everything, and so does the control, s06's own three questions asked of the whole conversation. In
-# this fake, then, the whole conversation is the whole win; asking for the user's words adds nothing.
-# That second half is **this fake**: our summariser lists every user request it can see, whatever the
-# prompt asks. Whether a real model's summary keeps the user's words without being asked is what the
-# nine-section prompt bets against, and this course cannot measure it offline.
+# **The control says what structured's win is made of, here.** The nine-section summary keeps 7 of
+# the 8 facts, and so does the control, s06's own three questions asked of the whole conversation: the
+# same 7, both losing only the tag that lived in a tool result. In this fake, then, the whole
+# conversation is the whole win; asking for the user's words adds nothing. That second half is **this
+# fake**: our summariser lists every user request it can see, whatever the prompt asks. Whether a real
+# model's summary keeps the user's words without being asked is what the nine-section prompt bets
+# against, and this course cannot measure it offline.
 #
-# **usage** (Codex and seed 000) keeps every user message verbatim, so the rule and the refusal survive.
-# It names the wrong first file: in seed 000's layout the summary comes first in the new history and
-# quotes a recent edit request, so, read oldest first, that request looks like the first one. That the
-# answer is *wrong* is **this fake** (it takes the first edit request it reads). What holds for *any
-# model* is weaker: after this replacement the history no longer says which request came first, so a
-# right answer would be a guess. Codex puts the summary after the kept messages.
+# **usage** (Codex and seed 000) keeps the user's messages verbatim (here every one of the 68 requests
+# fits its 20,000 characters), so the rule, the refusal and the tags the user set survive; it drops
+# everything else, so both facts that lived only in a tool result are gone. *Any model* for the layout;
+# that its summary did not write those two values down is **this fake**. It also names the wrong first
+# file: in seed 000's layout the summary comes first in the new history and quotes a recent edit
+# request, so, read oldest first, that request looks like the first one. That the answer is *wrong* is
+# **this fake** (it takes the first edit request it reads). What holds for *any model* is weaker: after
+# this replacement the history no longer says which request came first, so a right answer would be a
+# guess. Codex puts the summary after the kept messages (`build_compacted_history`, cited in section 1).
 #
 # **Long summaries get cut.** structured's third summary needed more than the 2,000 output tokens the
 # harness allows a summary (`summary_max_tokens`), so the model stopped at exactly 2,000 (`stop_reason`
 # `max_tokens`) and the end of that summary was lost. *Any model* stopped at `max_tokens` loses the
 # same way; how long a real model's summary would be is not something the fake can tell you.
 #
-# **compaction** (the API's `compact_20260112`) remembers everything too, and is the most expensive
-# strategy here: the server's summarising step reads the whole context each time, and its summary is
-# not held to our 2,000 tokens (its longest is 2,405). *Any model* pays for the step; the summary's
-# length is **this fake**.
+# **compaction** (the API's `compact_20260112`) keeps 7 of 8 facts, like structured, and is the most
+# expensive strategy here: the server's summarising step reads the whole context each time (the
+# [compaction docs](https://platform.claude.com/docs/en/build-with-claude/compaction) describe it as a
+# summary of the current conversation, generated inside the request), and its summary is not held to
+# our 2,000 tokens (its longest is 2,405). *Any model* pays for the step; the summary's length is **this
+# fake**.
 #
-# **clearing** writes no summary, so it cannot forget what the user said, and at the matched trigger it
-# bills the least: 23% of none's. It pays in re-reads, like the others, and the text it never clears
-# keeps growing; in a session long enough, text alone would pass the trigger and clearing would have
-# nothing left to clear. *Any model* for the bill and the memory (user text is never touched); the
-# re-reads are **this fake**'s policy: it reads a file again whenever its content is out of sight.
+# **clearing** writes no summary, so it cannot forget what anyone said: it keeps all 8 facts, even the
+# two that lived in tool results, through the agent's own answers. At the matched trigger it bills the
+# least: 23% of none's. It pays in re-reads, like the others, and the text it never clears keeps
+# growing; in a session long enough, text alone would pass the trigger and clearing would have nothing
+# left to clear. *Any model* for the bill and the memory (text is never touched); the re-reads are **this
+# fake**'s policy: it reads a file again whenever its content is out of sight, where a real model might
+# trust its notes.
 
 # %%
 billed = {key: s.input_tokens_billed for key, s in stats.items()}
@@ -348,7 +521,6 @@ print(summary_outputs)
 
 # %%
 assert billed["none"] == 12_057_531 and stats["none"].peak_context == 125_294
-summarising = ("s06", "usage", "structured", "compaction", "s06 whole")
 assert min(share[k] for k in summarising) == 0.42 and max(share[k] for k in summarising) == 0.45
 assert share["clearing"] == 0.23 and billed["clearing"] == min(billed.values())
 assert billed["compaction"] == max(billed[k] for k in compacting)
@@ -356,22 +528,26 @@ assert all(48_000 < n < 53_000 for k in ("structured", "compaction", "s06 whole"
 assert all(21_000 < n < 23_000 for k in ("s06", "usage") for n in summary_inputs[k])
 assert summary_outputs["structured"][2] == CompactionConfig().summary_max_tokens == 2_000
 assert max(summary_outputs["structured"][:2]) < 2_000 and max(summary_outputs["compaction"]) == 2_405
-assert stats["clearing"].re_reads > 3 * stats["none"].re_reads
+assert stats["none"].re_reads == 0 and all(stats[k].re_reads > 30 for k in compacting)
+assert scores["clearing"] == 1.0 and lost["structured"] == lost["s06 whole"] == [C04]
 assert after_first[-1] > min(after_first)
 assert [a.tools for a in by_key["s06"].amnesia.answers][2] == ("read_file",)
+assert set(WORK_REQUESTS) <= {text_of(m) for m in usage_history if m["role"] == "user"}
 view = build_view(usage_history)
 first_edit = next(t for t in view.user_texts if "change VERSION_TAG" in t)
 assert "s03_todo_write" not in first_edit and WORK_REQUESTS[2] in view.user_texts
 
 # %% [markdown]
-# ## 8 · Guards none of the real systems show
+# ## 9 · Guards none of the real systems show
 #
 # A strategy can fail in two ways the loop cannot see: it can leave a history the API refuses, or it can
-# leave one that is not small enough, so it fires again at once, and again (a compaction loop; users of
-# real systems report both). `Guarded` wraps any compactor and, after every compaction, (1) checks the
-# next request would be valid and otherwise puts the old history back, (2) checks the context is under
-# half the threshold, and (3) stops compacting for the session when a compaction comes within 3 calls of
-# the previous one.
+# leave one that is not small enough, so it fires again at once, and again (a compaction loop). Users
+# of real systems report both: a 400 for a `tool_use` without its `tool_result` after a compaction
+# (anthropics/claude-code #6836 collects more than 150 such reports; #2796 is one during `/compact`),
+# and a session that compacts again and again (anthropics/claude-code #15426). `Guarded` wraps any
+# compactor and, after every compaction, (1) checks the next request would be valid and otherwise puts
+# the old history back, (2) checks the context is under half the threshold, and (3) stops compacting
+# for the session when a compaction comes within 3 calls of the previous one.
 #
 # First the loop. With s06 and a threshold of 1,000 tokens on the 12-file task, one read file is already
 # over the threshold, so every call compacts, and the file's content is folded away before the agent
@@ -390,7 +566,8 @@ print(loop.detail["reason"])
 print(f"guarded peak context once compaction stopped: {guarded.stats.peak_context:,} tokens")
 
 # %%
-assert bare.stats.model_calls == 100 and bare.stats.summary_calls == 98 and bare.answers[-1] == ""
+assert bare.stats.model_calls == 100 and bare.stats.summary_calls == bare.stats.re_reads == 98
+assert bare.answers[-1] == ""
 assert guarded.stats.model_calls == 16 and guarded.stats.summary_calls == 2 and loop.call == 4
 assert "What each file under agents/ does" in guarded.answers[-1]
 assert round(guarded.stats.peak_context, -3) == 25_000
@@ -404,7 +581,7 @@ assert round(guarded.stats.peak_context, -3) == 25_000
 # of quietly carrying on.
 #
 # Then a broken strategy. A naive trim that keeps the last five messages cuts a `tool_use` away from its
-# result, the bug class behind many "400 after compaction" reports. Unguarded, the API refuses the next
+# result, the bug class behind the "400 after compaction" reports cited above. Unguarded, the API refuses the next
 # request; guarded, the trim is undone and the session goes on:
 
 # %%
@@ -434,7 +611,7 @@ assert "tool_result" in refused and len(undone) > 0
 assert trimmed.answers[-1] == plain.answers[-1]
 
 # %% [markdown]
-# ## 9 · Your turn: the clearing knobs
+# ## 10 · Your turn: the clearing knobs
 #
 # Move the sliders: the API's clearing (`ServerToolClearing`, served offline) on the 12-file task,
 # against no compaction. Start from the API's own proportion, half of this task's peak. Try `keep` = 0
@@ -456,78 +633,124 @@ knobs = panel(clearing_figure, root=WORK / "sliders",
 #   `Compactor` did. Under one enforced window, with matched triggers, every compacting strategy kept
 #   every request, summaries included, inside the window; the baseline's 49th call was refused.
 # - Summaries cost about the same (42% to 45% of none's bill here); clearing, at the same trigger, 23%.
-# - What is forgotten depends on what the summary is sent: s06's tail lost all three early facts, and
-#   the same s06 given the whole conversation lost none. That holds for any model; that asking for the
-#   user's words adds nothing is a property of our fake.
+#   The uncompressed run re-reads nothing; every compacting strategy re-reads more than 30 times.
+# - Of 8 graded facts, none and clearing kept 8, structured, compaction and the control 7, usage 5 and
+#   s06 4. What decides is *when* and *where* a fact was: anything said or read after a strategy's last
+#   summary was kept by every strategy (any model); s06's tail summary lost the three early facts (any
+#   model); a tag that lived only in a tool result was lost by all five summarising strategies (this
+#   fake's summaries keep no tool output), and kept by clearing through the agent's own answer.
+# - The control matches structured fact for fact, so in this fake the whole conversation is the whole
+#   win; that asking for the user's words adds nothing is a property of our summariser.
+# - In this session central facts are all early and repeated facts were repeated late, so the probe
+#   cannot tell centrality or repetition from recency.
 # - The costs move, they do not vanish: whole-conversation summaries read more per summary and can be
-#   cut at `max_tokens`, tool clearing costs re-reads and leaves text to grow.
+#   cut at `max_tokens`; tool clearing costs re-reads and leaves text to grow.
 # - A guard after every compaction turns a broken history into an event instead of an HTTP 400, and a
-#   compaction loop into one clear stop.
-#
-# ## Exercises
-#
-# **1.** Run the s06 strategy again with its summary tail doubled (`CompactionConfig(tail_chars=160_000)`)
-# and probe it. Does it remember more?
-#
-# *Hint:* `run_strategy(chosen[1], WORK / "ex1", config=CompactionConfig(tail_chars=160_000))` from
-# `harness.labs.strategy_lab`; then `.amnesia.score`.
+#   compaction loop (98 summaries and 98 re-reads in 100 turns) into one clear stop.
 
 # %%
-ex1_score = None  # replace None with the amnesia score you measured
-
-
-def check_exercise_1(answer):
-    if answer is None:
-        return "exercise 1: not attempted yet"
-    from harness.labs.strategy_lab import run_strategy
-    expected = run_strategy(chosen[1], WORK / "ex1", config=CompactionConfig(tail_chars=160_000)).amnesia.score
-    return "exercise 1: correct" if answer == expected else "exercise 1: not that, run it again"
-
-
-print(check_exercise_1(ex1_score))
+assert {k: sum(r.amnesia.remembered.values()) for k, r in by_key.items()} == {
+    "none": 8, "s06": 4, "usage": 5, "structured": 7, "clearing": 8, "compaction": 7, "s06 whole": 7}
+assert by_key["structured"].amnesia.remembered == by_key["s06 whole"].amnesia.remembered
 
 # %% [markdown]
-# **2.** Which single knob of `ServerToolClearing` makes the 12-file task clear nothing at all at
-# `trigger=10_000`, without touching `trigger`? Give its name and a value.
+# ## Exercises
+#
+# ### 1. A longer tail
+# Double s06's summary tail (`CompactionConfig(tail_chars=160_000)`) and run it on the long session.
+# Before you run it, predict which of the 8 facts it keeps: write the set of their names.
+#
+# *Hint:* s06 wrote its first summary during request 7, with the context near 50,000 tokens. How many
+# characters is that, roughly (chapter 01), and does 160,000 reach back to request 2? Then check with
+# `run_strategy(chosen[1], WORK / "ex1", config=CompactionConfig(tail_chars=160_000)).amnesia.remembered`.
+
+# %%
+ex1_kept = None  # e.g. {"first file changed", "c01_config's tag"}
+
+# %%
+if ex1_kept is None:
+    print("Exercise 1: fill in ex1_kept, then run this cell.")
+else:
+    longer = run_strategy(chosen[1], WORK / "ex1", config=CompactionConfig(tail_chars=160_000)).amnesia
+    truth = {fact for fact, kept in longer.remembered.items() if kept}
+    assert set(ex1_kept) == truth, f"not quite: it keeps {sorted(truth)}"
+    print(f"Exercise 1: correct; {len(truth)} of 8, the same as with the 80,000-character tail.")
+
+# %% [markdown]
+# ### 2. Clear nothing without touching the trigger
+# Which single knob of `ServerToolClearing` makes the 12-file task of section 3 clear nothing at all at
+# `trigger=10_000`, without touching `trigger`? Give its name and a value, as a one-entry dict.
 #
 # *Hint:* section 3's last edited request had 17,713 tokens cleared.
 
 # %%
 ex2_knob = None  # e.g. {"keep": 3}: one knob name and its value
 
-
-def check_exercise_2(answer):
-    if answer is None:
-        return "exercise 2: not attempted yet"
-    session = run_scenario(TWELVE_FILES, CompactionConfig(), WORK / "ex2",
-                           compactor=ServerToolClearing(trigger=10_000, **answer))
-    if cleared_so_far(session)["cleared_tool_uses"] or not session.answers[-1]:
-        return "exercise 2: not yet, it still clears something"
-    return "exercise 2: correct"
-
-
-print(check_exercise_2(ex2_knob))
+# %%
+if ex2_knob is None:
+    print("Exercise 2: fill in ex2_knob, then run this cell.")
+else:
+    assert len(ex2_knob) == 1 and "trigger" not in ex2_knob, "one knob, and not trigger"
+    knob_run = run_scenario(TWELVE_FILES, CompactionConfig(), WORK / "ex2",
+                            compactor=ServerToolClearing(trigger=10_000, **ex2_knob))
+    assert cleared_so_far(knob_run)["cleared_tool_uses"] == 0, \
+        f"not yet: it still clears {cleared_so_far(knob_run)['cleared_tool_uses']} tool uses"
+    assert knob_run.answers[-1], "it clears nothing, but the task is no longer done"
+    print("Exercise 2: correct.")
 
 # %% [markdown]
-# **3.** The usage strategy forgot the first file only because of order. Put the kept user messages
-# *before* the summary, as Codex does, in a copy of the usage run's final history, and probe that copy.
-# Does the fake now answer the first probe right?
+# ### 3. The summary where Codex puts it
+# usage named the wrong first file only because of order. In a copy of the usage run's final history,
+# move the summary (its first message) to just after the user messages it kept, before the first
+# assistant message, as Codex does; then probe a copy of the session holding that history. Which facts
+# does it keep now?
 #
-# *Hint:* `history = by_key["usage"].session.messages`; move `history[0]` to the end of a new list, then
-# `build_view(new_history).user_texts` reads oldest first. Check: the first `change VERSION_TAG` request
-# in those texts should be the one in `WORK_REQUESTS[2]`.
+# *Hint:* `history = by_key["usage"].session.messages`; find `k`, the index of the first assistant
+# message; `history[1:k] + [history[0]] + history[k:]`. Put it in `copy.copy(by_key["usage"].session)`
+# (set `.messages`) and call `probe_amnesia(that_copy)`.
 
 # %%
 ex3_history = None  # your reordered copy of by_key["usage"].session.messages
 
+# %%
+if ex3_history is None:
+    print("Exercise 3: fill in ex3_history, then run this cell.")
+else:
+    usage_session = by_key["usage"].session
+    summary_message = usage_session.messages[0]
+    assert sorted(map(repr, ex3_history)) == sorted(map(repr, usage_session.messages)), \
+        "the same messages, only in another order"
+    first_reply = next(i for i, m in enumerate(ex3_history) if m["role"] == "assistant")
+    assert ex3_history[first_reply - 1] == summary_message, "the summary should come right before the first reply"
+    reordered = copy.copy(usage_session)
+    reordered.messages = ex3_history
+    again = probe_amnesia(reordered)
+    assert again.remembered["first file changed"], "the fake still names the wrong first file"
+    print(f"Exercise 3: correct; {sum(again.remembered.values())} of 8 facts now (usage kept 5).")
 
-def check_exercise_3(history):
-    if history is None:
-        return "exercise 3: not attempted yet"
-    first = next((t for t in build_view(history).user_texts if "change VERSION_TAG" in t), None)
-    if first == WORK_REQUESTS[2]:
-        return "exercise 3: correct: read oldest first, the first edit request is the first again"
-    return f"exercise 3: not yet, the first edit request the fake sees is {first!r}"
+# %% [markdown]
+# ### 4. A ninth fact
+# `tools/t03_edit.py` was asked about once, at request 19, and never changed: its tag (`v3-edit`) was
+# only ever in a tool result and the agent's answer. Write a `Probe` for it with its grading (`said_in`,
+# `centrality`, `source`), asked with `tag_from_memory`, and predict the set of strategy keys that keep
+# it. The check asks your probe of every run of section 5.
+#
+# *Hint:* compare request 19 with each strategy's `summaries` (section 6), and remember what clearing
+# keeps.
 
+# %%
+ex4_probe = None   # Probe("t03_edit's tag", tag_from_memory(...), (...,), said_in=..., source=...)
+ex4_keep = None    # e.g. {"none", "s06"}
 
-print(check_exercise_3(ex3_history))
+# %%
+if ex4_probe is None or ex4_keep is None:
+    print("Exercise 4: fill in ex4_probe and ex4_keep, then run this cell.")
+else:
+    assert ex4_probe.question == tag_from_memory("tools/t03_edit.py"), "ask with tag_from_memory and the file's path"
+    assert ex4_probe.matches('VERSION_TAG is "v3-edit".'), "the expected phrase should be the tag's value"
+    assert ex4_probe.said_in == (19,) and "t03_edit" in WORK_REQUESTS[18], "said_in counts requests from 1"
+    assert (ex4_probe.position, ex4_probe.centrality, ex4_probe.source) == ("early", "incidental", "tool"), \
+        f"check the grading: {ex4_probe.position}, {ex4_probe.centrality}, {ex4_probe.source}"
+    truth = {key for key, run in by_key.items() if probe_amnesia(run.session, (ex4_probe,)).score == 1.0}
+    assert set(ex4_keep) == truth, f"not quite: kept by {sorted(truth)}"
+    print("Exercise 4: correct.")
