@@ -7,7 +7,7 @@ import json
 import pytest
 
 from harness import CompactionConfig, assistant, auto_compact, micro_compact, tool_result, tool_use, user
-from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, ThreeLayersWith, explore_threshold,
+from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, explore_threshold,
                                    logged_results, placeholder_results, run_with_threshold, sawtooth_figure,
                                    threshold_run)
 from harness.labs.runs import run_scenario
@@ -141,10 +141,10 @@ def head_compact(client, messages, config, focus=None):
     return auto_compact(client, messages, config, focus, build=head_request)
 
 
-def test_three_layers_with_the_harness_auto_compact_is_the_reference_agent(tmp_path):
+def test_three_layers_summarising_with_the_harness_auto_compact_is_the_reference_agent(tmp_path):
     config = CompactionConfig(threshold=10_000)
     runs = []
-    for compactor in (ThreeLayers(), ThreeLayersWith(), ThreeLayersWith(Recorder())):
+    for compactor in (ThreeLayers(), ThreeLayers(summarise=None), ThreeLayers(summarise=Recorder())):
         session = run_scenario(TWELVE_FILES, config, tmp_path, compactor=compactor)  # same folder: same paths
         runs.append((session.trace, session.events, session.messages))
     assert runs[0] == runs[1] == runs[2]
@@ -169,7 +169,7 @@ def test_explore_threshold_draws_the_run_of_the_function_given(tmp_path, uncompr
 
 def test_the_compact_tool_summarises_with_the_function_given_and_its_focus(tmp_path):
     recorder = Recorder()
-    session = run_scenario(TWELVE_FILES, CompactionConfig(), tmp_path, compactor=ThreeLayersWith(recorder),
+    session = run_scenario(TWELVE_FILES, CompactionConfig(), tmp_path, compactor=ThreeLayers(summarise=recorder),
                            compact_policy="after_task")
     manual = [e for e in session.events if e.kind == "manual"]
     assert len(manual) == 1 and recorder.calls == [(manual[0].detail["messages_before"],

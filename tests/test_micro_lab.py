@@ -10,11 +10,12 @@ from harness import (CompactionConfig, InvalidHistory, assistant, estimate_token
                      tool_result, tool_use, user)
 from harness.labs.micro_lab import (KEEP_RECENT_RANGE, LAB_MAX_TURNS, PRESERVABLE_TOOLS, explore_micro,
                                     measure_micro, micro_figure, micro_layer, outline, preserve_set, result_label,
-                                    result_labels, result_tokens, three_layers_with)
+                                    result_labels, result_tokens)
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
 from harness.labs.style import BARS_AND_CURVE
 from harness.labs.yours import random_histories
+from harness.strategies.three_layers import ThreeLayers
 
 FILES = [f"{stem}.py" for stem in (
     "s01_agent_loop", "s02_tool_use", "s03_todo_write", "s04_subagent", "s05_skill_loading",
@@ -145,7 +146,7 @@ def test_micro_layer_checks_the_history_before_calling_the_function():
     assert called == []
 
 
-def test_three_layers_with_runs_the_given_layer_before_each_call(tmp_path):
+def test_three_layers_runs_the_micro_layer_it_is_given_before_each_call(tmp_path):
     calls = []
 
     def spy(messages, keep_recent, preserve_tools, min_chars):
@@ -153,7 +154,7 @@ def test_three_layers_with_runs_the_given_layer_before_each_call(tmp_path):
         return micro_compact(messages, keep_recent, preserve_tools, min_chars)
 
     session = run_scenario(TWELVE_FILES, CompactionConfig(keep_recent=2, auto=False), tmp_path,
-                           compactor=three_layers_with(spy))
+                           compactor=ThreeLayers(micro=spy))
     assert [n for n, *_ in calls] == list(range(1, 2 * len(calls), 2))  # before every call: 1, 3, 5, ... messages
     assert len(calls) == session.stats.model_calls == 14
     assert {tuple(knobs) for _, *knobs in calls} == {(2, frozenset({"read_file"}), 100)}

@@ -7,7 +7,7 @@ is the slider callback. ``placeholder_results`` and ``logged_results`` show
 what a transcript lost to micro-compaction and what the session log kept.
 
 The runs take the ``auto_compact`` to use (``compact=``, the harness's by
-default): the chapter passes the student's own, through ``ThreeLayersWith``.
+default): the chapter passes the student's own, as ``ThreeLayers(summarise=...)``.
 """
 from __future__ import annotations
 
@@ -32,19 +32,6 @@ THRESHOLD_RANGE = (10_000, 80_000, 10_000)  # slider: min, max, step
 SAWTOOTH_REQUESTS = LONG_SESSION.requests[:20] # reads agents/, core/ and tools/: about 77k uncompressed
 
 AutoCompact = Callable[..., AutoReport]  # (client, messages, config, focus) -> AutoReport, like auto_compact
-
-
-class ThreeLayersWith(ThreeLayers):
-    """The reference agent's three layers with this ``auto_compact`` doing the summarising (the
-    automatic layer and the ``compact`` tool's): chapter 03 plugs in the student's own. It builds
-    its own summary request, so the strategy's ``summary_request`` is not used."""
-
-    def __init__(self, compact: AutoCompact = auto_compact) -> None:
-        self.auto_compact = compact
-
-    def compact(self, client: Any, messages: list[Message], config: CompactionConfig,
-                focus: str | None = None) -> AutoReport:
-        return self.auto_compact(client, messages, config, focus)
 
 
 @dataclass(frozen=True)
@@ -78,7 +65,7 @@ def run_with_threshold(threshold: int, root: str | Path, requests: tuple[str, ..
     """Run the long session's first requests with this THRESHOLD (defaults otherwise) under ``root``,
     summarising with ``compact``."""
     session = run_scenario(LONG_SESSION, CompactionConfig(threshold=threshold), root, requests=requests,
-                           compactor=ThreeLayersWith(compact))
+                           compactor=ThreeLayers(summarise=compact))
     return threshold_run(session)
 
 

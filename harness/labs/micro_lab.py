@@ -9,8 +9,8 @@ history one block a line, ``measure_micro`` applies a micro-compaction function
 The student's function edits the history in place and returns a count, or
 nothing; the loop wants a ``MicroReport``. ``micro_layer`` bridges the two: it
 runs the function and reports what changed, by comparing every tool result
-before and after. ``three_layers_with`` is the reference strategy with such a
-layer as its micro layer.
+before and after. ``ThreeLayers(micro=layer)`` is the reference strategy with
+such a layer as its micro layer.
 """
 from __future__ import annotations
 
@@ -58,12 +58,6 @@ def micro_layer(clear: Callable[..., object]) -> MicroLayer:
                             if block.get("content", "") != old])
     return layer
 
-
-def three_layers_with(layer: MicroLayer) -> ThreeLayers:
-    """The reference's three layers (micro, auto, manual) with ``layer`` as the micro layer."""
-    strategy = ThreeLayers()
-    strategy.clear_old_results = layer  # an instance attribute: called as it is, like the class's staticmethod
-    return strategy
 
 
 def preserve_set(read_file: bool, list_files: bool) -> frozenset[str]:
@@ -144,7 +138,7 @@ def measure_micro(history: list[Message], keep_recent: int, preserve_tools: froz
     layer = micro_layer(clear)
     compacted = copy.deepcopy(history)
     report = layer(compacted, config.keep_recent, config.preserve_tools, config.min_chars)
-    session = run_scenario(TWELVE_FILES, config, root, compactor=three_layers_with(layer))
+    session = run_scenario(TWELVE_FILES, config, root, compactor=ThreeLayers(micro=layer))
     stats = session.stats
     return MicroLab(
         keep_recent, frozenset(preserve_tools), tuple(result_labels(history)),

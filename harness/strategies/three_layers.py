@@ -3,17 +3,18 @@
 Before every call: micro-compact (chapter 02), then, past the threshold,
 auto-compact (chapter 03). When the model calls ``compact``: the same
 summary (chapter 04, the base class's answer). Every knob comes from the
-run's ``CompactionConfig``.
+run's ``CompactionConfig``. Chapters 02 and 03 hand in the student's own
+micro layer (``micro=``) and auto_compact (``summarise=``).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..core.auto import AutoReport, auto_compact, tail_request
 from ..core.config import CompactionConfig
 from ..core.loop import RunContext
 from ..core.messages import Message
-from ..core.micro import micro_compact
+from ..core.micro import MicroReport, micro_compact
 from .base import Compactor
 
 
@@ -22,6 +23,15 @@ class ThreeLayers(Compactor):
     name = "three_layers"
     clear_old_results = staticmethod(micro_compact)  # the micro layer (chapter 09 swaps in reversible placeholders)
     summary_request = staticmethod(tail_request)      # the summary request (chapter 08's control swaps it)
+    summarise: Callable[..., AutoReport] | None = None  # an auto_compact of your own (chapter 03)
+
+    def __init__(self, *, micro: Callable[..., MicroReport] | None = None,
+                 summarise: Callable[..., AutoReport] | None = None) -> None:
+        """``micro`` (micro_compact's arguments, returns a MicroReport) replaces the micro layer, and
+        ``summarise`` (auto_compact's arguments) the summary of the automatic and manual layers."""
+        if micro is not None:
+            self.clear_old_results = micro
+        self.summarise = summarise
 
     def before_call(self, run: RunContext) -> list[str]:
         config, layers = run.config, []
@@ -37,5 +47,7 @@ class ThreeLayers(Compactor):
 
     def compact(self, client: Any, messages: list[Message], config: CompactionConfig,
                 focus: str | None = None) -> AutoReport:
-        """Chapter 03's auto_compact, with this strategy's summary request."""
+        """Chapter 03's auto_compact with this strategy's summary request, or ``summarise`` if given."""
+        if self.summarise is not None:
+            return self.summarise(client, messages, config, focus)
         return auto_compact(client, messages, config, focus, build=self.summary_request)

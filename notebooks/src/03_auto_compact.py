@@ -49,7 +49,7 @@ from harness import (COMPRESSED_HEADER, DEFAULT_MODEL, SUMMARY_PROMPT, AutoRepor
 from harness.core.auto import tail_request
 from harness.fake import fake_client
 from harness.fake.summarizer import whole_messages
-from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, ThreeLayersWith, explore_threshold,
+from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, explore_threshold,
                                    logged_results, placeholder_results, run_with_threshold, sawtooth_figure,
                                    threshold_run)
 from harness.labs.micro_lab import outline
@@ -58,6 +58,7 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
 from harness.labs.yours import Raised, compare, random_histories
+from harness.strategies.three_layers import ThreeLayers
 from harness.session.records import read_log
 
 WORK = own_scratch("03_auto_compact")  # a fresh folder of its own for each run
@@ -452,8 +453,8 @@ failures = [what_it_did(auto_compact, args)["outcome"] for name, args in cases i
 assert failures == [Raised("SummaryFailed")] * 4
 
 # %% [markdown]
-# From here on, the chapter runs *your* `my_auto_compact`. `ThreeLayersWith(my_auto_compact)`
-# (`harness/labs/auto_lab.py`) is the reference agent's three layers with your function
+# From here on, the chapter runs *your* `my_auto_compact`. `ThreeLayers(summarise=my_auto_compact)`
+# (`harness/strategies/three_layers.py`) is the reference agent's three layers with your function
 # plugged in where the summarising happens: micro-compaction before every call, then, past
 # `THRESHOLD`, your `auto_compact`.
 #
@@ -466,7 +467,7 @@ assert failures == [Raised("SummaryFailed")] * 4
 
 # %%
 long = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "long", log=True,
-                    compactor=ThreeLayersWith(my_auto_compact))
+                    compactor=ThreeLayers(summarise=my_auto_compact))
 autos = [e for e in long.events if e.kind == "auto"]
 for e in autos:
     print(f"before call {e.call}: {e.detail['messages_before']} messages, "
@@ -499,7 +500,7 @@ assert run.peak == 49_916 and run.peak < THRESHOLD < max(t.estimated for t in fi
 
 # %%
 first20_compacted = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "first20_compacted",
-                                 requests=SAWTOOTH_REQUESTS, compactor=ThreeLayersWith(my_auto_compact))
+                                 requests=SAWTOOTH_REQUESTS, compactor=ThreeLayers(summarise=my_auto_compact))
 print(f"first 20 requests: re-reads uncompressed {first20.stats.re_reads}, "
       f"with your auto_compact {first20_compacted.stats.re_reads}")
 
@@ -764,7 +765,7 @@ else:
         f"<conversation>\n{json.dumps(twelve, ensure_ascii=False)[:config.tail_chars]}\n</conversation>"), \
         "the conversation should be the first tail_chars characters of the JSON, in <conversation> tags"
     head_run = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "exercise_head",
-                            compactor=ThreeLayersWith(head_compact))
+                            compactor=ThreeLayers(summarise=head_compact))
     display(sawtooth_figure(threshold_run(head_run), run.context, "head summaries (the tail's run in grey)",
                             uncompressed_label="your tail summaries"))
     storage = (WORK / "exercise_head" / "workspace" / "core" / "c06_storage.py").read_text(encoding="utf-8")
