@@ -7,6 +7,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, Scenario
+from harness.labs.tables import Table
 from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, LAB_METRICS, PRESERVE_CHOICES, READ_FILE,
                                  THRESHOLD_SLIDER, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
                                  cost_split_figure, curves_figure, heatmaps_figure, lab_panel, outcome_line,
@@ -95,8 +96,17 @@ def test_table_and_line_show_the_numbers(lab):
     header, row = table.splitlines()
     assert header.split()[:3] == ["setting", "re_reads", "recalls"]
     assert row.startswith("no compaction") and f"${outcome.dollars:.3f}" in row
+    assert isinstance(table, Table) and "| no compaction |" in table._repr_markdown_()
     line = outcome_line(outcome)
     assert f"{outcome.stats.model_calls} calls" in line and f"peak {outcome.stats.peak_context:,}" in line
+
+
+def test_metrics_read_the_outcome(lab):
+    outcome = lab.run(Setting(keep_recent=1, threshold=10_000, preserve_tools=frozenset()))
+    assert outcome.metric("micro_steps") == outcome.stats.compactions.get("micro", 0) > 0
+    assert outcome.metric("summaries") == outcome.stats.compactions.get("auto", 0)
+    assert outcome.metric("cache_writes") == outcome.cost.total("cache_write") > 0
+    assert lab.run(UNCOMPRESSED).metric("micro_steps") == lab.run(UNCOMPRESSED).metric("summaries") == 0
 
 
 def labelled(fig: Figure) -> bool:

@@ -28,6 +28,7 @@ from .cost import EXAMPLE_PRICES, PARTS, CostReport, Prices, cache_recorder, cos
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, Scenario
 from .style import BASELINE, SINGLE_WIDE, WIDE, dollars, new_figure, thousands
+from .tables import Table
 
 TUNING_REQUESTS = LONG_SESSION.requests[:12]  # three folders read, a rule, edits, questions: < 1 s a run
 READ_FILE = frozenset({"read_file"})
@@ -106,6 +107,9 @@ LAB_METRICS: dict[str, tuple[str, Callable[[Outcome], float]]] = {
     "model_calls": ("model calls", lambda o: o.stats.model_calls),
     "input_tokens": ("input tokens billed", lambda o: o.stats.input_tokens_billed),
     "peak_context": ("peak context (tokens)", lambda o: o.stats.peak_context),
+    "micro_steps": ("micro-compactions", lambda o: o.stats.compactions.get("micro", 0)),
+    "summaries": ("summaries (auto-compactions)", lambda o: o.stats.compactions.get("auto", 0)),
+    "cache_writes": ("tokens written to the cache", lambda o: o.cost.total("cache_write")),
     "dollars": ("$ with caching", lambda o: o.dollars),
     "dollars_uncached": ("$ without caching", lambda o: o.dollars_uncached),
     "forgotten": (f"early facts forgotten (of {len(PROBES)})", lambda o: len(o.forgotten)),
@@ -179,14 +183,10 @@ def recommend(outcomes: Iterable[Outcome], *, max_peak: int | None = None) -> li
 
 def outcome_table(outcomes: Iterable[Outcome], metrics: tuple[str, ...] = (
         "re_reads", "recalls", "model_calls", "input_tokens", "peak_context", "dollars",
-        "dollars_uncached", "forgotten")) -> str:
-    """A plain-text table, one row per outcome."""
-    rows = [["setting"] + list(metrics)]
-    for o in outcomes:
-        rows.append([o.setting.label] + [_format(m, o.metric(m)) for m in metrics])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-                     for r in rows)
+        "dollars_uncached", "forgotten")) -> Table:
+    """One row per outcome, one column per metric (plain text, rendered as a table in a notebook)."""
+    return Table(["setting", *metrics], ([o.setting.label] + [_format(m, o.metric(m)) for m in metrics]
+                                         for o in outcomes))
 
 
 def _format(metric: str, value: float) -> str:
