@@ -279,6 +279,32 @@ def test_agent_answers_recall_questions_only_from_visible_text():
         "I can no longer see which file you first asked me to change."
 
 
+RECALL_S01 = "Without opening any file: what is VERSION_TAG in agents/s01_agent_loop.py now?"
+NOTHING_SEEN = "I can no longer see anything about VERSION_TAG in agents/s01_agent_loop.py."
+
+
+@pytest.mark.parametrize("seen, says", [
+    (read_round(S01), 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'),  # a fresh read
+    (read_round(placeholder("read_file")) + [assistant('VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".')],
+     'As far as I can see, VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'),  # its own answer
+    ([user('In agents/s01_agent_loop.py, change VERSION_TAG to "v1-loop".'), assistant("Done.")],
+     'As far as I can see, VERSION_TAG in agents/s01_agent_loop.py is "v1-loop".'),  # the user's request
+    (read_round(S01) + [assistant('VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'),
+                        user('In agents/s01_agent_loop.py, change VERSION_TAG to "v1-loop".'),
+                        assistant([tool_use("e1", "edit_file", {"path": "agents/s01_agent_loop.py",
+                                                                "old_text": "a", "new_text": "b"})]),
+                        user([tool_result("e1", "Edited agents/s01_agent_loop.py")]),
+                        assistant('Changed VERSION_TAG in agents/s01_agent_loop.py to "v1-loop".')],
+     'As far as I can see, VERSION_TAG in agents/s01_agent_loop.py is "v1-loop".'),  # stale read: the latest said
+    (read_round(placeholder("read_file")) + [assistant("Read it.")], NOTHING_SEEN),
+    ([user('In agents/s02_tool_use.py, change VERSION_TAG to "v2-x".'), assistant("Done.")],
+     NOTHING_SEEN),  # another file's tag
+])
+def test_a_tag_asked_from_memory_is_answered_from_what_is_visible_never_with_a_tool(seen, says):
+    action = decide(build_view(seen + [user(RECALL_S01)]), OFFERED)
+    assert (action.say, action.tool) == (says, None)
+
+
 @pytest.mark.parametrize("policy, compacts", [("never", False), ("after_task", True), (10, True), (10_000, False)])
 def test_compact_policy(policy, compacts):
     tools = FILE_TOOLS + [{"name": "compact", "input_schema": {"type": "object", "properties": {}}}]

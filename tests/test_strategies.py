@@ -16,7 +16,8 @@ from harness.fake.summarizer import summarise_text
 from harness.fake.view import build_view
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
-from harness.labs.strategy_lab import StrategyRun, clearing_figure, run_strategy, strategy_table
+from harness.labs.strategy_lab import (StrategyRun, clearing_figure, retention_figure, retention_table, run_strategy,
+                                       strategy_table, summary_requests)
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request
 from harness.strategies.controls import THREE_QUESTIONS_ABOVE, WholeConversationLayers
@@ -131,6 +132,48 @@ def test_a_row_reads_the_session_stats(short_runs):
     assert row["model calls"] == run.session.stats.model_calls
     assert row["input billed"] == run.session.stats.input_tokens_billed
     assert 0 <= row["amnesia score"] <= 1
+
+
+def test_the_retention_table_has_one_row_per_fact_and_one_column_per_strategy(short_runs):
+    runs = list(short_runs.values())
+    lines = retention_table(runs).splitlines()
+    assert lines[0].split()[:7] == ["fact", "said", "in", "position", "mentions", "centrality", "source"]
+    assert lines[0].endswith("s06 whole") and set(lines[1]) == {"-", " "}
+    probes = [a.probe for a in runs[0].amnesia.answers]
+    assert [line[:len(p.name)] for line, p in zip(lines[2:], probes)] == [p.name for p in probes]
+    for line, probe in zip(lines[2:], probes):
+        assert line.split()[-len(runs):] == ["yes" if r.amnesia.remembered[probe.name] else "no" for r in runs]
+    assert lines[-1].split() == ["facts", "kept"] + [f"{sum(r.amnesia.remembered.values())}/{len(probes)}"
+                                                     for r in runs]
+
+
+def test_the_retention_figure_colours_each_cell_by_what_was_kept(short_runs):
+    runs = list(short_runs.values())
+    ax = retention_figure(runs).axes[0]
+    cells = ax.get_images()[0].get_array()
+    assert cells.tolist() == [[float(r.amnesia.remembered[a.probe.name]) for r in runs]
+                              for a in runs[0].amnesia.answers]
+    assert [t.get_text() for t in ax.texts] == ["kept" if v else "lost" for row in cells.tolist() for v in row]
+    assert [t.get_text().split("\n")[0] for t in ax.get_xticklabels()] == [r.strategy.key for r in runs]
+    assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
+
+
+def test_summary_requests_counts_requests_off_by_tool_less_calls():
+    from types import SimpleNamespace
+
+    from harness.core.loop import CallTrace
+    session = SimpleNamespace(trace=[CallTrace(1, 0, 0, 0, 0, (), ("read_file",)), CallTrace(2, 0, 0, 0, 0, (), ()),
+                     CallTrace(3, 0, 0, 0, 0, (), ("bash",), "summary"), CallTrace(3, 0, 0, 0, 0, (), ("bash",)),
+                     CallTrace(4, 0, 0, 0, 0, (), ()), CallTrace(5, 0, 0, 0, 0, (), (), "summary"),
+                     CallTrace(5, 0, 0, 0, 0, (), ())])
+    assert summary_requests(session) == (2, 3)
+
+
+def test_summary_requests_of_a_real_run(short_runs):
+    s06 = short_runs["s06"].session
+    assert len(summary_requests(s06)) == s06.stats.summary_calls > 0
+    assert all(1 <= n <= len(s06.answers) for n in summary_requests(s06))
+    assert summary_requests(short_runs["none"].session) == ()
 
 
 # --- the Claude Code family: nine sections ------------------------------------------------

@@ -2,10 +2,11 @@
 
 It understands a small set of requests (read a folder, change a VERSION_TAG,
 ask for a VERSION_TAG, count lines, search for TODOs, recall an early
-instruction). It needs a file's content in view to answer about it or edit
-it, so when compaction has hidden the content it reads the file again (or,
-when a reversible placeholder shows a recall id, recalls it: chapter 09); it
-answers recall questions only from what is still visible.
+instruction, say without opening a file what a VERSION_TAG is). It needs a
+file's content in view to answer about it or edit it, so when compaction has
+hidden the content it reads the file again (or, when a reversible placeholder
+shows a recall id, recalls it: chapter 09); it answers recall questions
+(chapter 08's amnesia probe) only from what is still visible, never with a tool.
 
 It calls only the tools the request offers. When the natural tool is missing
 it uses another offered one that can do the job (``bash`` with ``cat <path>``
@@ -26,6 +27,7 @@ from .view import PLAN, ToolCall, View, argument
 READ_ALL = re.compile(r"Read every \.py file under (\S+?)/ and summarise what each does\.")
 EDIT = re.compile(r'In (\S+\.py), change VERSION_TAG to "([^"]+)"\.')
 ASK_TAG = re.compile(r"What is VERSION_TAG in (\S+\.py)\?")
+RECALL_TAG = re.compile(r"Without opening any file: what is VERSION_TAG in (\S+\.py) now\?")
 COUNT = re.compile(r"Count the lines of every \.py file under (\S+?)/\.")
 SEARCH = re.compile(r"Search (\S+?)/ for TODO comments\.")
 FIRST_CHANGE = re.compile(r"Which file did I first ask you to change\?")
@@ -107,6 +109,20 @@ def ask_tag(view: View, offered: Tools, path: str) -> Action:
     return Action(f'VERSION_TAG in {path} is "{tag_of(content)}".')
 
 
+def recall_tag(view: View, offered: Tools, path: str) -> Action:
+    """Answer from what is in view, never with a tool: the file's fresh content, else the latest
+    thing said about its tag (the user's edit request, or the agent's own answer or report)."""
+    content = view.content(path)
+    if content is not None:
+        return Action(f'VERSION_TAG in {path} is "{tag_of(content)}".')
+    said = re.compile(rf'(?:In {re.escape(path)}, change VERSION_TAG to|VERSION_TAG in {re.escape(path)} is'
+                      rf'(?: already)?|Changed VERSION_TAG in {re.escape(path)} to) "([^"]+)"')
+    values = [value for t in view.all_text for value in said.findall(t)]
+    if not values:
+        return Action(f"I can no longer see anything about VERSION_TAG in {path}.")
+    return Action(f'As far as I can see, VERSION_TAG in {path} is "{values[-1]}".')
+
+
 def count_lines(view: View, offered: Tools, folder: str) -> Action:
     return _run_once(view, offered, f"wc -l {folder}/*.py",
                      lambda out: f"The .py files under {folder}/ have {total_lines(out)} lines in total.")
@@ -185,7 +201,7 @@ def purpose_of(content: str) -> str:
 
 
 HANDLERS: list[tuple[re.Pattern[str], Callable[..., Action]]] = [
-    (READ_ALL, read_all), (EDIT, edit_tag), (ASK_TAG, ask_tag), (COUNT, count_lines),
+    (READ_ALL, read_all), (EDIT, edit_tag), (RECALL_TAG, recall_tag), (ASK_TAG, ask_tag), (COUNT, count_lines),
     (SEARCH, search_todos), (FIRST_CHANGE, first_change), (RECALL_RULE, recall_rule),
     (INSTRUCTION, acknowledge),
 ]

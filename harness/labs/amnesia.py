@@ -1,16 +1,35 @@
-"""The amnesia probe: after a long session, quiz a copy of its history about the early turns (chapter 08).
+"""The amnesia probe: after a long session, quiz a copy of its history about facts from all of it (chapter 08).
 
-Three things the user said only at the start of LONG_SESSION: which file
-they first asked to change, a standing constraint with its reason (never
-edit tools/: it is vendored code), and the decision that constraint implies
-when a late request breaks it (refuse, and say why). Each probe question is
-appended to a deep copy of the final history and sent once to the model
-with the session's system prompt and tools; no tool is run and the session
-itself is left exactly as it was. The score is the fraction answered right.
+Eight facts of LONG_SESSION, graded by where they were first said (the
+early, middle or late third of its 68 work requests), by how many requests
+brought them up, by whether later work depends on them (``central``: the
+standing rule never to edit tools/, its reason, and the refusal it implies
+when the user asks for such an edit) or not (``incidental``: which file was
+changed first, VERSION_TAG values), and by where the fact lives: in the
+user's own words, or only in a tool result (and the agent's answer to it).
+The first three are the questions LONG_SESSION ends with; the other five ask
+"Without opening any file: what is VERSION_TAG in <path> now?", which the
+fake answers from what is in view (a fresh read of the file, else the latest
+thing said about the tag) and never with a tool. In this session every
+central fact is also an early one, so no report of it can tell centrality
+from position.
+
+Each probe question is appended to a deep copy of the final history and sent
+once to the model with the session's system prompt, tools and context edits;
+no tool is run and the session is left exactly as it was. A fact counts as
+remembered only when the reply has no tool call and contains every expected
+phrase (case-insensitive; a tuple of phrases: any one of them). That is a
+substring check, tuned to what a model could say: the expected phrases are
+the fact itself (a file name, a tag value, "vendored") plus, for the rule and
+the refusal, a negation and a reference to the user's instruction. A real
+model that paraphrases further ("per your earlier guidance") is scored as
+forgetting, and one that re-reads the file to be sure is scored as not
+remembering; the fake never does either.
 """
 from __future__ import annotations
 
 import copy
+from collections import defaultdict
 from dataclasses import dataclass
 
 from ..core.loop import RunContext, messages_api, to_dicts
@@ -18,23 +37,69 @@ from ..core.messages import Message, check_shape, user
 from ..session.runner import Session
 from .scenarios import LONG_SESSION
 
+# LONG_SESSION ends with three probe questions: the session to probe is everything before them.
+CLOSING_QUESTIONS = LONG_SESSION.requests[-3:]
+WORK_REQUESTS = LONG_SESSION.requests[:-3]
+POSITIONS = ("early", "middle", "late")  # thirds of WORK_REQUESTS
+
+Expected = str | tuple[str, ...]  # a phrase, or alternatives of which one must appear
+
 
 @dataclass(frozen=True)
 class Probe:
+    """One fact and the question that tests it. ``said_in``: the work requests (1-based, in
+    WORK_REQUESTS) that brought the fact up; ``centrality``: "central" if later work depends on it,
+    else "incidental"; ``source``: "user" if the user's words state it, "tool" if only a tool result does."""
     name: str
     question: str
-    expect: tuple[str, ...]   # every one of these must appear in the reply's text
+    expect: tuple[Expected, ...]   # every one of these must appear in the reply's text
+    said_in: tuple[int, ...] = ()
+    centrality: str = "incidental"
+    source: str = "user"
+
+    @property
+    def mentions(self) -> int:
+        return len(self.said_in)
+
+    @property
+    def position(self) -> str:
+        """The third of the session in which the fact was first said ("" if not known)."""
+        if not self.said_in:
+            return ""
+        return POSITIONS[min((self.said_in[0] - 1) * len(POSITIONS) // len(WORK_REQUESTS), len(POSITIONS) - 1)]
+
+    def matches(self, reply: str) -> bool:
+        """Whether ``reply`` contains every expected phrase (any one of a tuple's), ignoring case."""
+        said = reply.lower()
+        return all(any(p.lower() in said for p in ((e,) if isinstance(e, str) else e)) for e in self.expect)
 
 
+def tag_from_memory(path: str) -> str:
+    """The question that asks for a VERSION_TAG from memory."""
+    return f"Without opening any file: what is VERSION_TAG in {path} now?"
+
+
+NEGATION = ("not", "n't", "never")
+BECAUSE_YOU_SAID = ("vendored", "you asked", "you told", "you said", "your instruction")
 PROBES = (
-    Probe("first file changed", "Which file did I first ask you to change?", ("agents/s03_todo_write.py",)),
-    Probe("constraint and its reason", "What did I tell you about tools/?",
-          ("never edit anything under tools/", "vendored code")),
-    Probe("decision and its reason", 'In tools/t05_shell.py, change VERSION_TAG to "v5-unsafe".',
-          ("I will not change tools/t05_shell.py", "never to edit anything under tools/")),
+    # the three questions LONG_SESSION ends with: all said in its first three requests
+    Probe("first file changed", CLOSING_QUESTIONS[0], ("s03_todo_write",), (3,)),
+    Probe("constraint and its reason", CLOSING_QUESTIONS[1], ("tools/", NEGATION, "vendored"), (2,), "central"),
+    Probe("decision and its reason", CLOSING_QUESTIONS[2], (NEGATION, BECAUSE_YOU_SAID), (2,), "central"),
+    # values the user set by an edit request, asked about again later
+    Probe("c06_storage's tag", tag_from_memory("core/c06_storage.py"), ("v6-append-only",), (7, 21, 48)),
+    Probe("p05_cache's tag", tag_from_memory("plugins/p05_cache.py"), ("v5-keyed",), (30, 49)),
+    Probe("c01_config's tag", tag_from_memory("core/c01_config.py"), ("v1-validated",), (64, 65)),
+    # values only a read showed (the user asked once; the agent read the file and answered)
+    Probe("c04_transport's tag", tag_from_memory("core/c04_transport.py"), ("v4-transport",), (31,), source="tool"),
+    Probe("c10_metrics's tag", tag_from_memory("core/c10_metrics.py"), ("v10-metrics",), (50,), source="tool"),
 )
-# LONG_SESSION ends with these three questions: the session to probe is everything before them.
-WORK_REQUESTS = tuple(r for r in LONG_SESSION.requests if r not in {p.question for p in PROBES})
+
+
+def probes_for(requests: tuple[str, ...] | list[str]) -> tuple[Probe, ...]:
+    """The probes whose fact ``requests`` said (its first mention is among them): a session that
+    never heard a fact cannot forget it."""
+    return tuple(p for p in PROBES if p.said_in and WORK_REQUESTS[p.said_in[0] - 1] in requests)
 
 
 @dataclass(frozen=True)
@@ -42,7 +107,7 @@ class ProbeAnswer:
     probe: Probe
     reply: str                # the text of the reply ("" if the model only called a tool)
     tools: tuple[str, ...]    # tools the model asked for instead of answering
-    correct: bool
+    correct: bool             # answered from memory: no tool call, every expected phrase
 
 
 @dataclass(frozen=True)
@@ -57,6 +122,19 @@ class AmnesiaReport:
     @property
     def forgotten(self) -> tuple[str, ...]:
         return tuple(a.probe.name for a in self.answers if not a.correct)
+
+    @property
+    def remembered(self) -> dict[str, bool]:
+        """Each probe's name and whether it was answered from memory, in probe order."""
+        return {a.probe.name: a.correct for a in self.answers}
+
+    def by(self, grade: str) -> dict[str, float]:
+        """The fraction answered right per value of one grading field ("position", "mentions",
+        "centrality" or "source"), values in the order they first appear."""
+        groups: dict[str, list[bool]] = defaultdict(list)
+        for a in self.answers:
+            groups[str(getattr(a.probe, grade))].append(a.correct)
+        return {value: sum(right) / len(right) for value, right in groups.items()}
 
 
 def ask_copy(session: Session, history: list[Message], question: str) -> tuple[str, tuple[str, ...]]:
@@ -76,11 +154,15 @@ def ask_copy(session: Session, history: list[Message], question: str) -> tuple[s
     return reply, tuple(b["name"] for b in content if b["type"] == "tool_use")
 
 
-def probe_amnesia(session: Session, probes: tuple[Probe, ...] = PROBES) -> AmnesiaReport:
-    """Ask every probe of a deep copy of the session's final history and score the replies."""
+def probe_amnesia(session: Session, probes: tuple[Probe, ...] | None = None) -> AmnesiaReport:
+    """Ask every probe of a deep copy of the session's final history and score the replies.
+    By default the probes are those whose fact the session heard, taking the session to have run
+    the first ``len(session.answers)`` work requests of LONG_SESSION, as every lab of the course does."""
+    if probes is None:
+        probes = probes_for(WORK_REQUESTS[:len(session.answers)])
     history = copy.deepcopy(session.messages)
     answers = []
     for probe in probes:
         reply, tools = ask_copy(session, history, probe.question)
-        answers.append(ProbeAnswer(probe, reply, tools, all(e in reply for e in probe.expect)))
+        answers.append(ProbeAnswer(probe, reply, tools, not tools and probe.matches(reply)))
     return AmnesiaReport(tuple(answers))

@@ -3,7 +3,10 @@
 ``run_strategies`` sends the same requests through the same loop and fake
 once per strategy, then puts the amnesia probe to each final history, so
 the table compares like with like: model calls, re-reads, peak context,
-input tokens billed and the fraction of early facts still known.
+input tokens billed and the fraction of probed facts still known. The
+retention table and heat map break that fraction down fact by fact, each
+fact with its grading (where it was said, how often, how central, where it
+lives).
 
 The fake enforces the pretend window on every call, summaries included, so
 a strategy whose request does not fit gets the API's 400. The baseline
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from matplotlib.figure import Figure
+from matplotlib.colors import ListedColormap
 
 from ..core.config import CompactionConfig
 from ..session.runner import Session
@@ -25,7 +29,7 @@ from ..strategies.server_side import ServerToolClearing
 from .amnesia import WORK_REQUESTS, AmnesiaReport, probe_amnesia
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, TWELVE_FILES, Scenario
-from .style import SINGLE_WIDE, STRATEGY_COLOURS, new_figure
+from .style import FORGOTTEN, REMEMBERED, RETENTION, SINGLE_WIDE, STRATEGY_COLOURS, new_figure
 
 
 @dataclass
@@ -62,12 +66,51 @@ def run_strategies(root: str | Path, chosen: tuple[Strategy, ...] | None = None,
 def strategy_table(runs: list[StrategyRun]) -> str:
     """The strategy table as aligned text, thousands separated."""
     rows = [run.row() for run in runs]
-    headers = list(rows[0])
-    cells = [headers] + [[f"{v:,}" if isinstance(v, int) else str(v) for v in row.values()] for row in rows]
+    return aligned(list(rows[0]), [[f"{v:,}" if isinstance(v, int) else str(v) for v in row.values()]
+                                   for row in rows])
+
+
+GRADES = ("said in", "position", "mentions", "centrality", "source")
+
+
+def retention_table(runs: list[StrategyRun]) -> str:
+    """Fact by strategy: each probed fact with its grading, then "yes" where the strategy's final
+    history still answered it from memory, "no" where not; the last row counts the facts kept."""
+    probes = [a.probe for a in runs[0].amnesia.answers]
+    rows = [[p.name, ", ".join(map(str, p.said_in)), p.position, str(p.mentions), p.centrality, p.source]
+            + ["yes" if run.amnesia.remembered[p.name] else "no" for run in runs] for p in probes]
+    kept = [f"{sum(run.amnesia.remembered.values())}/{len(probes)}" for run in runs]
+    return aligned(["fact", *GRADES, *(run.strategy.key for run in runs)],
+                   rows + [["facts kept"] + [""] * len(GRADES) + kept])
+
+
+def aligned(headers: list[str], rows: list[list[str]]) -> str:
+    """A plain-text table: the first column left-aligned, the others right-aligned, a rule under the headers."""
+    cells = [headers] + rows
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
              for r in cells]
     return "\n".join(lines[:1] + ["  ".join("-" * w for w in widths)] + lines[1:])
+
+
+def retention_figure(runs: list[StrategyRun]) -> Figure:
+    """A heat map of the retention table: one row per fact (its grading in the label), one column per
+    strategy, green where the fact was answered from memory, red where it was not."""
+    probes = [a.probe for a in runs[0].amnesia.answers]
+    kept = [[float(run.amnesia.remembered[p.name]) for run in runs] for p in probes]
+    fig = new_figure(RETENTION)
+    ax = fig.subplots()
+    ax.imshow(kept, cmap=ListedColormap([FORGOTTEN, REMEMBERED]), vmin=0, vmax=1, aspect="auto")
+    for row, values in enumerate(kept):
+        for column, value in enumerate(values):
+            ax.text(column, row, "kept" if value else "lost", ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(len(runs)), [f"{run.strategy.key}\n{sum(run.amnesia.remembered.values())}/{len(probes)} kept"
+                                     for run in runs], fontsize=8)
+    ax.set_yticks(range(len(probes)), [f"{p.name} (said in {', '.join(map(str, p.said_in))}; {p.position}, "
+                                       f"{p.centrality}, {p.source})" for p in probes], fontsize=8)
+    ax.set(xlabel="strategy", ylabel="probed fact (grading)",
+           title="amnesia probe, fact by fact: kept (green) or lost (red) in the final history")
+    return fig
 
 
 def clearing_figure(root: str | Path, trigger: int = 10_000, keep: int = 3, clear_at_least: int = 0,
@@ -95,6 +138,18 @@ def clearing_figure(root: str | Path, trigger: int = 10_000, keep: int = 3, clea
     ax.set_ylim(0, 30_000)
     ax.legend(loc="upper left")
     return fig
+
+
+def summary_requests(session: Session) -> tuple[int, ...]:
+    """The request (1-based, in the order sent) during which each summary was written. A request
+    ends on the agent call that asks for no tool, so a session where a request stopped at
+    ``max_turns`` or on the ``compact`` tool is miscounted after it."""
+    request, of_call = 1, {}
+    for t in session.trace:
+        if t.kind == "agent":
+            of_call[t.call] = request
+            request += not t.tools
+    return tuple(of_call[t.call] for t in session.trace if t.kind == "summary")
 
 
 def cleared_so_far(session: Session) -> dict[str, int]:

@@ -15,9 +15,11 @@ SINGLE = (7.0, 4.0)         # one panel
 SINGLE_WIDE = (8.0, 4.0)    # one panel with a long title or legend
 BARS_AND_CURVE = (12.0, 4.2)
 SAWTOOTH = (10.0, 4.2)
+RETENTION = (10.0, 4.5)     # a heat map: facts down, strategies across
 LEGEND = {"loc": "upper left"}                                          # inside, where curves start low
 LEGEND_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0)}    # beside, when curves fill the axes
 
+REMEMBERED, FORGOTTEN = "#b7e4b0", "#f4b6b0"       # a fact kept / lost, light enough to write on
 BASELINE = {"color": "#7f7f7f", "linestyle": "--"}  # no compaction, drawn the same way everywhere
 STRATEGY_COLOURS = {                                 # one colour per strategy, in every chapter
     "none": "#7f7f7f",

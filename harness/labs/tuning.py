@@ -23,7 +23,7 @@ from ..session.runner import SessionStats
 from ..strategies.base import Compactor
 from ..strategies.batched_micro import BatchedMicro
 from ..strategies.recall import recalls
-from .amnesia import PROBES, probe_amnesia
+from .amnesia import probe_amnesia, probes_for
 from .cost import EXAMPLE_PRICES, PARTS, CostReport, Prices, cache_recorder, cost_of
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, Scenario
@@ -31,6 +31,7 @@ from .style import BASELINE, SINGLE_WIDE, WIDE, dollars, new_figure, thousands
 from .tables import Table
 
 TUNING_REQUESTS = LONG_SESSION.requests[:12]  # three folders read, a rule, edits, questions: < 1 s a run
+TUNING_PROBES = probes_for(TUNING_REQUESTS)    # the amnesia probes whose fact those requests said
 READ_FILE = frozenset({"read_file"})
 PRESERVE_CHOICES = (("read_file", READ_FILE), ("nothing", frozenset()),
                     ("read_file, bash", frozenset({"read_file", "bash"})))
@@ -112,7 +113,7 @@ LAB_METRICS: dict[str, tuple[str, Callable[[Outcome], float]]] = {
     "cache_writes": ("tokens written to the cache", lambda o: o.cost.total("cache_write")),
     "dollars": ("$ with caching", lambda o: o.dollars),
     "dollars_uncached": ("$ without caching", lambda o: o.dollars_uncached),
-    "forgotten": (f"early facts forgotten (of {len(PROBES)})", lambda o: len(o.forgotten)),
+    "forgotten": (f"early facts forgotten (of {len(TUNING_PROBES)})", lambda o: len(o.forgotten)),
 }
 
 
@@ -199,7 +200,7 @@ def outcome_line(outcome: Outcome) -> str:
     return (f"{s.model_calls} calls · {s.re_reads} re-reads · {outcome.recalls} recalls · "
             f"peak {s.peak_context:,} · {s.input_tokens_billed:,} tokens · "
             f"${outcome.dollars:.2f} cached (${outcome.dollars_uncached:.2f} uncached) · "
-            f"forgot {len(outcome.forgotten)}/{len(PROBES)}")
+            f"forgot {len(outcome.forgotten)}/{len(TUNING_PROBES)}")
 
 
 # --- figures ---------------------------------------------------------------------
