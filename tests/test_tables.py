@@ -1,4 +1,4 @@
-"""Tables of numbers: plain text for reading and nbval, markdown for JupyterLab (harness/labs/tables.py, chapter 09)."""
+"""Tables of numbers: plain text for reading and nbval, markdown for JupyterLab (harness/labs/tables.py, ch. 09)."""
 from __future__ import annotations
 
 import pytest

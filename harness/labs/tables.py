@@ -20,7 +20,7 @@ class Table(str):
         rows = tuple(tuple(str(c) for c in row) for row in rows)
         if any(len(row) != len(header) for row in rows):
             raise ValueError(f"every row needs {len(header)} cells")
-        table = super().__new__(cls, aligned((header, *rows)))
+        table = super().__new__(cls, plain_text((header, *rows)))
         table.header, table.rows = header, rows
         return table
 
@@ -35,7 +35,8 @@ class Table(str):
         return "\n".join(lines + [markdown_row(row) for row in self.rows])
 
 
-def aligned(rows: Sequence[Sequence[str]]) -> str:
+def plain_text(rows: Sequence[Sequence[str]]) -> str:
+    """The rows as text, columns padded to one width each."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
                                for i, (cell, w) in enumerate(zip(row, widths))).rstrip()

@@ -39,18 +39,20 @@
 from IPython.display import display
 from ipywidgets import Dropdown, IntSlider
 
-from harness import CompactionConfig, Toolbox, Workspace, assistant, placeholder, tool_result, tool_use, user
+from harness import (CompactionConfig, Toolbox, Workspace, assistant, placeholder, text_of, tool_result, tool_use,
+                     user)
 from harness.core.tokens import text_tokens
 from harness.fake import fake_client
 from harness.labs.cost import (EXAMPLE_PRICES, Prices, PromptCache, break_even_calls, cache_recorder,
                                common_prefix, cost_of, price, request_segments)
 from harness.labs.panel import panel
+from harness.labs.recording import RecordingClient
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES, python_module
 from harness.labs.scratch import own_scratch
 from harness.labs.tables import Table
 from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, PRESERVE_CHOICES, READ_FILE,
-                                 THRESHOLD_SLIDER, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
+                                 THRESHOLD_SLIDER, TUNING_PROBES, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
                                  cost_split_figure, curves_figure, heatmaps_figure, lab_panel, outcome_table,
                                  recommend, settings_grid)
 from harness.session.runner import SYSTEM_PROMPT
@@ -92,12 +94,12 @@ print(PRICES)
 # system prompt first), each with a fingerprint and a token count.
 
 # %%
-print(Table(["price", "$ per million tokens", "× input"],
-            [["input", f"{PRICES.input:.2f}", "1"],
-             ["cache write (5 minutes)", f"{PRICES.input * PRICES.cache_write_factor:.2f}",
-              f"{PRICES.cache_write_factor:g}"],
-             ["cache read", f"{PRICES.input * PRICES.cache_read_factor:.2f}", f"{PRICES.cache_read_factor:g}"],
-             ["output", f"{PRICES.output:.2f}", f"{PRICES.output / PRICES.input:g}"]]))
+Table(["price", "$ per million tokens", "× input"],
+      [["input", f"{PRICES.input:.2f}", "1"],
+       ["cache write (5 minutes)", f"{PRICES.input * PRICES.cache_write_factor:.2f}",
+        f"{PRICES.cache_write_factor:g}"],
+       ["cache read", f"{PRICES.input * PRICES.cache_read_factor:.2f}", f"{PRICES.cache_read_factor:g}"],
+       ["output", f"{PRICES.output:.2f}", f"{PRICES.output / PRICES.input:g}"]])
 
 # %%
 assert (PRICES.input, PRICES.output, PRICES.cache_write_factor, PRICES.cache_read_factor) == (3, 15, 1.25, 0.1)
@@ -130,7 +132,8 @@ def cleared(messages: list[dict], result: int) -> list[dict]:
     return copy
 
 
-def segments(messages: list[dict]):
+def segments(messages: list[dict]) -> list:
+    """The request's blocks in cache order, as the agent would send it."""
     return request_segments(messages, SYSTEM_PROMPT, schemas)
 
 
@@ -157,7 +160,8 @@ first_table
 # writes everything after it again (*any model*: the provider bills the request, not the answer).
 
 # %%
-(total_4, _, read_4, write_4), (total_5, shared_5, read_5, write_5) = splits["4 files read"], splits["4 read, 2nd cleared"]
+(total_4, _, read_4, write_4) = splits["4 files read"]
+(total_5, shared_5, read_5, write_5) = splits["4 read, 2nd cleared"]
 assert splits["1 file read"][2:] == (0, splits["1 file read"][0])  # an empty cache: all written
 assert read_4 == splits["3 files read"][0] and total_5 < total_4
 assert read_5 == splits["1 file read"][0] < shared_5 and read_5 + write_5 == total_5
@@ -194,8 +198,9 @@ Table(["KEEP_RECENT", "blocks after the cleared one", "tokens cleared", "read", 
 # The deeper the window, the more each clearing writes again, and the longer it takes to pay off. Then
 # comes a cliff: once the cleared block is 20 or more blocks back, no stored prefix before it lies within
 # the lookback, and the call writes the **whole request**. With one tool call per round that happens at
-# KEEP_RECENT = 10, the seed's "hoarder" setting. On the real API the lookback is "about" 20 blocks and
-# a round with parallel tool calls has more blocks, so the cliff comes at a similar, not the same, depth.
+# KEEP_RECENT = 10, the KEEP_RECENT of the seed's "too conservative" setting. On the real API the
+# lookback is "about" 20 blocks and a round with parallel tool calls has more blocks, so the cliff comes
+# at a similar, not the same, depth.
 
 # %%
 assert all(rewrites[k][3] < rewrites[k + 1][3] for k in range(1, 11))  # deeper: more written
@@ -231,7 +236,7 @@ assert rewrites[10][3] == sum(s.tokens for s in segments(cleared(reads(12), 2)))
 #   breakpoints on older blocks (up to 4) can soften the cliff; they cannot make a rewrite free.
 # - *This model only:* the dollar amounts. They use example prices and cl100k counts, and assume no
 #   entry expires. In a real session a pause of more than 5 minutes (a person reading, a long test run)
-#   empties the cache, and the next call writes everything, whatever compaction did. Read the amounts
+#   lets the stored prefixes expire, and the next call writes everything, whatever compaction did. Read the amounts
 #   as comparisons between settings, not as a bill.
 
 # %% [markdown]
@@ -271,34 +276,52 @@ assert sum(c.input for c in cached.calls) == twelve.stats.input_tokens_billed
 # ### The lab
 #
 # A `Lab` does this for any `Setting` of the knobs: it runs the session, prices it with and without
-# caching, puts the amnesia probe of chapter 08 to the final history (things the user said only at the
-# start: which file they first asked to change, a standing rule and its reason, what that rule implies
-# for a late request), and remembers the outcome so nothing runs twice.
+# caching, puts the amnesia probe of chapter 08 to the final history, and remembers the outcome so
+# nothing runs twice. The probe asks about every fact the session has heard, one question each, and
+# records which ones the agent still knows.
 #
 # **Which session?** The full `LONG_SESSION` is long to run 15 times over, so the lab runs its first 12
 # requests (`TUNING_REQUESTS`): read agents/ (12 files), a standing rule about tools/, edits and
 # questions, read core/ (12 files), more edits, a TODO search, and read tools/ (10 files). Uncompressed
-# it peaks high enough for every THRESHOLD below to mean something.
+# it peaks high enough for every THRESHOLD below to mean something. Those requests state four of the
+# probe's facts:
 
 # %%
 lab = Lab(WORK / "lab", requests=TUNING_REQUESTS, prices=PRICES)
-plain, default = lab.run(UNCOMPRESSED), lab.run(Setting())
 print(f"{len(TUNING_REQUESTS)} requests, the last: {TUNING_REQUESTS[-1]!r}")
-outcome_table([plain, default], ("model_calls", "input_tokens", "peak_context", "summaries", "dollars_uncached",
-                                 "dollars", "forgotten"))
+Table(["fact", "said in request", "the question"],
+      [[p.name, ", ".join(str(n) for n in p.said_in if n <= len(TUNING_REQUESTS)), p.question]
+       for p in TUNING_PROBES])
+
+# %%
+plain, default = lab.run(UNCOMPRESSED), lab.run(Setting())
+display(outcome_table([plain, default], ("model_calls", "input_tokens", "peak_context", "summaries",
+                                         "dollars_uncached", "dollars")))
+outcome_table([plain, default], ("facts",))
 
 # %% [markdown]
 # Without compaction the history is never rewritten, so with caching it is almost all cache reads. The
 # reference defaults (KEEP_RECENT=3, THRESHOLD=50k, `read_file` preserved) bill far fewer tokens, but
-# once the cache is counted they save much less, and their one summary loses every early fact.
+# once the cache is counted they save much less. Their one summary loses the three facts from the first
+# requests and keeps only the tag set in request 7: the summariser sees only the last 80,000 characters
+# of the history (chapter 03), and by then the first requests lie before that tail.
 
 # %%
 assert (plain.stats.model_calls, plain.stats.input_tokens_billed, plain.stats.peak_context) == (54, 1_947_914, 70_376)
 assert (round(plain.dollars_uncached, 3), round(plain.dollars, 3)) == (5.877, 0.864)
 assert default.stats.input_tokens_billed < 0.6 * plain.stats.input_tokens_billed
 assert 0.85 * plain.dollars < default.dollars < plain.dollars
-assert default.stats.compactions["auto"] == 1 and len(default.forgotten) == 3 and not plain.forgotten
-assert TUNING_REQUESTS == LONG_SESSION.requests[:12] and len(TUNING_REQUESTS) == 12
+assert default.stats.compactions["auto"] == 1 and not plain.forgotten
+assert default.kept == ("c06_storage's tag",) and TUNING_PROBES[-1].said_in[0] == 7
+assert all(p.said_in[0] <= 3 for p in TUNING_PROBES[:3]) and CompactionConfig().tail_chars == 80_000
+
+# What the one summary was shown: the same run again, keeping only the summary request (it offers no tools).
+shown = RecordingClient(fake_client(), lambda request: None if request.get("tools") else request["messages"][-1])
+run_scenario(LONG_SESSION, Setting().config(), WORK / "shown", client=shown, requests=TUNING_REQUESTS)
+[summary_request] = [text_of(message) for message in shown.records]
+assert "vendored" not in summary_request and "s03_todo_write" not in summary_request  # the rule, the first edit
+assert "v6-append-only" in summary_request                                              # the tag of request 7
+assert TUNING_REQUESTS == LONG_SESSION.requests[:12] and len(TUNING_REQUESTS) == 12 and len(TUNING_PROBES) == 4
 assert [len(files) for _, files in LONG_SESSION.folders[:3]] == [12, 12, 10]
 
 # %% [markdown]
@@ -375,9 +398,9 @@ outcome_table([every_call, reversible], ("re_reads", "recalls", "model_calls", "
 # Every file read again becomes a recall: no file is read from disk twice. But the model makes the same
 # number of calls and a recalled text is exactly as long as a fresh read, so **nothing is saved in
 # tokens**: reversible placeholders bill slightly *more* input, because every placeholder is longer (the
-# one shown above by 18 tokens) and the tool list carries one more schema, on every call. What recall buys is not a
-# smaller bill: it is the exact output the agent saw, even when the file has since changed or the tool
-# cannot be re-run without side effects (a test run, a web fetch).
+# one shown above by 18 tokens) and the tool list carries one more schema, on every call. What recall
+# buys is not a smaller bill: it is the exact output the agent saw, even when the file has since changed
+# or the tool cannot be re-run without side effects (a test run, a web fetch).
 
 # %%
 assert (reversible.stats.re_reads, reversible.recalls) == (0, every_call.stats.re_reads) and reversible.recalls > 0
@@ -392,9 +415,9 @@ assert longer == 18
 # ## 6 · The sweep
 #
 # Now the grid. With `read_file` preserved (the reference default) we sweep KEEP_RECENT ∈ {1, 3, 10} ×
-# THRESHOLD ∈ {20k, 50k, 120k}; with nothing preserved, KEEP_RECENT ∈ {1, 3, 10} at 50k (below, the
-# threshold never matters: micro keeps the context far under 20k). Settings already run above are
-# reused; the bars count the settings (their output is not compared by nbval).
+# THRESHOLD ∈ {20k, 50k, 120k}; with nothing preserved, KEEP_RECENT ∈ {1, 3, 10} at 50k (micro keeps the
+# context under 25,000 tokens there, so 50k is never reached). Settings already run above are reused;
+# the bars count the settings (their output is not compared by nbval).
 
 # %% tags=["nbval-ignore-output"]
 grid_preserved = lab.sweep(settings_grid((1, 3, 10), (20_000, 50_000, 120_000), READ_FILE),
@@ -403,14 +426,14 @@ grid_nothing = lab.sweep(settings_grid((1, 3, 10), (50_000,), NOTHING), desc="no
 
 # %%
 SWEEP_COLUMNS = ("re_reads", "summaries", "micro_steps", "peak_context", "cache_writes", "dollars_uncached",
-                 "dollars", "forgotten")
-outcome_table(grid_preserved, SWEEP_COLUMNS)
+                 "dollars")
+display(outcome_table(grid_preserved, SWEEP_COLUMNS))
+outcome_table(grid_preserved, ("summaries", "facts"))
 
 # %%
-display(heatmaps_figure(grid_preserved, ("re_reads", "forgotten"),
-                        title="read_file preserved: what the agent goes through"))
-display(heatmaps_figure(grid_preserved, ("dollars_uncached", "dollars"),
-                        title="read_file preserved: what it costs (example prices)"))
+display(heatmaps_figure(grid_preserved, ("re_reads", "dollars_uncached", "dollars"),
+                        title="read_file preserved: what the agent goes through, and what it costs (example prices)"))
+display(heatmaps_figure(grid_preserved, ("facts",), title="read_file preserved: which facts each setting forgets"))
 
 # %% [markdown]
 # What the table and the heatmaps say, with `read_file` preserved:
@@ -418,10 +441,12 @@ display(heatmaps_figure(grid_preserved, ("dollars_uncached", "dollars"),
 # - **Re-reads follow THRESHOLD only**: each column of the re-read heatmap holds one value, falling as
 #   the threshold rises. With file contents preserved, micro only clears `bash` output, which the agent
 #   uses once, at once; files are read again only after a summary has folded them away (*this fake*).
-# - **Every summary here forgets**: every setting that summarised lost all the early facts; 120k never
-#   summarised this session and forgot none. The summariser sees only the last 80,000 characters of the
-#   history (chapter 03), and the facts were given at the start (*any model* given only that tail:
-#   chapter 08's control, which summarises the whole conversation, keeps them).
+# - **Which facts go follows THRESHOLD too**: 120k never summarised this session and forgot nothing;
+#   50k summarised once and lost the three facts from the first requests, keeping the tag set in
+#   request 7; 20k summarised again and again and lost that tag as well. Each summary sees only the last
+#   80,000 characters of the history, so what was said before that tail is gone (*any model* given only
+#   that tail; chapter 08 tests it with a control that summarises the whole conversation). Is a lower
+#   threshold always worse for memory? Exercise 3 asks you to find out with the sliders.
 # - **Money**: without caching, a lower THRESHOLD is always cheaper. With caching, at 50k and 120k a
 #   deeper KEEP_RECENT is dearer (each micro step rewrites more of the cached prefix, and at 10 the
 #   whole request), and KEEP_RECENT=10 at 120k is dearer than no compaction at all. At 20k the summaries
@@ -435,8 +460,8 @@ THRESHOLDS = (20_000, 50_000, 120_000)
 for k in (1, 3, 10):
     assert [at[k, t].stats.re_reads for t in THRESHOLDS] == [at[1, t].stats.re_reads for t in THRESHOLDS]
     assert at[k, 20_000].stats.re_reads > at[k, 50_000].stats.re_reads > at[k, 120_000].stats.re_reads == 0
-    assert [len(at[k, t].forgotten) for t in THRESHOLDS] == [3, 3, 0]
-    assert all(at[k, t].stats.compactions.get("auto", 0) > 0 for t in (20_000, 50_000))
+    assert [at[k, t].kept for t in THRESHOLDS] == [(), ("c06_storage's tag",), at[k, 120_000].asked]
+    assert at[k, 20_000].stats.compactions["auto"] > at[k, 50_000].stats.compactions["auto"] == 1
     assert "auto" not in at[k, 120_000].stats.compactions
     assert at[k, 20_000].dollars_uncached < at[k, 50_000].dollars_uncached < at[k, 120_000].dollars_uncached
 for t in (50_000, 120_000):
@@ -445,14 +470,13 @@ assert at[10, 120_000].dollars > plain.dollars
 assert at[10, 20_000].stats.compactions["micro"] == 1
 assert round(at[10, 20_000].dollars, 2) == round(at[1, 20_000].dollars, 2)
 assert all(o.stats.reads_after_edit == 0 for o in lab.outcomes.values())
-assert CompactionConfig().tail_chars == 80_000
 
 # %% [markdown]
 # With nothing preserved the picture is different: file contents go too, so the context stays small and
 # nothing is ever summarised, and KEEP_RECENT becomes the knob.
 
 # %%
-outcome_table(grid_nothing, SWEEP_COLUMNS)
+outcome_table(grid_nothing, (*SWEEP_COLUMNS, "forgotten"))
 
 # %% [markdown]
 # KEEP_RECENT=1 reads files again hardly more often than 3 or 10: our agent writes a note about each file
@@ -467,6 +491,7 @@ assert nothing[1].stats.re_reads == nothing[3].stats.re_reads >= nothing[10].sta
 assert nothing[1].stats.re_reads - nothing[10].stats.re_reads <= 2
 assert 1.8 < nothing[3].dollars / nothing[1].dollars and 1.8 < nothing[10].dollars / nothing[3].dollars
 assert all(not o.forgotten and "auto" not in o.stats.compactions for o in grid_nothing)
+assert max(o.stats.peak_context for o in grid_nothing) < 25_000
 
 # %% [markdown]
 # ## 7 · The goldfish and the hoarder
@@ -475,7 +500,7 @@ assert all(not o.forgotten and "auto" not in o.stats.compactions for o in grid_n
 
 # %%
 goldfish, hoarder = lab.run(GOLDFISH), lab.run(HOARDER)
-FACE_OFF = {"summaries": "summaries", "re_reads": "files read again", "forgotten": "early facts forgotten",
+FACE_OFF = {"summaries": "summaries", "re_reads": "files read again", "forgotten": "facts forgotten",
             "peak_context": "peak context (tokens)", "input_tokens": "input tokens billed",
             "dollars_uncached": "$ without caching", "dollars": "$ with caching"}
 Table(["", "goldfish", "hoarder", "hoarder ÷ goldfish", "no compaction"],
@@ -487,31 +512,34 @@ Table(["", "goldfish", "hoarder", "hoarder ÷ goldfish", "no compaction"],
 
 # %%
 display(curves_figure([plain, goldfish, hoarder], title="the goldfish and the hoarder on the lab session"))
+outcome_table([goldfish, hoarder], ("facts",))
 
 # %% [markdown]
 # Both show what the seed says. **The goldfish** (KEEP_RECENT=1, THRESHOLD=20k) summarises again and
-# again, reads files again and forgets every early fact, but its context stays small. **The hoarder**
-# (KEEP_RECENT=10, THRESHOLD=120k) remembers everything and reads nothing twice, but every call is long:
-# about three times the goldfish's input tokens. With caching the gap narrows, and the hoarder pays more
-# than no compaction at all: each of its micro steps clears a result 10 results back, past the lookback,
-# and writes the whole request again.
+# again, reads files again and forgets every fact the probe asks, but its context stays small. **The
+# hoarder** (KEEP_RECENT=10, THRESHOLD=120k) remembers everything and reads nothing twice, but every call
+# is long: about three times the goldfish's input tokens. With caching the gap narrows, and the hoarder
+# pays more than no compaction at all: each of its micro steps clears a result 10 results back, past the
+# lookback, so the call after it writes the whole request again.
 #
 # One correction to the seed's story, from the same sweep: the goldfish's re-reads come from its
 # THRESHOLD, not from its KEEP_RECENT. At 20k, KEEP_RECENT=3 and 10 read files again exactly as often.
 
 # %%
 assert goldfish.stats.compactions["auto"] > 1 and goldfish.stats.re_reads > 0 == hoarder.stats.re_reads
-assert (len(goldfish.forgotten), len(hoarder.forgotten)) == (3, 0)
+assert goldfish.forgotten == goldfish.asked == hoarder.kept and goldfish.asked
 assert goldfish.stats.peak_context < hoarder.stats.peak_context / 3
 assert round(hoarder.stats.input_tokens_billed / goldfish.stats.input_tokens_billed, 1) == 2.9
 assert hoarder.dollars / goldfish.dollars < hoarder.dollars_uncached / goldfish.dollars_uncached
 assert hoarder.dollars > plain.dollars
+whole_writes = [c for c in hoarder.cost.calls if c.kind == "agent" and c.cache_read == 0 and c.cache_write]
+assert len(whole_writes) == hoarder.stats.compactions["micro"] + 1  # + the first call long enough to cache
 assert at[3, 20_000].stats.re_reads == at[10, 20_000].stats.re_reads == goldfish.stats.re_reads
 
 # %% [markdown]
 # ## 8 · A setting from the evidence
 #
-# `recommend` ranks outcomes: first by how many early facts were forgotten, then by dollars with caching,
+# `recommend` ranks outcomes: first by how many facts were forgotten, then by dollars with caching,
 # then by re-reads. Over every setting this chapter has run:
 
 # %%
@@ -545,8 +573,9 @@ assert best_preserved.setting == Setting(keep_recent=1, threshold=120_000)
 # ## 9 · Your turn: the sliders
 #
 # Move KEEP_RECENT, THRESHOLD and the preserved tools; the curves (against no compaction, dashed) and the
-# numbers above them are redrawn. A setting the lab has run shows at once; a new one runs the lab
-# session first. Try KEEP_RECENT=0 with nothing preserved.
+# numbers above them are redrawn, and the second line names the facts this setting forgot and the ones
+# it kept. A setting the lab has run shows at once; a new one runs the lab session first. Try
+# KEEP_RECENT=0 with nothing preserved, and watch which facts go as you lower THRESHOLD.
 
 # %% tags=["nbval-ignore-output"]
 tuning_sliders = panel(
@@ -570,9 +599,11 @@ tuning_sliders = panel(
 #   agent as if it asked for automatic caching, which it does not (*this model*).
 # - Reversible placeholders turn re-reads into recalls from the append-only log. They do not shrink the
 #   bill (a recall returns just as many tokens); they return exactly what the agent saw.
-# - On this agent and session, re-reads and forgetting followed THRESHOLD (every summary lost the early
-#   facts) and the bill under caching followed KEEP_RECENT. The goldfish re-reads and forgets; the
-#   hoarder pays. The evidence favours clearing everything old but the newest result, on *this fake*.
+# - On this agent and session, re-reads and forgetting followed THRESHOLD, which decides when the
+#   summaries run (a summary loses what was said before the tail it is shown; the per-fact tables and
+#   the sliders show which facts), and the bill under caching followed KEEP_RECENT. The goldfish
+#   re-reads and forgets; the hoarder pays. The evidence favours clearing everything old but the newest
+#   result, on *this fake*.
 
 # %%
 assert (PRICES.cache_read_factor, PRICES.cache_write_factor, PRICES.lookback_blocks) == (0.1, 1.25, 20)
@@ -622,7 +653,28 @@ else:
     print("Exercise 2: correct.")
 
 # %% [markdown]
-# ### 3. No file read twice
+# ### 3. A summary that forgets nothing
+# With `read_file` preserved and KEEP_RECENT=3, find a THRESHOLD on the slider (10k to 150k) at which
+# the agent summarises at least once and still forgets none of the facts. Then work out why: when
+# each summary ran, were the facts inside the 80,000-character tail it was shown?
+#
+# *Hint:* the slider's second line names the facts; `lab.run(Setting(3, threshold)).stats.compactions`
+# counts the summaries.
+
+# %%
+threshold_that_remembers = None  # a THRESHOLD in tokens
+
+# %%
+if threshold_that_remembers is None:
+    print("Exercise 3: fill in threshold_that_remembers, then run this cell.")
+else:
+    tried = lab.run(Setting(3, threshold_that_remembers))
+    assert tried.stats.compactions.get("auto", 0) > 0, "no summary ran at that threshold: go lower"
+    assert not tried.forgotten, f"at that threshold the agent forgot {', '.join(tried.forgotten)}"
+    print("Exercise 3: correct.")
+
+# %% [markdown]
+# ### 4. No file read twice
 # Of the settings the lab has run, which forgets nothing, keeps every call under 15,000 tokens of
 # context and costs least with caching, if you also want no file read from disk twice?
 #
@@ -634,9 +686,9 @@ best_without_re_reads = None  # a Setting
 
 # %%
 if best_without_re_reads is None:
-    print("Exercise 3: fill in best_without_re_reads, then run this cell.")
+    print("Exercise 4: fill in best_without_re_reads, then run this cell.")
 else:
     candidates = [o for o in lab.outcomes.values() if o.stats.re_reads == 0]
     truth = recommend(candidates, max_peak=15_000)[0].setting
     assert best_without_re_reads == truth, "not quite: check the peak limit and the re-reads"
-    print("Exercise 3: correct.")
+    print("Exercise 4: correct.")
