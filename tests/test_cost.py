@@ -11,8 +11,9 @@ from harness import (CallTrace, CompactionConfig, assistant, count_tokens, micro
                      tool_use, user, validate_messages)
 from harness.core.tools import FILE_TOOLS
 from harness.fake import fake_client
-from harness.labs.cost import (EXAMPLE_PRICES, PARTS, CallCost, Prices, Segment, break_even_calls,
-                               cache_recorder, cache_split, common_prefix, cost_of, price, request_segments)
+from harness.labs.cost import (EXAMPLE_PRICES, PARTS, CallCost, Prices, PromptCache, Segment, break_even_calls,
+                               cache_recorder, common_prefix, cost_of, prefix_fingerprints, price,
+                               request_segments)
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.strategies.batched_micro import BatchedMicro, clearable_tokens
@@ -38,7 +39,7 @@ def trace_of(requests: list[list[Segment]], kinds: list[str] | None = None) -> l
 
 def test_example_prices_are_the_stated_parameters():
     assert EXAMPLE_PRICES == Prices(input=3.0, output=15.0, cache_write_factor=1.25, cache_read_factor=0.1,
-                                    min_cacheable=1024)
+                                    min_cacheable=1024, lookback_blocks=20)
     assert price(1_000_000, 0, 0, 0, EXAMPLE_PRICES) == pytest.approx(0.30)
     assert price(0, 1_000_000, 0, 0, EXAMPLE_PRICES) == pytest.approx(3.75)
     assert price(0, 0, 1_000_000, 0, EXAMPLE_PRICES) == pytest.approx(3.00)
@@ -46,7 +47,8 @@ def test_example_prices_are_the_stated_parameters():
 
 
 @pytest.mark.parametrize("changes", [{"input": -1}, {"output": "3"}, {"cache_read_factor": True},
-                                     {"min_cacheable": -5}, {"min_cacheable": 1.5}])
+                                     {"min_cacheable": -5}, {"min_cacheable": 1.5}, {"lookback_blocks": -1},
+                                     {"lookback_blocks": 2.5}, {"lookback_blocks": False}])
 def test_prices_are_validated(changes):
     with pytest.raises(ValueError):
         Prices(**changes)
@@ -76,16 +78,91 @@ def test_any_rewrite_of_an_earlier_block_ends_the_shared_prefix():
     assert common_prefix(a, a[:3]) == 3 and common_prefix([], a) == 0
 
 
-def test_cache_split_reads_the_shared_prefix_and_writes_the_rest():
-    short, longer = history(3), history(4)
-    previous, current = request_segments(short, SYSTEM), request_segments(longer, SYSTEM)
-    read, write = cache_split(previous, current, 1024)
-    assert read == count_tokens(short, system=SYSTEM)
-    assert write == count_tokens(longer, system=SYSTEM) - read
-    assert cache_split(None, current, 1024) == (0, sum(s.tokens for s in current))
-    assert cache_split(previous, current, 10**9) == (0, 0)  # too short to cache: all uncached
-    tiny = request_segments([user("hi")], SYSTEM)
-    assert cache_split(tiny, current, 1024)[0] == 0  # a prefix under the minimum was never written
+def tokens(segments: list[Segment]) -> int:
+    return sum(s.tokens for s in segments)
+
+
+def test_a_growing_request_reads_the_one_before_and_writes_the_rest():
+    cache = PromptCache()
+    first, second = request_segments(history(3), SYSTEM), request_segments(history(4), SYSTEM)
+    assert cache.send(first) == (0, tokens(first))  # an empty cache: everything is written
+    assert cache.send(second) == (tokens(first), tokens(second) - tokens(first))
+    assert cache.send(second) == (tokens(second), 0)  # the same request again: all read
+
+
+def test_a_request_too_short_to_cache_is_neither_read_nor_stored():
+    cache = PromptCache(min_cacheable=10**9)
+    current = request_segments(history(2), SYSTEM)
+    assert cache.send(current) == (0, 0) and not cache.stored
+    assert PromptCache(min_cacheable=tokens(current) + 1).send(current) == (0, 0)
+
+
+def test_a_rewrite_reads_only_up_to_a_prefix_an_earlier_request_stored():
+    """Not up to the rewritten block: the cache holds prefixes only where a request ended."""
+    cache = PromptCache(min_cacheable=1)
+    for n in range(1, 5):
+        cache.send(request_segments(history(n), SYSTEM))
+    rewritten = history(4)
+    rewritten[4]["content"][0]["content"] = "[Previous: used read_file]"  # the second result
+    current = request_segments(rewritten, SYSTEM)
+    read, write = cache.send(current)
+    assert read == count_tokens(history(1), system=SYSTEM)  # the newest stored prefix before the rewrite
+    assert read < tokens(current[:common_prefix(request_segments(history(4), SYSTEM), current)])
+    assert read + write == tokens(current)
+
+
+def test_any_earlier_request_can_be_read_not_only_the_last():
+    cache = PromptCache()
+    base = history(2)
+    branch_a = base + [assistant("Done."), user("Now explain file 0. " * 50)]
+    branch_b = base + [assistant("Done."), user("Now explain file 1. " * 50)]
+    cache.send(request_segments(base, SYSTEM))
+    cache.send(request_segments(branch_a, SYSTEM))
+    read, _ = cache.send(request_segments(branch_b, SYSTEM))
+    assert read == count_tokens(base, system=SYSTEM)
+
+
+@pytest.mark.parametrize("lookback, found", [(3, True), (2, False)])
+def test_a_stored_prefix_is_found_only_within_the_lookback(lookback, found):
+    blocks = [Segment(("block", i), 300) for i in range(9)]
+    cache = PromptCache(min_cacheable=1, lookback_blocks=lookback)
+    cache.send(blocks[:5])                  # stored: a prefix ending at block 4
+    read, write = cache.send(blocks[:8])    # the breakpoint on block 7, three blocks further on
+    assert (read, write) == ((1_500, 900) if found else (0, 2_400))
+
+
+def test_the_lookback_cliff_on_a_micro_step(tmp_path):
+    """One result cleared 10 rounds back (20 blocks after it) is past the API's lookback: all written."""
+    cache = PromptCache()
+    for n in range(1, 13):
+        cache.send(request_segments(history(n), SYSTEM))
+    for kept, expect_read in ((9, True), (10, False)):
+        rewritten = history(12)
+        rewritten[2 * (12 - kept)]["content"][0]["content"] = "[Previous: used read_file]"
+        read, write = cache.send(request_segments(rewritten, SYSTEM))
+        assert (read > 0) is expect_read and read + write == count_tokens(rewritten, system=SYSTEM)
+
+
+def test_fingerprints_name_prefixes():
+    a, b = request_segments(history(3), SYSTEM), request_segments(history(4), SYSTEM)
+    fa, fb = prefix_fingerprints(a), prefix_fingerprints(b)
+    assert fa == fb[:len(fa)] and len(set(fb)) == len(fb)
+    changed = history(3)
+    changed[0] = user("Read the files, please.")
+    assert not set(prefix_fingerprints(request_segments(changed, SYSTEM))[1:]) & set(fa)
+
+
+@settings(max_examples=60, deadline=None)
+@given(valid_histories())
+def test_every_cached_token_is_read_or_written_once(messages):
+    cache, sent = PromptCache(min_cacheable=1), []
+    for end in range(1, len(messages) + 1):
+        current = request_segments(messages[:end], SYSTEM)
+        read, write = cache.send(current)
+        assert read + write == tokens(current)
+        longest_shared = max((tokens(current[:common_prefix(s, current)]) for s in sent), default=0)
+        assert read <= longest_shared
+        sent.append(current)
 
 
 def test_cost_of_prices_each_call_and_keeps_summaries_uncached():

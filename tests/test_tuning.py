@@ -7,10 +7,11 @@ import pytest
 from matplotlib.figure import Figure
 
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, Scenario
+from harness.labs.tables import Table
 from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, LAB_METRICS, PRESERVE_CHOICES, READ_FILE,
                                  THRESHOLD_SLIDER, TUNING_PROBES, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
-                                 cost_split_figure, curves_figure, heatmaps_figure, lab_panel, outcome_line,
-                                 outcome_table, recommend, settings_grid)
+                                 cost_split_figure, curves_figure, fact_metrics, heatmaps_figure, lab_panel,
+                                 outcome_line, outcome_table, recommend, settings_grid)
 
 # Three files and two requests: a few model calls a run, so the sliders' whole range stays cheap.
 TINY = Scenario("tiny", (("agents", dict(list(AGENT_FILES.items())[:3])),),
@@ -95,8 +96,17 @@ def test_table_and_line_show_the_numbers(lab):
     header, row = table.splitlines()
     assert header.split()[:3] == ["setting", "re_reads", "recalls"]
     assert row.startswith("no compaction") and f"${outcome.dollars:.3f}" in row
+    assert isinstance(table, Table) and "| no compaction |" in table._repr_markdown_()
     line = outcome_line(outcome)
     assert f"{outcome.stats.model_calls} calls" in line and f"peak {outcome.stats.peak_context:,}" in line
+
+
+def test_metrics_read_the_outcome(lab):
+    outcome = lab.run(Setting(keep_recent=1, threshold=10_000, preserve_tools=frozenset()))
+    assert outcome.metric("micro_steps") == outcome.stats.compactions.get("micro", 0) > 0
+    assert outcome.metric("summaries") == outcome.stats.compactions.get("auto", 0)
+    assert outcome.metric("cache_writes") == outcome.cost.total("cache_write") > 0
+    assert lab.run(UNCOMPRESSED).metric("micro_steps") == lab.run(UNCOMPRESSED).metric("summaries") == 0
 
 
 def labelled(fig: Figure) -> bool:
@@ -132,3 +142,40 @@ def test_the_slider_callback_over_its_range(lab, keep, threshold, preserve):
     assert outcome.stats.model_calls >= 1
     if keep == 0 and not preserve:  # the death spiral: each result is cleared before the model sees it
         assert outcome.stats.model_calls == 2 * 20
+
+
+def test_each_fact_is_kept_or_forgotten(lab):
+    outcome = lab.run(UNCOMPRESSED)
+    assert outcome.asked and set(outcome.kept) | set(outcome.forgotten) == set(outcome.asked)
+    assert not set(outcome.kept) & set(outcome.forgotten)
+    for fact in outcome.asked:
+        assert outcome.metric("forgot:" + fact) == float(fact in outcome.forgotten)
+    with pytest.raises(KeyError):
+        outcome.metric("forgot:no such fact")
+    assert fact_metrics([outcome, outcome]) == tuple("forgot:" + f for f in outcome.asked)
+
+
+def test_table_line_and_heatmaps_name_the_facts(lab):
+    outcomes = lab.sweep(settings_grid((1, 3), (10_000, 150_000)), progress=False)
+    table = outcome_table(outcomes, ("re_reads", "facts"))
+    assert table.header == ("setting", "re_reads", *outcomes[0].asked)
+    for o, row in zip(outcomes, table.rows):
+        assert row[2:] == tuple("forgot" if f in o.forgotten else "kept" for f in o.asked)
+    numbers, facts = outcome_line(outcomes[0]).splitlines()
+    assert facts == (f"forgot: {', '.join(outcomes[0].forgotten) or 'nothing'} · "
+                     f"kept: {', '.join(outcomes[0].kept) or 'nothing'}")
+    heat = heatmaps_figure(outcomes, ("dollars", "facts"))
+    titles = [ax.get_title() for ax in heat.axes if ax.get_label() != "<colorbar>"]
+    assert titles == [LAB_METRICS["dollars"][0], *outcomes[0].asked] and labelled(heat)
+
+
+def test_the_lab_session_forgets_different_facts_at_different_thresholds(tmp_path):
+    """On the real lab session the per-fact view says more than the count: one summary at 50k keeps
+    the tag the user set in request 7, four summaries at 20k lose it too."""
+    lab = Lab(tmp_path)
+    assert [p.name for p in TUNING_PROBES] == [
+        "first file changed", "constraint and its reason", "decision and its reason", "c06_storage's tag"]
+    at_50k, at_20k = lab.run(Setting(threshold=50_000)), lab.run(Setting(threshold=20_000))
+    assert at_50k.kept == ("c06_storage's tag",) and len(at_50k.forgotten) == 3
+    assert at_20k.kept == () and at_20k.asked == at_50k.asked
+    assert "kept: c06_storage's tag" in lab_panel(3, 50_000, READ_FILE, lab=lab)[0]

@@ -1,27 +1,34 @@
 """What a session costs in money, with prompt caching (chapter 09).
 
 A provider bills input and output tokens at different prices, and with
-prompt caching it splits the input three ways: the part of the request that
-starts exactly like a request it has already cached is a cheap *cache read*,
-the rest is a dearer *cache write* (it is stored for the next call), and a
+prompt caching it splits the input three ways: the start of the request that
+it finds in its cache is a cheap *cache read*, the rest up to the cache
+breakpoint is a dearer *cache write* (stored for the next call), and a
 request sent without caching is *uncached* at the plain input price.
 
-The cache works on prefixes. Rewriting one earlier message (micro-compaction
-replacing an old tool result by a placeholder) leaves the prefix before it
-cached and turns everything after it into a write again. To see that, we
-record what each request looked like (``cache_recorder``), cut it into
-segments in the order the API caches them (tools, system, then every block of
-every message) and compare consecutive requests segment by segment.
+The model here is the Anthropic API's *automatic caching*
+(https://platform.claude.com/docs/en/build-with-claude/prompt-caching): one
+breakpoint on the last block of every request. The provider stores the
+request's whole prefix, in the order tools, system, then every block of
+every message, under that breakpoint. The next request reads the longest
+stored prefix it starts with, but looks for one only at the block boundaries
+of its last ``lookback_blocks`` blocks (about 20 in the API). So rewriting an
+old message (micro-compaction replacing a tool result by a placeholder)
+costs a write of everything after the newest stored prefix before it, and a
+rewrite further back than the lookback costs a write of the whole request.
+``cache_recorder`` keeps each request as it was sent, cut into segments
+(one per block), and ``PromptCache`` replays them.
 
-Simplifications, said once: the cache is assumed to hold what the previous
-agent request wrote and never to expire (real caches expire after minutes and
-look for a hit only at the breakpoints you mark, so real partial hits can be
-smaller); summary calls are one-off requests and are sent uncached.
+What the model leaves out, said once: entries never expire (the API's
+default lifetime is 5 minutes, refreshed by each hit; our sessions have no
+clock), one minimum length stands for every model (the API's depends on the
+model), and summary calls are one-off requests, sent uncached.
 """
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Sequence
 
 from ..core.loop import CallTrace
@@ -32,26 +39,31 @@ from .recording import RecordingClient
 
 @dataclass(frozen=True)
 class Prices:
-    """Example prices in dollars per million tokens: parameters to play with, not facts.
+    """Example prices in dollars per million tokens, and the cache rules that decide which applies.
 
-    The defaults are Anthropic-style example figures: input $3, output $15, a
-    cache write costs 1.25x the input price, a cache read 0.1x. A prompt
-    shorter than ``min_cacheable`` tokens is never cached.
+    The defaults are the API price list's figures for Claude Sonnet 4.5:
+    input $3, output $15, a 5-minute cache write 1.25x the input price, a
+    cache read 0.1x (https://platform.claude.com/docs/en/about-claude/pricing).
+    Parameters to play with, not a quote. A prompt shorter than
+    ``min_cacheable`` tokens is never cached; a request finds a stored prefix
+    only at one of its last ``lookback_blocks`` block boundaries.
     """
     input: float = 3.0
     output: float = 15.0
     cache_write_factor: float = 1.25
     cache_read_factor: float = 0.10
     min_cacheable: int = 1024
+    lookback_blocks: int = 20
 
     def __post_init__(self) -> None:
         for name in ("input", "output", "cache_write_factor", "cache_read_factor"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise ValueError(f"{name} must be a number >= 0, got {value!r}")
-        if isinstance(self.min_cacheable, bool) or not isinstance(self.min_cacheable, int) \
-                or self.min_cacheable < 0:
-            raise ValueError(f"min_cacheable must be an integer >= 0, got {self.min_cacheable!r}")
+        for name in ("min_cacheable", "lookback_blocks"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
 
 
 EXAMPLE_PRICES = Prices()
@@ -158,17 +170,40 @@ class CostReport:
         return price(**{p: int(self.total(p)) if p == part else 0 for p in PARTS}, prices=self.prices)
 
 
-def cache_split(previous: Sequence[Segment] | None, current: Sequence[Segment],
-                min_cacheable: int) -> tuple[int, int]:
-    """(read, write) tokens of a cached request, given what the previous one wrote."""
-    total = sum(s.tokens for s in current)
-    if total < min_cacheable:
-        return 0, 0
-    shared = common_prefix(previous or [], current)
-    read = sum(s.tokens for s in current[:shared])
-    if read < min_cacheable or sum(s.tokens for s in previous or []) < min_cacheable:
-        read = 0  # nothing that short was ever written
-    return read, total - read
+def prefix_fingerprints(segments: Sequence[Segment]) -> list[bytes]:
+    """``result[i]`` fingerprints ``segments[:i + 1]``: two requests that start alike up to block i
+    have the same fingerprint there."""
+    digest, out = hashlib.blake2b(digest_size=16), []
+    for segment in segments:
+        text = json.dumps(segment.key, sort_keys=True).encode()
+        digest.update(len(text).to_bytes(8, "big") + text)
+        out.append(digest.digest())
+    return out
+
+
+@dataclass
+class PromptCache:
+    """The provider's cache under automatic caching: every request stores its whole prefix (its one
+    breakpoint is its last block) and reads the longest stored prefix found at one of its last
+    ``lookback_blocks`` block boundaries. Entries never expire here."""
+    min_cacheable: int = 1024
+    lookback_blocks: int = 20
+    stored: set[bytes] = field(default_factory=set)
+
+    def send(self, segments: Sequence[Segment]) -> tuple[int, int]:
+        """(read, write) tokens of one cached request; stores its prefix. (0, 0): too short to cache."""
+        total = sum(s.tokens for s in segments)
+        if total < self.min_cacheable:
+            return 0, 0
+        fingerprints = prefix_fingerprints(segments)
+        last = len(segments) - 1
+        read = 0
+        for i in range(last, max(last - self.lookback_blocks, 0) - 1, -1):
+            if fingerprints[i] in self.stored:
+                read = sum(s.tokens for s in segments[:i + 1])
+                break
+        self.stored.add(fingerprints[last])
+        return read, total - read
 
 
 def price(cache_read: int, cache_write: int, uncached: int, output: int, prices: Prices) -> float:
@@ -183,8 +218,10 @@ def break_even_calls(cleared: int, after: int, prices: Prices = EXAMPLE_PRICES) 
     ``cleared`` tokens has paid for itself under caching.
 
     Each of those calls reads ``cleared`` fewer tokens; the first one also
-    writes the ``after`` tokens that follow the cleared block instead of
-    reading them. (A placeholder's own few tokens are ignored.)
+    writes ``after`` tokens it would otherwise have read: what follows the
+    newest stored prefix before the cleared block (the whole request when
+    the rewrite is further back than the lookback). A placeholder's own few
+    tokens are ignored.
     """
     read, write = prices.cache_read_factor, prices.cache_write_factor
     if cleared <= 0 or after < 0 or read <= 0:
@@ -196,18 +233,17 @@ def cost_of(trace: Sequence[CallTrace], requests: Sequence[Sequence[Segment]],
             prices: Prices = EXAMPLE_PRICES, *, caching: bool = True) -> CostReport:
     """Price every call of a trace from the requests recorded for it (same order).
 
-    With ``caching`` agent calls are cached (each reads what the previous agent
-    call wrote); summary calls, and every call without ``caching``, are uncached.
+    With ``caching`` agent calls go through one ``PromptCache`` (automatic caching);
+    summary calls, and every call without ``caching``, are uncached.
     """
     if len(trace) != len(requests):
         raise ValueError(f"{len(trace)} calls traced but {len(requests)} requests recorded")
-    calls, previous = [], None
+    calls, cache = [], PromptCache(prices.min_cacheable, prices.lookback_blocks)
     for step, segments in zip(trace, requests):
         total = sum(s.tokens for s in segments)
         read = write = 0
         if caching and step.kind == "agent":
-            read, write = cache_split(previous, segments, prices.min_cacheable)
-            previous = segments
+            read, write = cache.send(segments)
         uncached = total - read - write
         calls.append(CallCost(step.call, step.kind, read, write, uncached, step.output_tokens,
                               price(read, write, uncached, step.output_tokens, prices)))

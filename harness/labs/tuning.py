@@ -4,8 +4,10 @@ A ``Setting`` is one choice of the knobs (KEEP_RECENT, THRESHOLD, the
 preserved tools, and two chapter-08 variants: reversible placeholders with
 ``recall``, and cache-aware batched micro-compaction). A ``Lab`` runs a
 setting on one session, prices it with and without prompt caching, probes
-what the agent still remembers, and keeps the ``Outcome``, so a sweep, a
-plot and a slider never run the same setting twice. Figure builders and the
+which facts the agent still knows (chapter 08's amnesia probe, fact by
+fact), and keeps the ``Outcome``, so a sweep, a plot and a slider never run
+the same setting twice. Tables, heatmaps and the slider line show each
+fact kept or forgotten, not only how many. Figure builders and the
 slider callback are pure functions of their arguments.
 """
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from tqdm.auto import tqdm
 
@@ -27,7 +30,8 @@ from .amnesia import probe_amnesia, probes_for
 from .cost import EXAMPLE_PRICES, PARTS, CostReport, Prices, cache_recorder, cost_of
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, Scenario
-from .style import BASELINE, SINGLE_WIDE, WIDE, dollars, new_figure, thousands
+from .style import BASELINE, FORGOTTEN, REMEMBERED, SINGLE_WIDE, WIDE, dollars, new_figure, thousands
+from .tables import Table
 
 TUNING_REQUESTS = LONG_SESSION.requests[:12]  # three folders read, a rule, edits, questions: < 1 s a run
 TUNING_PROBES = probes_for(TUNING_REQUESTS)    # the amnesia probes whose fact those requests said
@@ -92,13 +96,29 @@ class Outcome:
     cost: CostReport             # every call, with caching
     dollars_uncached: float
     forgotten: tuple[str, ...]   # amnesia probes answered wrong
+    asked: tuple[str, ...] = ()  # every amnesia probe put to it, in probe order
 
     @property
     def dollars(self) -> float:
         return self.cost.dollars
 
+    @property
+    def kept(self) -> tuple[str, ...]:
+        """The facts it still knew at the end."""
+        return tuple(name for name in self.asked if name not in self.forgotten)
+
     def metric(self, name: str) -> float:
+        """A number from LAB_METRICS, or for ``forgot:<fact>`` 1.0 if it forgot that fact, else 0.0."""
+        if name.startswith(FORGOT):
+            fact = name.removeprefix(FORGOT)
+            if fact not in self.asked:
+                raise KeyError(f"no probe {fact!r} was asked; asked: {self.asked}")
+            return float(fact in self.forgotten)
         return LAB_METRICS[name][1](self)
+
+
+FORGOT = "forgot:"  # a metric per fact: "forgot:first file changed"
+FACTS = "facts"     # in a list of metrics: one such metric for every fact asked
 
 
 LAB_METRICS: dict[str, tuple[str, Callable[[Outcome], float]]] = {
@@ -107,6 +127,9 @@ LAB_METRICS: dict[str, tuple[str, Callable[[Outcome], float]]] = {
     "model_calls": ("model calls", lambda o: o.stats.model_calls),
     "input_tokens": ("input tokens billed", lambda o: o.stats.input_tokens_billed),
     "peak_context": ("peak context (tokens)", lambda o: o.stats.peak_context),
+    "micro_steps": ("micro-compactions", lambda o: o.stats.compactions.get("micro", 0)),
+    "summaries": ("summaries (auto-compactions)", lambda o: o.stats.compactions.get("auto", 0)),
+    "cache_writes": ("tokens written to the cache", lambda o: o.cost.total("cache_write")),
     "dollars": ("$ with caching", lambda o: o.dollars),
     "dollars_uncached": ("$ without caching", lambda o: o.dollars_uncached),
     "forgotten": (f"early facts forgotten (of {len(TUNING_PROBES)})", lambda o: len(o.forgotten)),
@@ -158,10 +181,11 @@ class Lab:
         requests = recorder.records[:len(session.trace)]
         cost = cost_of(session.trace, requests, self.prices)
         uncached = cost_of(session.trace, requests, self.prices, caching=False)
-        forgotten = probe_amnesia(session).forgotten  # asks copies; after pricing, so not priced
+        probe = probe_amnesia(session)  # asks copies; after pricing, so not priced
         return Outcome(setting, session.stats, recalls(session),
                        tuple(t.input_tokens for t in session.trace if t.kind == "agent"),
-                       spent_per_call(cost), cost, uncached.dollars, forgotten)
+                       spent_per_call(cost), cost, uncached.dollars, probe.forgotten,
+                       tuple(a.probe.name for a in probe.answers))
 
 
 def settings_grid(keep_values: Iterable[int], thresholds: Iterable[int],
@@ -178,53 +202,84 @@ def recommend(outcomes: Iterable[Outcome], *, max_peak: int | None = None) -> li
     return sorted(allowed, key=lambda o: (len(o.forgotten), o.dollars, o.stats.re_reads))
 
 
+def fact_metrics(outcomes: Iterable[Outcome]) -> tuple[str, ...]:
+    """``forgot:<fact>`` for every fact asked of any of the outcomes, in probe order."""
+    return tuple(dict.fromkeys(FORGOT + name for o in outcomes for name in o.asked))
+
+
+def expand(metrics: Iterable[str], outcomes: list[Outcome]) -> tuple[str, ...]:
+    """The metrics with ``facts`` replaced by one ``forgot:<fact>`` metric per fact asked."""
+    return tuple(m for name in metrics for m in (fact_metrics(outcomes) if name == FACTS else (name,)))
+
+
+def metric_label(metric: str) -> str:
+    return metric.removeprefix(FORGOT) if metric.startswith(FORGOT) else LAB_METRICS[metric][0]
+
+
 def outcome_table(outcomes: Iterable[Outcome], metrics: tuple[str, ...] = (
         "re_reads", "recalls", "model_calls", "input_tokens", "peak_context", "dollars",
-        "dollars_uncached", "forgotten")) -> str:
-    """A plain-text table, one row per outcome."""
-    rows = [["setting"] + list(metrics)]
-    for o in outcomes:
-        rows.append([o.setting.label] + [_format(m, o.metric(m)) for m in metrics])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-                     for r in rows)
+        "dollars_uncached", "forgotten")) -> Table:
+    """One row per outcome, one column per metric (plain text, rendered as a table in a notebook).
+    The metric ``facts`` becomes one column per fact asked, saying "kept" or "forgot"."""
+    outcomes = list(outcomes)
+    metrics = expand(metrics, outcomes)
+    header = [m.removeprefix(FORGOT) for m in metrics]
+    return Table(["setting", *header], ([o.setting.label] + [_format(m, o.metric(m)) for m in metrics]
+                                        for o in outcomes))
 
 
 def _format(metric: str, value: float) -> str:
+    if value != value:  # NaN: a setting the grid did not run
+        return ""
+    if metric.startswith(FORGOT):
+        return "forgot" if value else "kept"
     return f"${value:.3f}" if metric.startswith("dollars") else f"{value:,.0f}"
 
 
 def outcome_line(outcome: Outcome) -> str:
-    """The numbers a slider shows, on one line."""
+    """The numbers a slider shows on one line, and on a second which facts it forgot and which it kept."""
     s = outcome.stats
-    return (f"{s.model_calls} calls · {s.re_reads} re-reads · {outcome.recalls} recalls · "
-            f"peak {s.peak_context:,} · {s.input_tokens_billed:,} tokens · "
-            f"${outcome.dollars:.2f} cached (${outcome.dollars_uncached:.2f} uncached) · "
-            f"forgot {len(outcome.forgotten)}/{len(TUNING_PROBES)}")
+    numbers = (f"{s.model_calls} calls · {s.re_reads} re-reads · {outcome.recalls} recalls · "
+               f"peak {s.peak_context:,} · {s.input_tokens_billed:,} tokens · "
+               f"${outcome.dollars:.2f} cached (${outcome.dollars_uncached:.2f} uncached) · "
+               f"forgot {len(outcome.forgotten)}/{len(outcome.asked)}")
+    facts = (f"forgot: {', '.join(outcome.forgotten) or 'nothing'} · "
+             f"kept: {', '.join(outcome.kept) or 'nothing'}")
+    return numbers + "\n" + facts
 
 
 # --- figures ---------------------------------------------------------------------
 
 def heatmaps_figure(outcomes: list[Outcome], metrics: tuple[str, ...] = ("re_reads", "dollars", "forgotten"),
                     title: str | None = None) -> Figure:
-    """One heatmap per metric: KEEP_RECENT down, THRESHOLD across, the value written in each cell."""
+    """One heatmap per metric: KEEP_RECENT down, THRESHOLD across, the value written in each cell.
+    A ``forgot:<fact>`` metric (``facts``: one for every fact asked) is a kept/forgot map of that fact."""
+    metrics = expand(metrics, outcomes)
     keeps = sorted({o.setting.keep_recent for o in outcomes})
     thresholds = sorted({o.setting.threshold for o in outcomes})
     at = {(o.setting.keep_recent, o.setting.threshold): o for o in outcomes}
-    fig = new_figure((4.2 * len(metrics), 3.8))
-    for ax, metric in zip(fig.subplots(1, len(metrics), squeeze=False)[0], metrics):
+    widths = [3.0 if m.startswith(FORGOT) else 4.2 for m in metrics]
+    fig = new_figure((sum(widths), 3.8))
+    axes = fig.subplots(1, len(metrics), squeeze=False, gridspec_kw={"width_ratios": widths})[0]
+    for ax, metric in zip(axes, metrics):
         values = [[at[k, t].metric(metric) if (k, t) in at else float("nan") for t in thresholds] for k in keeps]
-        image = ax.imshow(values, cmap="viridis_r", aspect="auto")
+        if metric.startswith(FORGOT):
+            image = ax.imshow(values, cmap=ListedColormap([REMEMBERED, FORGOTTEN]), vmin=0, vmax=1, aspect="auto")
+            ink, box = "black", None
+        else:
+            image = ax.imshow(values, cmap="viridis_r", aspect="auto")
+            ink, box = "white", {"facecolor": "black", "alpha": 0.35, "pad": 1, "linewidth": 0}
+            fig.colorbar(image, ax=ax, label=metric_label(metric))
         for i, row in enumerate(values):
             for j, value in enumerate(row):
-                ax.text(j, i, _format(metric, value), ha="center", va="center", color="white", fontsize=9,
-                        parse_math=False, bbox={"facecolor": "black", "alpha": 0.35, "pad": 1, "linewidth": 0})
+                ax.text(j, i, _format(metric, value), ha="center", va="center", color=ink, fontsize=9,
+                        parse_math=False, bbox=box)
         ax.set_xticks(range(len(thresholds)), [f"{t // 1000}k" for t in thresholds])
         ax.set_yticks(range(len(keeps)), [str(k) for k in keeps])
-        ax.set(xlabel="THRESHOLD (tokens)", ylabel="KEEP_RECENT", title=LAB_METRICS[metric][0])
-        fig.colorbar(image, ax=ax, label=LAB_METRICS[metric][0])
+        ax.set(xlabel="THRESHOLD (tokens)", ylabel="KEEP_RECENT")
+        ax.set_title(metric_label(metric), fontsize=10, parse_math=False)
     if title:
-        fig.suptitle(title)
+        fig.suptitle(title, parse_math=False)
     return fig
 
 
@@ -269,7 +324,7 @@ def curves_figure(outcomes: list[Outcome], title: str | None = None) -> Figure:
 
 def lab_panel(keep_recent: int, threshold: int, preserve_tools: frozenset[str], *,
               lab: Lab) -> tuple[str, Figure]:
-    """The slider callback: run (or look up) this setting; its numbers on one line, and its
-    curves drawn against no compaction."""
+    """The slider callback: run (or look up) this setting; its numbers and which facts it forgot
+    (``outcome_line``), and its curves drawn against no compaction."""
     outcome = lab.run(Setting(keep_recent, threshold, preserve_tools))
     return outcome_line(outcome), curves_figure([lab.run(UNCOMPRESSED), outcome])
