@@ -11,6 +11,7 @@ def test_a_table_is_its_aligned_text():
     table = Table(["setting", "calls", "$"], [["keep 1", 60, "$0.586"], ["no compaction", 54, "$0.864"]])
     assert isinstance(table, str)
     assert table.splitlines() == ["setting        calls       $",
+                                  "-------------  -----  ------",
                                   "keep 1            60  $0.586",
                                   "no compaction     54  $0.864"]
     assert repr(table) == str(table)

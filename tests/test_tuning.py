@@ -93,7 +93,8 @@ def test_recommend_ranks_by_memory_then_dollars_then_re_reads(lab):
 def test_table_and_line_show_the_numbers(lab):
     outcome = lab.run(UNCOMPRESSED)
     table = outcome_table([outcome])
-    header, row = table.splitlines()
+    header, rule, row = table.splitlines()
+    assert set(rule) == {"-", " "}
     assert header.split()[:3] == ["setting", "re_reads", "recalls"]
     assert row.startswith("no compaction") and f"${outcome.dollars:.3f}" in row
     assert isinstance(table, Table) and "| no compaction |" in table._repr_markdown_()

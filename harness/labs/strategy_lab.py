@@ -29,6 +29,7 @@ from ..strategies.server_side import ServerToolClearing
 from .amnesia import WORK_REQUESTS, AmnesiaReport, probe_amnesia
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, TWELVE_FILES, Scenario
+from .tables import Table
 from .style import FORGOTTEN, REMEMBERED, RETENTION, SINGLE_WIDE, STRATEGY_COLOURS, new_figure
 
 
@@ -63,34 +64,26 @@ def run_strategies(root: str | Path, chosen: tuple[Strategy, ...] | None = None,
     return [run_strategy(s, root, **options) for s in chosen or all_strategies()]
 
 
-def strategy_table(runs: list[StrategyRun]) -> str:
-    """The strategy table as aligned text, thousands separated."""
+def strategy_table(runs: list[StrategyRun]) -> Table:
+    """The strategy table, thousands separated."""
     rows = [run.row() for run in runs]
-    return aligned(list(rows[0]), [[f"{v:,}" if isinstance(v, int) else str(v) for v in row.values()]
+    return Table(list(rows[0]), [[f"{v:,}" if isinstance(v, int) else str(v) for v in row.values()]
                                    for row in rows])
 
 
 GRADES = ("said in", "position", "mentions", "centrality", "source")
 
 
-def retention_table(runs: list[StrategyRun]) -> str:
+def retention_table(runs: list[StrategyRun]) -> Table:
     """Fact by strategy: each probed fact with its grading, then "yes" where the strategy's final
     history still answered it from memory, "no" where not; the last row counts the facts kept."""
     probes = [a.probe for a in runs[0].amnesia.answers]
     rows = [[p.name, ", ".join(map(str, p.said_in)), p.position, str(p.mentions), p.centrality, p.source]
             + ["yes" if run.amnesia.remembered[p.name] else "no" for run in runs] for p in probes]
     kept = [f"{sum(run.amnesia.remembered.values())}/{len(probes)}" for run in runs]
-    return aligned(["fact", *GRADES, *(run.strategy.key for run in runs)],
+    return Table(["fact", *GRADES, *(run.strategy.key for run in runs)],
                    rows + [["facts kept"] + [""] * len(GRADES) + kept])
 
-
-def aligned(headers: list[str], rows: list[list[str]]) -> str:
-    """A plain-text table: the first column left-aligned, the others right-aligned, a rule under the headers."""
-    cells = [headers] + rows
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-             for r in cells]
-    return "\n".join(lines[:1] + ["  ".join("-" * w for w in widths)] + lines[1:])
 
 
 def retention_figure(runs: list[StrategyRun]) -> Figure:

@@ -1,4 +1,4 @@
-"""Tables of numbers: aligned text where text is read, a rendered table in JupyterLab (chapter 09).
+"""Tables of numbers: aligned text where text is read, a rendered table in JupyterLab (chapters 08, 09).
 
 A ``Table`` is a ``str``: the plain-text table, columns aligned, so ``print``
 and tests read it as text. Displayed in a notebook it also carries the same
@@ -36,11 +36,12 @@ class Table(str):
 
 
 def plain_text(rows: Sequence[Sequence[str]]) -> str:
-    """The rows as text, columns padded to one width each."""
+    """The rows as text, columns padded to one width each, a rule under the first row (the header)."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                               for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
-                     for row in rows)
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                       for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+             for row in rows]
+    return "\n".join(lines[:1] + ["  ".join("-" * w for w in widths)] + lines[1:])
 
 
 def markdown_row(cells: Sequence[str]) -> str:
