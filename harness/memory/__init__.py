@@ -1,0 +1,1 @@
+"""Memory across sessions: the client side of the API's memory tool, and a flush before compaction (chapter 11)."""

@@ -1,0 +1,37 @@
+"""The usual tools plus the memory tool, offered as the API offers it (chapter 11).
+
+The memory tool is not a custom tool with a schema: a request names it by
+type, ``{"type": "memory_20250818", "name": "memory"}``, the shape of the
+SDK's ``BetaMemoryTool20250818Param``, and the API adds the tool's
+description and an instruction of its own to the system prompt
+(https://platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool).
+The memory folder lives beside the workspace, not in it, so the file tools
+never see it and it outlives any one conversation.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..core.tools import Toolbox, ToolOutcome, Workspace
+from .store import MemoryStore
+
+MEMORY_TOOL_NAME = "memory"
+MEMORY_TOOL: dict[str, str] = {"type": "memory_20250818", "name": MEMORY_TOOL_NAME}
+
+
+class MemoryToolbox(Toolbox):
+    """The workspace's tools, and ``memory`` on the folder ``memory_root``."""
+
+    def __init__(self, workspace: Workspace, memory_root: str | os.PathLike[str], *, include_compact: bool = True):
+        super().__init__(workspace, include_compact=include_compact)
+        self.memory = MemoryStore(memory_root)
+
+    @property
+    def schemas(self) -> list[dict[str, Any]]:
+        return super().schemas + [dict(MEMORY_TOOL)]
+
+    def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
+        if name == MEMORY_TOOL_NAME:
+            return self.memory.run(tool_input)
+        return super().run(name, tool_input)
