@@ -13,6 +13,10 @@ it uses another offered one that can do the job (``bash`` with ``cat <path>``
 to read, ``ls <folder>/*.py`` to list; ``write_file`` with the whole new
 content to edit; ``read_file`` instead of ``recall``); when none can, it says
 so and ends its turn.
+
+When a request offers the memory tool (chapter 11) it checks memory before it
+works and saves what it learned when told the context will be compacted
+(``memory``); a tag it cannot see it answers from memory, if memory holds it.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..core.messages import Block, text
+from .memory import MEMORY, memory_step, pending_write, remembered_tag, written_in_task
 from .view import PLAN, ToolCall, View, argument
 
 READ_ALL = re.compile(r"Read every \.py file under (\S+?)/ and summarise what each does\.")
@@ -36,6 +41,7 @@ INSTRUCTION = re.compile(r"From now on, (.+)")
 NEVER_EDIT = re.compile(r"never edit anything under (\S+?)/")
 TAG_LINE = re.compile(r'^VERSION_TAG = "([^"]*)"$', re.MULTILINE)
 PURPOSE = re.compile(r'^"""\S+: (.+?)\.?$', re.MULTILINE)
+SAVE = re.compile(r"Save what you have learned to memory")
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,8 @@ def decide(view: View, offered: Tools) -> Action:
     """What the agent does next, given only what it can see and the tools it is offered."""
     if view.task is None:
         return Action("I have lost track of the current request. What should I do next?")
+    if (step := memory_step(view, offered)):
+        return Action(tool=MEMORY, tool_input=step)
     for pattern, handler in HANDLERS:
         match = pattern.search(view.task)
         if match:
@@ -104,6 +112,8 @@ def edit_tag(view: View, offered: Tools, path: str, value: str) -> Action:
 
 def ask_tag(view: View, offered: Tools, path: str) -> Action:
     content = view.content(path)
+    if content is None and MEMORY in offered and (remembered := remembered_tag(view, path)):
+        return Action(f'VERSION_TAG in {path} is "{remembered}" (from memory).')
     if content is None:
         return fetch(view, offered, path)
     return Action(f'VERSION_TAG in {path} is "{tag_of(content)}".')
@@ -149,6 +159,14 @@ def recall_rule(view: View, offered: Tools, folder: str) -> Action:
 
 def acknowledge(view: View, offered: Tools, rule: str) -> Action:
     return Action(f"Understood. From now on, {rule}")
+
+
+def save_to_memory(view: View, offered: Tools) -> Action:
+    """Write what memory does not hold yet, file by file (chapter 11)."""
+    if MEMORY not in offered:
+        return cannot("save to memory")
+    write = pending_write(view, written_in_task(view))
+    return Action(tool=MEMORY, tool_input=write) if write else Action("Memory holds what I have learned.")
 
 
 def fetch(view: View, offered: Tools, path: str, say: str | None = None) -> Action:
@@ -203,7 +221,7 @@ def purpose_of(content: str) -> str:
 HANDLERS: list[tuple[re.Pattern[str], Callable[..., Action]]] = [
     (READ_ALL, read_all), (EDIT, edit_tag), (RECALL_TAG, recall_tag), (ASK_TAG, ask_tag), (COUNT, count_lines),
     (SEARCH, search_todos), (FIRST_CHANGE, first_change), (RECALL_RULE, recall_rule),
-    (INSTRUCTION, acknowledge),
+    (INSTRUCTION, acknowledge), (SAVE, save_to_memory),
 ]
 
 

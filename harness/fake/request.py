@@ -32,8 +32,8 @@ import re
 from typing import Any
 
 from anthropic.types import ToolParam, message_count_tokens_params, message_create_params
-from anthropic.types.beta import (BetaCompactionBlockParam, BetaTextBlockParam, BetaToolResultBlockParam,
-                                  BetaToolUseBlockParam)
+from anthropic.types.beta import (BetaCompactionBlockParam, BetaMemoryTool20250818Param, BetaTextBlockParam,
+                                  BetaToolResultBlockParam, BetaToolUseBlockParam)
 from anthropic.types.beta import message_count_tokens_params as beta_count_params
 from anthropic.types.beta import message_create_params as beta_create_params
 
@@ -53,6 +53,7 @@ SERVED_CREATE = {"model", "max_tokens", "messages", "system", "tools", "tool_cho
 SERVED_COUNT = {"model", "messages", "system", "tools", "tool_choice"}
 BLOCK_FIELDS = {"text": BetaTextBlockParam, "tool_use": BetaToolUseBlockParam,
                 "tool_result": BetaToolResultBlockParam, "compaction": BetaCompactionBlockParam}
+MEMORY_TYPE = "memory_20250818"  # chapter 11: the one typed (built-in) tool the fake serves
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")  # unverified: the fake's choice of a tool name's form
 
 
@@ -186,6 +187,12 @@ def _check_tools(body: dict[str, Any]) -> set[str]:
     for i, tool in enumerate(tools):
         if not isinstance(tool, dict):
             raise invalid(f"tools.{i}", "Input should be a valid dictionary")
+        if tool.get("type", "custom") != "custom":
+            name = _check_typed_tool(f"tools.{i}", tool)
+            if name in names:
+                raise invalid("tools", "Tool names must be unique.")
+            names.add(name)
+            continue
         _check_keys(f"tools.{i}.custom", tool, set(ToolParam.__annotations__))
         name = tool.get("name")
         if not isinstance(name, str) or not TOOL_NAME.match(name):
@@ -199,6 +206,25 @@ def _check_tools(body: dict[str, Any]) -> set[str]:
             raise invalid("tools", "Tool names must be unique.")
         names.add(name)
     return names
+
+
+def _check_typed_tool(where: str, tool: dict[str, Any]) -> str:
+    """A built-in tool named by its type (chapter 11): only the memory tool, with the fields of the SDK's
+    ``BetaMemoryTool20250818Param``; its name must be "memory". The wording of these 400s is unverified."""
+    if tool["type"] != MEMORY_TYPE:
+        raise invalid(f"{where}.type", f"{tool['type']!r} is {NOT_IN_FAKE}: of the typed tools it serves only "
+                                       f"'{MEMORY_TYPE}'")
+    where = f"{where}.{MEMORY_TYPE}"
+    _check_keys(where, tool, set(BetaMemoryTool20250818Param.__annotations__))
+    if tool.get("name") != "memory":
+        raise invalid(f"{where}.name", "Field required" if "name" not in tool else "Input should be 'memory'")
+    for field in ("defer_loading", "strict"):
+        if not isinstance(tool.get(field, False), bool):
+            raise invalid(f"{where}.{field}", "Input should be a valid boolean")
+    for field in ("allowed_callers", "input_examples", "defer_loading", "strict"):
+        if field in tool:
+            raise invalid(f"{where}.{field}", NOT_IN_FAKE)
+    return tool["name"]
 
 
 def _check_tool_choice(body: dict[str, Any], names: set[str]) -> None:

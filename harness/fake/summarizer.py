@@ -16,7 +16,7 @@ import json
 import re
 
 from ..core.messages import InvalidHistory, Message, blocks, check_message, result_text
-from .view import IN_PROGRESS, NOTE, PLAN, SUMMARY_GOAL, is_summary_text
+from .view import FLUSH_NOTICE, IN_PROGRESS, NOTE, PLAN, SUMMARY_GOAL, is_summary_text
 
 FOCUS = re.compile(r"^Focus especially on: (.+)$", re.MULTILINE)
 DECISION = re.compile(r"^(Understood\. .+|I will not change .+)$", re.MULTILINE)
@@ -59,6 +59,8 @@ def summarise_text(request_text: str) -> str:
             kind = block.get("type")
             if kind == "text" and message["role"] == "user":
                 body = block["text"]
+                if FLUSH_NOTICE.search(body):
+                    continue  # chapter 11: the harness's notice is not a request
                 if is_summary_text(body):
                     goals += SUMMARY_GOAL.findall(body)
                     decisions += PREVIOUS_DECISION.findall(body)

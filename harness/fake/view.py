@@ -12,6 +12,12 @@ request; a module a user pasted counts too, until an edit of it. A result
 that shows a recall id (chapter 09) hides the content but
 says how to bring it back; a recalled copy counts as a read. A summary the
 fake wrote earlier is recognised by its own lines (``- User: ...``).
+
+Memory (chapter 11): when a ``memory`` call's result still shows a file of
+``/memories`` (or a listing of it), or a ``create`` call shows the text it
+wrote, that text is in view; it counts as older than anything else in the
+request, so the conversation overrides it. A harness notice that the context
+will be compacted soon is seen as a notice, not as the user's next request.
 """
 from __future__ import annotations
 
@@ -33,6 +39,9 @@ COUNT_LINE = re.compile(r"^\s*\d+ \S+$", re.MULTILINE)  # a line of ``wc -l`` ou
 MATCH_LINE = re.compile(r"^\S+:\d+:|^exit code 1$", re.MULTILINE)  # a ``grep -n`` match, or grep's "no match"
 PASTED_MODULE = re.compile(r'^"""(\S+): ', re.MULTILINE)  # the name a pasted module's docstring opens with
 RECALL_ID = re.compile(r"; recall id (\S+)\]$")
+FLUSH_NOTICE = re.compile(r"^\[harness\] .*save what you need to memory", re.IGNORECASE)  # chapter 11
+MEMORY_SHOWN = re.compile(r"^Here're the files and directories up to 2 levels deep in |^Here's the content of ")
+MEMORY_LISTED = re.compile(r"^\S+\t(/memories/\S+?)/?$", re.MULTILINE)
 
 
 @dataclass
@@ -54,6 +63,12 @@ class View:
     listings: dict[str, list[str]] = field(default_factory=dict)  # folder -> visible listing
     recallable: dict[str, str] = field(default_factory=dict)  # path -> recall id of its hidden, fresh content
     pasted: dict[str, str] = field(default_factory=dict)  # module name -> a module a user pasted, not edited since
+    # chapter 11, memory: what the memory tool showed or was given, and the latest compaction notice
+    memory_checked: bool = False                          # a view of /memories is in the request
+    memory_listing: set[str] | None = None                # the paths the latest visible listing of /memories shows
+    memory_files: dict[str, str] = field(default_factory=dict)  # memory path -> its text as last seen or written
+    memory_written: dict[str, int] = field(default_factory=dict)  # memory path -> message of its latest create
+    flush_notice: int | None = None                       # message index of the latest visible notice
 
     def content(self, path: str) -> str | None:
         """The fresh content of ``path`` in view: from a read of it, else from a user's paste of the module."""
@@ -82,11 +97,15 @@ def build_view(messages: list[Message]) -> View:
             kind = block.get("type")
             if kind == "text":
                 view.all_text.append(block["text"])
-                if message["role"] == "user":
+                if message["role"] == "user" and FLUSH_NOTICE.search(block["text"]):
+                    view.flush_notice = index
+                elif message["role"] == "user":
                     _add_user_text(view, block["text"])
                     task_start = index
             elif kind == "tool_use":
                 calls[block["id"]] = ToolCall(index, block["name"], block["input"], None, False)
+                if block["name"] == "memory":
+                    _memory_use(view, block["input"], index)
                 if block["name"] in EDITING_TOOLS:
                     path = argument(block["input"], "path", "")
                     view.files.pop(path, None)
@@ -99,9 +118,40 @@ def build_view(messages: list[Message]) -> View:
                 call.is_error = bool(block.get("is_error"))
                 source = _origin(call, calls)
                 call.result = content if shows_output(source, content) else None
-                _remember(view, call, content, _file_read(source, last_edit))
+                if call.name == "memory":
+                    _memory_result(view, call)
+                else:
+                    _remember(view, call, content, _file_read(source, last_edit))
     view.task_calls = [c for c in calls.values() if c.index > task_start]
+    if view.memory_files:  # memory is older than the conversation: what the request says overrides it
+        remembered = list(view.memory_files.values())
+        view.all_text = remembered + view.all_text
+        view.user_texts = [line for text in remembered for line in text.splitlines() if line] + view.user_texts
     return view
+
+
+def _memory_use(view: View, tool_input: dict, index: int) -> None:
+    """A memory call as the model made it: a view of the root, or the text it wrote."""
+    command, path = argument(tool_input, "command", ""), argument(tool_input, "path", "")
+    if command == "view" and path.rstrip("/") == "/memories":
+        view.memory_checked = True
+    elif command == "create" and path:
+        view.memory_files[path] = argument(tool_input, "file_text", "")
+        view.memory_written[path] = index
+        if view.memory_listing is not None:
+            view.memory_listing.add(path)
+
+
+def _memory_result(view: View, call: ToolCall) -> None:
+    """What a memory call's result shows: a listing, or a file's lines without their numbers."""
+    if call.result is None or call.is_error or argument(call.input, "command", "") != "view":
+        return
+    header, _, body = call.result.partition("\n")
+    if header.startswith("Here're the files"):
+        view.memory_listing = set(MEMORY_LISTED.findall(body))
+    elif not call.input.get("view_range"):
+        view.memory_files[argument(call.input, "path", "")] = "\n".join(
+            line.partition("\t")[2] for line in body.split("\n"))
 
 
 def module_name(path: str) -> str:
@@ -121,6 +171,8 @@ def shows_output(call: ToolCall, content: str) -> bool:
     ``call`` is the call that produced the output (for a recall, the call it brought back)."""
     if call.is_error:
         return True  # an error is shown as it reads
+    if call.name == "memory":
+        return bool(MEMORY_SHOWN.search(content)) or argument(call.input, "command", "") != "view"
     if call.name == "read_file" or read_path(call) is not None:
         return bool(FILE_SHOWN.search(content))
     if listed_folder(call) is not None:

@@ -1,0 +1,129 @@
+"""How the fake agent uses the memory tool, when a request offers it (chapter 11).
+
+It decides only from what it sees, as the memory tool's documentation says
+Claude does (https://platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool:
+it checks its memory directory before it starts a task):
+
+- no view of ``/memories`` in the request: view it first;
+- the task names a folder: read ``/memories/<folder>.md`` and ``/memories/rules.md``
+  when the listing shows them and their text is not in view (once per task);
+- a harness notice says the context will be compacted soon (or the user asks
+  it to save what it learned): write what it knows and memory does not yet
+  hold, one ``create`` per file, each file rewritten whole (viewed first when
+  it exists and its text is not in view, so nothing already saved is lost).
+
+What it writes, one file per folder: the folder's plan, a note per file read,
+and the VERSION_TAG values it knows (from a fresh read, or from its own
+answers and reports, never from a request it may have refused); and in
+``rules.md``: the user's standing instructions and their first edit request.
+The lines are the agent's own phrasings, so a memory file read back later
+counts as notes, plans and answers in view (``view``).
+"""
+from __future__ import annotations
+
+import re
+
+from .view import NOTE, PLAN, View, argument
+
+MEMORY = "memory"
+RULES = "/memories/rules.md"
+TASK_FOLDER = re.compile(r"\b([a-z]\w*)/")
+TAG_KNOWN = re.compile(r'(?:VERSION_TAG in (\S+\.py) is(?: already)?|Changed VERSION_TAG in (\S+\.py) to) "([^"]+)"')
+TAG_LINE = re.compile(r'^VERSION_TAG = "([^"]*)"$', re.MULTILINE)
+STANDING = re.compile(r"^From now on, .+$")
+EDIT_REQUEST = re.compile(r'^In (\S+\.py), change VERSION_TAG to "[^"]+"\.$')
+VERIFY = "check a file before you trust what memory says about it"  # a standing instruction (chapter 11)
+
+
+def folder_file(folder: str) -> str:
+    return f"/memories/{folder}.md"
+
+
+def known_tags(view: View) -> dict[str, str]:
+    """path -> VERSION_TAG as the agent knows it: what it said or reported last, a fresh read over that."""
+    tags: dict[str, str] = {}
+    for text in view.all_text:
+        for said, changed, value in TAG_KNOWN.findall(text):
+            tags[said or changed] = value
+    for path, content in view.files.items():
+        if (match := TAG_LINE.search(content)):
+            tags[path] = match.group(1)
+    return tags
+
+
+def digest(view: View) -> dict[str, str]:
+    """What memory should hold, file by file, from everything in view (memory included)."""
+    notes = view.notes
+    plans = {folder: paths for text in view.all_text for folder, paths in PLAN.findall(text)}
+    tags = known_tags(view)
+    folders = sorted({p.split("/", 1)[0] for p in [*notes, *tags] if "/" in p} | set(plans))
+    files = {}
+    for folder in folders:
+        lines = [f"Plan for {folder}/: {plans[folder]}"] if folder in plans else []
+        lines += [f"Note: {p} — {notes[p]}" for p in sorted(notes) if p.startswith(folder + "/")]
+        lines += [f'VERSION_TAG in {p} is "{tags[p]}".' for p in sorted(tags) if p.startswith(folder + "/")]
+        files[folder_file(folder)] = "\n".join(lines) + "\n"
+    rules = list(dict.fromkeys(t for t in view.user_texts if STANDING.match(t)))
+    first_edit = next((t for t in view.user_texts if EDIT_REQUEST.match(t)), None)
+    if rules or first_edit:
+        files[RULES] = "\n".join(rules + ([first_edit] if first_edit else [])) + "\n"
+    return files
+
+
+def pending_write(view: View, done: set[str]) -> dict[str, str] | None:
+    """The next memory call of a flush: a view of a saved file whose text is not in view, or a create;
+    None when memory already holds what the agent knows (files in ``done`` were written already)."""
+    for path, text in digest(view).items():
+        if view.memory_files.get(path) == text or path in done:
+            continue
+        exists = view.memory_listing is not None and path in view.memory_listing
+        if exists and path not in view.memory_files and not _viewed_in_task(view, path):
+            return {"command": "view", "path": path}
+        return {"command": "create", "path": path, "file_text": text}
+    return None
+
+
+def written_since_notice(view: View) -> set[str]:
+    return {p for p, index in view.memory_written.items() if index > (view.flush_notice or 0)}
+
+
+def written_in_task(view: View) -> set[str]:
+    return {argument(c.input, "path", "") for c in view.task_calls
+            if c.name == MEMORY and argument(c.input, "command", "") == "create"}
+
+
+def memory_step(view: View, offered: frozenset[str]) -> dict[str, str] | None:
+    """The memory call to make before the task goes on, or None (memory not offered, or nothing to do)."""
+    if MEMORY not in offered:
+        return None
+    if view.flush_notice is not None and (write := pending_write(view, written_since_notice(view))):
+        return write
+    if not view.memory_checked:
+        return {"command": "view", "path": "/memories"}
+    for path in relevant_files(view):
+        if path not in view.memory_files and not _viewed_in_task(view, path):
+            return {"command": "view", "path": path}
+    return None
+
+
+def relevant_files(view: View) -> list[str]:
+    """The saved files that may bear on the task: its folder's, and the rules, if the listing shows them."""
+    listed = view.memory_listing or set()
+    wanted = [folder_file(f) for f in TASK_FOLDER.findall(view.task or "")[:1]] + [RULES]
+    return [p for p in wanted if p in listed]
+
+
+def remembered_tag(view: View, path: str) -> str | None:
+    """The VERSION_TAG the agent believes ``path`` has when memory holds one for it: the latest value in
+    view, memory counting as the oldest text (None if memory holds none, or if a standing instruction
+    says to check files before trusting memory)."""
+    if any(VERIFY in t for t in view.user_texts):
+        return None
+    text = view.memory_files.get(folder_file(path.split("/", 1)[0]), "")
+    if not any((s or c) == path for s, c, _ in TAG_KNOWN.findall(text)):
+        return None
+    return known_tags(view)[path]
+
+
+def _viewed_in_task(view: View, path: str) -> bool:
+    return any(c.name == MEMORY and argument(c.input, "path", "") == path for c in view.task_calls)

@@ -1,0 +1,125 @@
+"""Chapter 11's lab: two sessions on one workspace, with and without memory, and what each remembers.
+
+``first_session`` runs the long session's opening requests under chapter 08's
+pretend window with the reference agent's three layers, optionally offering
+the memory tool and the flush notice, and ends by asking the agent to save
+what it learned. ``second_session`` is a new conversation on a copy of that
+workspace and memory folder, with requests that need what the first one
+learned. ``probe_memory`` is chapter 08's graded probe for an agent with
+memory: it may view its memory (read-only) before it answers, but a tool that
+opens a workspace file, or writes memory, counts as not remembering.
+"""
+from __future__ import annotations
+
+import copy
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.config import CompactionConfig
+from ..core.loop import to_dicts
+from ..core.messages import Message, tool_result, user
+from ..core.tools import Toolbox, Workspace
+from ..fake import fake_client
+from ..memory.flush import FlushBeforeCompaction
+from ..memory.toolbox import MEMORY_TOOL_NAME, MemoryToolbox
+from ..session.runner import Session
+from ..strategies.registry import PRETEND_WINDOW
+from ..strategies.three_layers import ThreeLayers
+from .amnesia import WORK_REQUESTS, AmnesiaReport, Probe, ProbeAnswer, probes_for
+from .runs import fresh_folder
+from .scenarios import LONG_SESSION
+
+SAVE_REQUEST = "Save what you have learned to memory before this session ends."
+GUARD_REQUEST = "From now on, check a file before you trust what memory says about it."
+SECOND_SESSION = (
+    "Read every .py file under agents/ and summarise what each does.",
+    "Read every .py file under core/ and summarise what each does.",
+    "What is VERSION_TAG in agents/s03_todo_write.py?",
+    "What is VERSION_TAG in core/c06_storage.py?",
+    "What did I tell you about tools/?",
+    'In tools/t05_shell.py, change VERSION_TAG to "v5-unsafe".',
+    "Which file did I first ask you to change?",
+)
+MEMORY_CONFIG = CompactionConfig(preserve_tools=frozenset({"read_file", MEMORY_TOOL_NAME}))
+
+
+@dataclass
+class Run:
+    """A session and the folders it worked on."""
+    session: Session
+    root: Path
+
+    @property
+    def reads(self) -> int:
+        """Workspace files the agent opened (read_file calls)."""
+        return sum(1 for name, _ in self.session.tool_calls if name == "read_file")
+
+    @property
+    def memory_calls(self) -> int:
+        return sum(1 for name, _ in self.session.tool_calls if name == MEMORY_TOOL_NAME)
+
+    def memory_text(self) -> dict[str, str]:
+        folder = self.root / "memories"
+        return {f"/memories/{p.relative_to(folder).as_posix()}": p.read_text(encoding="utf-8")
+                for p in sorted(folder.rglob("*")) if p.is_file()} if folder.is_dir() else {}
+
+
+def open_session(root: Path, *, memory: bool, flush_at: float | None = 0.8, window: int | None = PRETEND_WINDOW,
+                 config: CompactionConfig = MEMORY_CONFIG) -> Session:
+    """A session on ``root/workspace`` (and ``root/memories`` when ``memory``), three layers, pretend window."""
+    workspace = Workspace(root / "workspace")
+    toolbox = MemoryToolbox(workspace, root / "memories") if memory else Toolbox(workspace)
+    compactor = FlushBeforeCompaction(ThreeLayers(), flush_at) if memory else ThreeLayers()
+    return Session(fake_client(window=window), toolbox, config.with_(transcript_dir=root / "transcripts"),
+                   compactor=compactor)
+
+
+def first_session(root: str | Path, requests: tuple[str, ...] = WORK_REQUESTS[:30], *, memory: bool = True,
+                  flush_at: float | None = 0.8, save_at_end: bool = True, **options) -> Run:
+    """Build LONG_SESSION's workspace afresh under ``root`` and send ``requests`` (then SAVE_REQUEST)."""
+    root = fresh_folder(root)
+    LONG_SESSION.build(root / "workspace")
+    session = open_session(root, memory=memory, flush_at=flush_at, **options)
+    for request in requests + ((SAVE_REQUEST,) if memory and save_at_end else ()):
+        session.ask(request)
+    return Run(session, root)
+
+
+def second_session(first: Run, root: str | Path, requests: tuple[str, ...] = SECOND_SESSION, *,
+                   memory: bool = True, **options) -> Run:
+    """A new conversation on a copy of the first session's workspace (and memory, if ``memory``)."""
+    root = fresh_folder(root)
+    shutil.copytree(first.root / "workspace", root / "workspace")
+    if memory and (first.root / "memories").is_dir():
+        shutil.copytree(first.root / "memories", root / "memories")
+    session = open_session(root, memory=memory, **options)
+    for request in requests:
+        session.ask(request)
+    return Run(session, root)
+
+
+def probe_memory(run: Run, probes: tuple[Probe, ...] | None = None, max_views: int = 4) -> AmnesiaReport:
+    """Chapter 08's probe on a copy of the final history, letting the agent view memory first."""
+    session = run.session
+    probes = probes if probes is not None else probes_for(WORK_REQUESTS[:len(session.answers)])
+    answers = []
+    for probe in probes:
+        messages: list[Message] = copy.deepcopy(session.messages) + [user(probe.question)]
+        reply, other = "", ()
+        for _ in range(max_views + 1):
+            response = session.client.messages.create(
+                model=session.config.model, max_tokens=session.config.max_tokens, system=session.system,
+                tools=session.toolbox.schemas, messages=messages)
+            content = to_dicts(response.content)
+            uses = [b for b in content if b["type"] == "tool_use"]
+            reply = "\n".join(b["text"] for b in content if b["type"] == "text")
+            views = [b for b in uses if b["name"] == MEMORY_TOOL_NAME and b["input"].get("command") == "view"]
+            if not uses or len(views) < len(uses):
+                other = tuple(b["name"] for b in uses if b not in views)
+                break
+            messages.append({"role": "assistant", "content": content})
+            messages.append(user([tool_result(b["id"], (o := session.toolbox.run(b["name"], b["input"])).content,
+                                              o.is_error) for b in views]))
+        answers.append(ProbeAnswer(probe, reply, other, not other and probe.matches(reply)))
+    return AmnesiaReport(tuple(answers))
