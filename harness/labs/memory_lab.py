@@ -15,6 +15,10 @@ import copy
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
+
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
 
 from ..core.config import CompactionConfig
 from ..core.loop import to_dicts
@@ -29,6 +33,7 @@ from ..strategies.three_layers import ThreeLayers
 from .amnesia import WORK_REQUESTS, AmnesiaReport, Probe, ProbeAnswer, probes_for
 from .runs import fresh_folder
 from .scenarios import LONG_SESSION
+from .style import FORGOTTEN, REMEMBERED, RETENTION, WIDE, new_figure, thousands
 
 SAVE_REQUEST = "Save what you have learned to memory before this session ends."
 GUARD_REQUEST = "From now on, check a file before you trust what memory says about it."
@@ -66,10 +71,11 @@ class Run:
 
 
 def open_session(root: Path, *, memory: bool, flush_at: float | None = 0.8, window: int | None = PRETEND_WINDOW,
-                 config: CompactionConfig = MEMORY_CONFIG) -> Session:
-    """A session on ``root/workspace`` (and ``root/memories`` when ``memory``), three layers, pretend window."""
+                 config: CompactionConfig = MEMORY_CONFIG, check: Callable[[Any], str] | None = None) -> Session:
+    """A session on ``root/workspace`` (and ``root/memories`` when ``memory``), three layers, pretend window;
+    ``check`` is the memory path check (the harness's by default)."""
     workspace = Workspace(root / "workspace")
-    toolbox = MemoryToolbox(workspace, root / "memories") if memory else Toolbox(workspace)
+    toolbox = MemoryToolbox(workspace, root / "memories", check=check) if memory else Toolbox(workspace)
     compactor = FlushBeforeCompaction(ThreeLayers(), flush_at) if memory else ThreeLayers()
     return Session(fake_client(window=window), toolbox, config.with_(transcript_dir=root / "transcripts"),
                    compactor=compactor)
@@ -123,3 +129,94 @@ def probe_memory(run: Run, probes: tuple[Probe, ...] | None = None, max_views: i
                                               o.is_error) for b in views]))
         answers.append(ProbeAnswer(probe, reply, other, not other and probe.matches(reply)))
     return AmnesiaReport(tuple(answers))
+
+
+WITH, WITHOUT = "#1f77b4", "#7f7f7f"  # memory offered / not
+
+
+def sessions_figure(pairs: dict[str, tuple[Run, Run]]) -> Figure:
+    """Workspace files read and input tokens billed per session, without and with memory, side by side."""
+    fig = new_figure(WIDE)
+    reads, billed = fig.subplots(1, 2)
+    labels = list(pairs)
+    for offset, (name, colour, pick) in enumerate((("without memory", WITHOUT, 1), ("with memory", WITH, 0))):
+        xs = [i + (offset - 0.5) * 0.38 for i in range(len(labels))]
+        runs = [pairs[label][pick] for label in labels]
+        reads.bar(xs, [r.reads for r in runs], 0.38, label=name, color=colour)
+        billed.bar(xs, [r.session.stats.input_tokens_billed for r in runs], 0.38, label=name, color=colour)
+        for x, r in zip(xs, runs):
+            reads.annotate(str(r.reads), (x, r.reads), ha="center", va="bottom", fontsize=8)
+    for ax, title in ((reads, "workspace files read (read_file calls)"), (billed, "input tokens billed")):
+        ax.set_xticks(range(len(labels)), labels)
+        ax.set(xlabel="session", title=title)
+        ax.legend(loc="upper right")
+    reads.set_ylabel("files read")
+    billed.set_ylabel("tokens")
+    billed.yaxis.set_major_formatter(thousands)
+    return fig
+
+
+def retention_map(reports: dict[str, AmnesiaReport]) -> Figure:
+    """Fact by variant: kept (green) or lost (red) in each final history."""
+    names = list(reports)
+    probes = [a.probe for a in reports[names[0]].answers]
+    kept = [[float(reports[n].remembered[p.name]) for n in names] for p in probes]
+    fig = new_figure(RETENTION)
+    ax = fig.subplots()
+    ax.imshow(kept, cmap=ListedColormap([FORGOTTEN, REMEMBERED]), vmin=0, vmax=1, aspect="auto")
+    for row, values in enumerate(kept):
+        for column, value in enumerate(values):
+            ax.text(column, row, "kept" if value else "lost", ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(len(names)), [f"{n}\n{sum(reports[n].remembered.values())}/{len(probes)} kept" for n in names],
+                  fontsize=8)
+    ax.set_yticks(range(len(probes)), [f"{p.name} (said in {', '.join(map(str, p.said_in))})" for p in probes],
+                  fontsize=8)
+    ax.set(xlabel="variant", ylabel="probed fact", title="after 68 requests and their compactions: kept or lost")
+    return fig
+
+
+@dataclass(frozen=True)
+class FlushPoint:
+    """One flush fraction's outcome on the whole long session."""
+    at: float
+    kept: int
+    forgotten: tuple[str, ...]
+    billed: int
+    reads: int
+    memory_calls: int
+
+
+def flush_sweep(root: str | Path, fractions: tuple[float, ...]) -> list[FlushPoint]:
+    """The long session with memory once per flush fraction, each probed."""
+    points = []
+    for at in fractions:
+        run = first_session(Path(root) / f"at{at}", WORK_REQUESTS, flush_at=at)
+        report = probe_memory(run)
+        points.append(FlushPoint(at, sum(report.remembered.values()), report.forgotten,
+                                 run.session.stats.input_tokens_billed, run.reads, run.memory_calls))
+    return points
+
+
+def flush_figure(points: list[FlushPoint], at: float, baseline: FlushPoint) -> tuple[str, Figure]:
+    """The slider's answer: the chosen fraction's line, and facts kept and tokens billed over every fraction."""
+    point = next(p for p in points if p.at == at)
+    line = (f"flush at {at:.0%} of the trigger: {point.kept}/8 facts kept"
+            f"{' (lost: ' + ', '.join(point.forgotten) + ')' if point.forgotten else ''}; "
+            f"{point.billed:,} tokens billed, {point.reads} files read, {point.memory_calls} memory calls")
+    fig = new_figure(WIDE)
+    kept, billed = fig.subplots(1, 2)
+    xs = [p.at for p in points]
+    kept.plot(xs, [p.kept for p in points], marker="o", color=WITH, label="with memory")
+    billed.plot(xs, [p.billed for p in points], marker="o", color=WITH, label="with memory")
+    kept.axhline(baseline.kept, color=WITHOUT, linestyle="--", label="without memory")
+    billed.axhline(baseline.billed, color=WITHOUT, linestyle="--", label="without memory")
+    for ax in (kept, billed):
+        ax.axvline(at, color="black", linewidth=1)
+        ax.set_xlabel("flush notice at this fraction of the compaction trigger")
+        ax.legend(loc="lower left")
+    kept.plot([at], [point.kept], marker="o", markersize=10, color="black")
+    billed.plot([at], [point.billed], marker="o", markersize=10, color="black")
+    kept.set(ylabel="facts kept of 8", ylim=(0, 8.5), title="graded retention")
+    billed.set(ylabel="input tokens billed", title="cost of the whole session")
+    billed.yaxis.set_major_formatter(thousands)
+    return line, fig

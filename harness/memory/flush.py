@@ -6,10 +6,11 @@ config's ``threshold``: once the context passes ``at`` times that threshold
 it appends one notice to the last user message (after its tool results, so
 the history stays valid), and the notice stays in view until a compaction
 replaces the history. The model then decides what to save. Claude Code's
-``PreCompact`` hook runs a command before a compaction
-(https://docs.claude.com/en/docs/claude-code/hooks); that the API itself
-warns Claude before context editing clears tool results is reported in
-third-party write-ups only, so unverified here. The wording is ours.
+``PreCompact`` hook (https://code.claude.com/docs/en/hooks#precompact) and
+Codex's (openai/codex PR #19905) run a command of the user's before a
+compaction, which is not a turn of the model's; that the API warns Claude
+before context editing clears tool results is reported in third-party
+write-ups only, so unverified here. The notice's wording is ours.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ never see it and it outlives any one conversation.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 from ..core.tools import Toolbox, ToolOutcome, Workspace
 from .store import MemoryStore
@@ -23,9 +23,10 @@ MEMORY_TOOL: dict[str, str] = {"type": "memory_20250818", "name": MEMORY_TOOL_NA
 class MemoryToolbox(Toolbox):
     """The workspace's tools, and ``memory`` on the folder ``memory_root``."""
 
-    def __init__(self, workspace: Workspace, memory_root: str | os.PathLike[str], *, include_compact: bool = True):
+    def __init__(self, workspace: Workspace, memory_root: str | os.PathLike[str], *, include_compact: bool = True,
+                 check: Callable[[Any], str] | None = None):
         super().__init__(workspace, include_compact=include_compact)
-        self.memory = MemoryStore(memory_root)
+        self.memory = MemoryStore(memory_root, check)
 
     @property
     def schemas(self) -> list[dict[str, Any]]:
