@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from ..core.messages import Block, text
 from .memory import MEMORY, memory_step, pending_write, remembered_tag, written_in_task
-from .view import PLAN, ToolCall, View, argument
+from .view import PLAN, TAG_LINE, ToolCall, View, argument
 
 READ_ALL = re.compile(r"Read every \.py file under (\S+?)/ and summarise what each does\.")
 EDIT = re.compile(r'In (\S+\.py), change VERSION_TAG to "([^"]+)"\.')
@@ -39,7 +39,6 @@ FIRST_CHANGE = re.compile(r"Which file did I first ask you to change\?")
 RECALL_RULE = re.compile(r"What did I tell you about (\S+?)/\?")
 INSTRUCTION = re.compile(r"From now on, (.+)")
 NEVER_EDIT = re.compile(r"never edit anything under (\S+?)/")
-TAG_LINE = re.compile(r'^VERSION_TAG = "([^"]*)"$', re.MULTILINE)
 PURPOSE = re.compile(r'^"""\S+: (.+?)\.?$', re.MULTILINE)
 SAVE = re.compile(r"Save what you have learned to memory")
 

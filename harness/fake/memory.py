@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import re
 
-from .view import NOTE, PLAN, View, argument
+from .view import NOTE, PLAN, TAG_LINE, View, argument
 
 MEMORY = "memory"
 RULES = "/memories/rules.md"
 TASK_FOLDER = re.compile(r"\b([a-z]\w*)/")
 TAG_KNOWN = re.compile(r'(?:VERSION_TAG in (\S+\.py) is(?: already)?|Changed VERSION_TAG in (\S+\.py) to) "([^"]+)"')
-TAG_LINE = re.compile(r'^VERSION_TAG = "([^"]*)"$', re.MULTILINE)
 STANDING = re.compile(r"^From now on, .+$")
 EDIT_REQUEST = re.compile(r'^In (\S+\.py), change VERSION_TAG to "[^"]+"\.$')
 VERIFY = "check a file before you trust what memory says about it"  # a standing instruction (chapter 11)
