@@ -247,3 +247,18 @@ def test_two_sessions_memory_saves_reads_and_keeps_the_rule(tmp_path):
     assert with_memory.session.answers[-1].startswith("I will not change tools/t05_shell.py")
     assert without.session.answers[-1].startswith("Changed VERSION_TAG")
     assert probe_memory(first, ()).answers == ()
+
+
+def test_a_memory_result_replaced_by_a_placeholder_is_no_longer_in_view():
+    history = [user(TASK), *memory_round("t1", {"command": "view", "path": "/memories"}, LISTING),
+               *memory_round("t2", {"command": "view", "path": "/memories/agents.md"}, "[Previous: used memory]")]
+    view = build_view(history)
+    assert view.memory_checked and view.memory_listing == {"/memories/agents.md"} and view.memory_files == {}
+
+
+def test_the_summariser_does_not_take_the_notice_for_a_request():
+    from harness.fake.summarizer import summarise_text
+    import json
+    history = [user([{"type": "text", "text": TASK}, {"type": "text", "text": COMPACTION_NOTICE}])]
+    summary = summarise_text(json.dumps(history))
+    assert f"- User: {TASK}" in summary and "[harness]" not in summary

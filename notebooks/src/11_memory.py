@@ -231,8 +231,8 @@ plt.close("all")
 # `core/c12_shutdown.py`: its note was still in the context, not yet saved, when the first session compacted. More important than the
 # tokens: without memory the new conversation did not know the rule about `tools/`, **edited the vendored
 # file** the user had forbidden, and named that edit as the first change. The first session costs a little
-# less with memory too (53 reads instead of 63): after a compaction the agent reads its notes back instead
-# of the files.
+# less with memory too (53 reads instead of 63): after a compaction it answers a tag question from its
+# notes instead of reading the file again.
 #
 # Which of this holds for *any model*: a new conversation can know only what its request holds, so without
 # memory the rule is gone and the summaries must be re-read. How *much* is saved is *this fake*'s: it
@@ -280,6 +280,7 @@ kept = {name: sum(report.remembered.values()) for name, report in retention.item
 assert kept == {"without memory": 4, "memory + flush": 8, "memory, no notice": 4}
 assert retention["memory, no notice"].forgotten == retention["without memory"].forgotten
 assert (full_without.reads, full_flush.reads, full_control.reads) == (94, 63, 94)
+assert full_control.memory_calls == 1 + full_control.session.stats.compactions["auto"] == 4  # a view after each
 assert [r.session.stats.input_tokens_billed for r in (full_without, full_flush, full_control)] == \
     [5_068_275, 4_255_399, 5_035_605]
 
