@@ -5,7 +5,7 @@ import os
 import platform
 import sys
 
-from . import long_session, micro_scaling, micro_twelve, recount, strategies, twelve_run
+from . import long_session, micro_scaling, micro_twelve, recount, strategies, summaries, twelve_run
 
 
 def main() -> int:
@@ -16,6 +16,7 @@ def main() -> int:
     print(long_session.render(long_session.measure()), end="\n\n", flush=True)
     print(recount.render(recount.measure()), end="\n\n", flush=True)
     print(strategies.render(strategies.measure()), end="\n\n", flush=True)
+    print(summaries.render(summaries.measure()), end="\n\n", flush=True)
     run = twelve_run.measure()
     print(twelve_run.render(run), flush=True)
     if not run.meets_budget:
