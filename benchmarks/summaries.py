@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from harness.labs.summary_lab import MATCHED, run_drift, wait_seconds
+from harness.labs.summary_lab import MATCHED_SETTING, blocking_wait, run_drift
 from harness.strategies.incremental_summary import IncrementalSummary
 from harness.strategies.prepared_summary import PreparedSummary
 from harness.strategies.three_layers import ThreeLayers
@@ -33,11 +33,9 @@ def measure() -> list[list[object]]:
     with scratch_root() as root:
         for key, make in STRATEGIES.items():
             start = time.perf_counter()
-            run = run_drift(key.replace(" ", "_").replace(",", ""), make(), MATCHED, root)
+            run = run_drift(key.replace(" ", "_").replace(",", ""), make(), MATCHED_SETTING, root)
             seconds = time.perf_counter() - start
-            calls = [t for t in run.session.trace if t.kind == "summary"]
-            waited = sum(wait_seconds(t.input_tokens, t.output_tokens) for t in calls if "prepare" not in t.layers)
-            rows.append([key, len(run.points), tokens(run.summary_tokens), f"{waited:.1f} s",
+            rows.append([key, len(run.points), tokens(run.summary_tokens), f"{blocking_wait(run.session):.1f} s",
                          f"{run.kept[-1] if run.kept else 0}/{len(run.points[-1].asked) if run.points else 0}",
                          f"{seconds:.1f} s"])
     return rows
@@ -45,8 +43,8 @@ def measure() -> list[list[object]]:
 
 def render(rows: list[list[object]]) -> str:
     return format_table(
-        f"Summaries on the long session (threshold {MATCHED.threshold:,}, tail {MATCHED.tail_chars:,} chars, "
-        f"budget {MATCHED.summary_max_tokens:,} tokens)",
+        f"Summaries on the long session (threshold {MATCHED_SETTING.threshold:,}, tail {MATCHED_SETTING.tail_chars:,} chars, "
+        f"budget {MATCHED_SETTING.summary_max_tokens:,} tokens)",
         ["strategy", "compactions", "summary tokens", "modelled wait", "last summary knows", "time"], rows)
 
 

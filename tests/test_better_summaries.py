@@ -12,7 +12,7 @@ from harness.fake.summarizer import summarise_text
 from harness.labs.recording import RecordingClient
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION
-from harness.labs.summary_lab import MATCHED, SummaryPoint, ahead_outcome, summary_points, wait_seconds
+from harness.labs.summary_lab import MATCHED_SETTING, SummaryPoint, ahead_outcome, summary_points, wait_seconds
 from harness.strategies.incremental_summary import IncrementalSummary, merge_request, previous_summary
 from harness.strategies.prepared_summary import PreparedSummary
 from harness.strategies.three_layers import ThreeLayers
@@ -53,7 +53,7 @@ def test_the_fake_reads_a_quoted_previous_summary_and_only_then(tmp_path):
 
 
 def test_summary_of_summaries_loses_what_the_tail_cuts_and_merging_keeps_it(tmp_path):
-    config = MATCHED
+    config = MATCHED_SETTING
     runs = {key: run_scenario(LONG_SESSION, config, tmp_path / key, requests=REQUESTS, compactor=make())
             for key, make in (("plain", ThreeLayers), ("merge", IncrementalSummary))}
     points = {key: summary_points(s) for key, s in runs.items()}
@@ -63,7 +63,7 @@ def test_summary_of_summaries_loses_what_the_tail_cuts_and_merging_keeps_it(tmp_
 
 def test_a_verified_summary_makes_two_calls_per_compaction_and_counts_both(tmp_path):
     model = FakeModel()
-    session = run_scenario(LONG_SESSION, MATCHED, tmp_path, requests=REQUESTS, compactor=VerifiedSummary(),
+    session = run_scenario(LONG_SESSION, MATCHED_SETTING, tmp_path, requests=REQUESTS, compactor=VerifiedSummary(),
                            client=model.client())
     summaries = [t for t in session.trace if t.kind == "summary"]
     assert summaries and model.requests.count("summary") == 2 * len(summaries)
@@ -74,7 +74,7 @@ def test_a_verified_summary_makes_two_calls_per_compaction_and_counts_both(tmp_p
 def test_prepared_summary_keeps_every_later_message_verbatim_and_every_request_valid(tmp_path):
     checked = RecordingClient(fake_client(), lambda request: validate_messages(request["messages"]) or True)
     strategy = PreparedSummary(0.7)
-    session = run_scenario(LONG_SESSION, MATCHED, tmp_path, requests=REQUESTS, compactor=strategy, client=checked)
+    session = run_scenario(LONG_SESSION, MATCHED_SETTING, tmp_path, requests=REQUESTS, compactor=strategy, client=checked)
     swaps = [e for e in session.events if e.kind == "prepared"]
     assert swaps and all(e.detail["kept_verbatim"] > 0 for e in swaps)
     assert "auto" not in session.stats.compactions
@@ -82,8 +82,8 @@ def test_prepared_summary_keeps_every_later_message_verbatim_and_every_request_v
 
 
 def test_preparing_at_the_threshold_is_chapter_03s_compaction(tmp_path):
-    plain = run_scenario(LONG_SESSION, MATCHED, tmp_path / "a", requests=REQUESTS, compactor=ThreeLayers())
-    late = run_scenario(LONG_SESSION, MATCHED, tmp_path / "a", requests=REQUESTS, compactor=PreparedSummary(1.0))
+    plain = run_scenario(LONG_SESSION, MATCHED_SETTING, tmp_path / "a", requests=REQUESTS, compactor=ThreeLayers())
+    late = run_scenario(LONG_SESSION, MATCHED_SETTING, tmp_path / "a", requests=REQUESTS, compactor=PreparedSummary(1.0))
     assert [(t.input_tokens, t.kind) for t in plain.trace] == [(t.input_tokens, t.kind) for t in late.trace]
     with pytest.raises(ValueError):
         PreparedSummary(0)

@@ -39,6 +39,12 @@ def wait_seconds(input_tokens: int, output_tokens: int) -> float:
     return input_tokens / READ_TOKENS_PER_SECOND + output_tokens / WRITE_TOKENS_PER_SECOND
 
 
+def blocking_wait(session: Session) -> float:
+    """The modelled seconds the user waited for summaries: every summary call but those prepared ahead."""
+    return round(sum(wait_seconds(t.input_tokens, t.output_tokens) for t in session.trace
+                     if t.kind == "summary" and "prepare" not in t.layers), 1)
+
+
 @dataclass(frozen=True)
 class SummaryPoint:
     """One compaction: the request during which it happened, and the facts its summary still knew."""
@@ -108,14 +114,14 @@ def drift_figure(curves: dict[str, list[int]], title: str) -> Figure:
     return fig
 
 
-MATCHED = CompactionConfig(threshold=20_000, tail_chars=80_000, summary_max_tokens=2_000)  # chapter 12's setting
+MATCHED_SETTING = CompactionConfig(threshold=20_000, tail_chars=80_000, summary_max_tokens=2_000)  # chapter 12's setting
 
 
 def drift_sweep(make: dict[str, Callable[[], Compactor]], tails: tuple[int, ...], budgets: tuple[int, ...],
                 root: str | Path) -> dict[tuple[str, int, int], list[int]]:
     """Facts kept after each compaction for every strategy of ``make`` at every (tail_chars, summary
-    budget) of MATCHED's threshold: {(key, tail, budget): kept list}."""
-    return {(key, tail, budget): run_drift(key, factory(), MATCHED.with_(tail_chars=tail, summary_max_tokens=budget),
+    budget) of MATCHED_SETTING's threshold: {(key, tail, budget): kept list}."""
+    return {(key, tail, budget): run_drift(key, factory(), MATCHED_SETTING.with_(tail_chars=tail, summary_max_tokens=budget),
                                            root).kept
             for tail in tails for budget in budgets for key, factory in make.items()}
 
@@ -134,7 +140,7 @@ class AheadOutcome:
     billed: int                # input tokens of every call of the session
 
 
-def ahead_outcome(fraction: float, root: str | Path, config: CompactionConfig = MATCHED) -> AheadOutcome:
+def ahead_outcome(fraction: float, root: str | Path, config: CompactionConfig = MATCHED_SETTING) -> AheadOutcome:
     """The long session with the summary prepared at ``fraction`` of the threshold (1: never ahead)."""
     strategy = PreparedSummary(fraction)
     run = run_drift(f"prepared_{fraction:.2f}", strategy, config, root)
@@ -142,7 +148,7 @@ def ahead_outcome(fraction: float, root: str | Path, config: CompactionConfig = 
     blocking = [t for t in trace if t.kind == "summary" and "prepare" not in t.layers]
     return AheadOutcome(
         fraction, tuple(run.kept), sum(p.used for p in strategy.preparations), len(blocking),
-        round(sum(wait_seconds(t.input_tokens, t.output_tokens) for t in blocking), 1), run.summary_tokens,
+        blocking_wait(run.session), run.summary_tokens,
         sum(p.input_tokens + p.output_tokens for p in strategy.preparations if not p.used),
         sum(e.detail["kept_verbatim"] for e in run.session.events if e.kind == "prepared"),
         run.session.stats.input_tokens_billed)
