@@ -163,9 +163,9 @@ def ahead_figure(outcomes: dict[float, AheadOutcome], chosen: float) -> Figure:
     left.plot(xs, [outcomes[x].wait for x in xs], marker="o", label="user waits for summaries")
     right.plot(xs, [outcomes[x].summary_tokens for x in xs], marker="o", label="summary tokens, all")
     right.plot(xs, [outcomes[x].unused_tokens for x in xs], marker="s", label="of which never used")
-    for ax in (left, right):
+    for ax, place in ((left, "upper left"), (right, "center left")):
         ax.axvline(chosen, color="black", linestyle=":", linewidth=1, label=f"prepare at {chosen:.2f}")
-        ax.legend(**LEGEND)
+        ax.legend(loc=place)
     left.set(xlabel="prepare fraction of the threshold (1.00: summarise at the threshold)",
              ylabel="modelled wait, seconds")
     right.set(xlabel="prepare fraction of the threshold", ylabel="tokens")

@@ -244,6 +244,10 @@ control = run_drift("one_call_whole_history", ThreeLayers(), MATCHED_SETTING.wit
 for run in (plain, checked_same, checked_whole, control):
     print(f"{run.key:22} facts kept after each compaction: {run.kept}; summary tokens {run.summary_tokens:,} "
           f"({run.summary_tokens / plain.summary_tokens:.2f}x)")
+display(drift_figure({f"{run.key} ({run.summary_tokens / plain.summary_tokens:.2f}x tokens)": run.kept
+                      for run in (plain, checked_same, checked_whole, control)},
+                     "the self-check: facts each summary knows, and summary tokens against one plain call"))
+plt.close("all")
 
 # %%
 assert checked_same.kept == plain.kept and round(checked_same.summary_tokens / plain.summary_tokens, 2) == 2.01
@@ -255,7 +259,8 @@ assert round(control.summary_tokens / plain.summary_tokens, 2) == 1.24
 # %% [markdown]
 # **Reading it.**
 #
-# - Shown the same 80,000 characters, the check recovers **nothing** and doubles the summary tokens
+# - Shown the same 80,000 characters, the check recovers **nothing** (its line hides the summary of
+#   summaries' line exactly) and doubles the summary tokens
 #   (2.01x). *This fake* never overlooks what it is shown, so a second look at the same material finds
 #   nothing new. A real model that skips details carelessly could gain from it; we cannot measure that
 #   here. What no second look can restore, in *any model*, is what neither call was shown.
@@ -294,6 +299,8 @@ for f, o in ahead.items():
     print(f"prepare at {f:.1f}: {o.swaps:2} swaps, {o.blocking:2} summaries on the spot, wait {o.wait:5.1f} s, "
           f"summary tokens {o.summary_tokens:,} (unused {o.unused_tokens:,}), {o.kept_verbatim} messages kept "
           f"verbatim, input billed {o.billed:,}, last summary knows {o.kept[-1]}")
+display(ahead_figure(ahead, 0.7))
+plt.close("all")
 
 # %%
 assert wait_seconds(20_000, 2_000) == 44
