@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+from harness.labs.amnesia import WORK_REQUESTS
 from harness.labs.summary_lab import MATCHED_SETTING, blocking_wait, run_drift
 from harness.strategies.incremental_summary import IncrementalSummary
 from harness.strategies.prepared_summary import PreparedSummary
@@ -28,12 +29,12 @@ STRATEGIES = {
 }
 
 
-def measure() -> list[list[object]]:
+def measure(requests: tuple[str, ...] = WORK_REQUESTS) -> list[list[object]]:
     rows = []
     with scratch_root() as root:
         for key, make in STRATEGIES.items():
             start = time.perf_counter()
-            run = run_drift(key.replace(" ", "_").replace(",", ""), make(), MATCHED_SETTING, root)
+            run = run_drift(key.replace(" ", "_").replace(",", ""), make(), MATCHED_SETTING, root, requests)
             seconds = time.perf_counter() - start
             rows.append([key, len(run.points), tokens(run.summary_tokens), f"{blocking_wait(run.session):.1f} s",
                          f"{run.kept[-1] if run.kept else 0}/{len(run.points[-1].asked) if run.points else 0}",

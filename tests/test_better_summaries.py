@@ -1,6 +1,8 @@
 """Chapter 12's strategies: the incremental request, the self-check, the summary prepared ahead of time."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness import CompactionConfig, validate_messages
@@ -40,7 +42,8 @@ def test_merge_request_quotes_the_previous_summary_whole_and_fits_the_turns_in_t
     prompt = merge_request(messages, CompactionConfig(tail_chars=tail), None)["messages"][0]["content"]
     assert f"<previous_summary>\n{SUMMARY}\n</previous_summary>" in prompt
     quoted = prompt.split("<conversation>\n", 1)[1].removesuffix("\n</conversation>")
-    assert len(quoted) == min(max(tail - len(SUMMARY), 0), len(quoted)) and '"request 29"' in quoted or tail < 600
+    dump, room = json.dumps(messages[1:], ensure_ascii=False), max(tail - len(SUMMARY), 0)
+    assert len(quoted) <= room and dump.endswith(quoted) and (quoted == dump or len(quoted) == room)
     assert previous_summary(messages[0]) == SUMMARY
 
 
