@@ -320,7 +320,9 @@ assert [ahead[f].kept[-1] for f in FRACTIONS] == [4, 4, 4, 5, 0, 1]
 # - It costs tokens. At 0.7 the session swaps 14 times instead of compacting 10 times (the verbatim turns
 #   fill the context again sooner), spends 1.23x the summary tokens and bills 1.24x the input tokens in
 #   all; 18,750 tokens went into a summary prepared after the last swap and never used. At 0.8 nothing
-#   was wasted: the session ended before the next summary was due.
+#   was wasted: the session ended before the next summary was due. (*Any model*: turns kept verbatim
+#   fill the context again sooner, and a summary prepared early may never be needed.) The wait counts
+#   only summaries: every call after a swap also reads those verbatim turns, which is the 1.24x billed.
 # - It kept more: at 0.8 or below the last summary knows 4 or 5 facts instead of 1, but at 0.9 it knows
 #   none. Not because it was early as such: a summary written at 0.8 of the threshold is written from a
 #   history short enough for the 80,000 characters to reach its head, the previous summary included; at
