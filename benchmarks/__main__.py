@@ -5,7 +5,7 @@ import os
 import platform
 import sys
 
-from . import long_session, memory, micro_scaling, micro_twelve, recount, strategies, twelve_run
+from . import long_session, memory, micro_scaling, micro_twelve, recount, strategies, summaries, twelve_run
 
 
 def main() -> int:
@@ -17,6 +17,7 @@ def main() -> int:
     print(recount.render(recount.measure()), end="\n\n", flush=True)
     print(strategies.render(strategies.measure()), end="\n\n", flush=True)
     print(memory.render(memory.measure()), end="\n\n", flush=True)
+    print(summaries.render(summaries.measure()), end="\n\n", flush=True)
     run = twelve_run.measure()
     print(twelve_run.render(run), flush=True)
     if not run.meets_budget:

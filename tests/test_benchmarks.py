@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import __main__ as bench_main
-from benchmarks import long_session, memory, micro_scaling, micro_twelve, recount, strategies, twelve_run
+from benchmarks import long_session, memory, micro_scaling, micro_twelve, recount, strategies, summaries, twelve_run
 from benchmarks.scratch import scratch_root
 from benchmarks.table import change, format_table, ratio
 from benchmarks.timing import median_seconds
@@ -90,10 +90,18 @@ def test_main_prints_every_table_and_fails_when_the_budget_is_missed(monkeypatch
     monkeypatch.setattr(recount, "measure", partial(recount.measure, turns=5, steps=2))
     monkeypatch.setattr(strategies, "measure", partial(strategies.measure, LONG_SESSION.requests[:2]))
     monkeypatch.setattr(memory, "measure", partial(memory.measure, LONG_SESSION.requests[:2], LONG_SESSION.requests[:2]))
+    monkeypatch.setattr(summaries, "measure", partial(summaries.measure, LONG_SESSION.requests[:2]))
     monkeypatch.setattr(twelve_run, "measure", lambda: twelve_run.TwelveRun(1, {"estimate": seconds, "tiktoken": 0.1}))
     assert bench_main.main() == status
     out, err = capsys.readouterr()
     for title in ("micro_compact on the 12-file history", "Long session", "Recount", "Memory across sessions",
-                  "One 12-file run"):
+                  "Summaries", "One 12-file run"):
         assert title in out
     assert ("FAIL" in err) == bool(status)
+
+
+def test_summaries_compares_every_chapter_12_strategy_at_one_setting():
+    rows = summaries.measure(LONG_SESSION.requests[:12])
+    assert [row[0] for row in rows] == list(summaries.STRATEGIES)
+    assert all(row[1] >= 1 for row in rows)  # twelve requests pass the 20,000-token threshold
+    assert rows[-1][3] == "0.0 s" and rows[0][3] != "0.0 s"  # prepared ahead: no wait; at the threshold: a wait

@@ -8,7 +8,9 @@ What was cut off the head is gone, exactly as with a real summariser.
 A request whose instructions list numbered sections, one of them for the
 user's messages (chapter 08, the Claude Code family), gets the same facts
 laid out under exactly the headings it asked for, each filled by what its
-title asks about.
+title asks about. A summary quoted in the request's own tags,
+``<previous_summary>`` (an incremental update) or ``<draft_summary>`` (a
+self-check), is read like an earlier summary in the history (chapter 12).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ PREVIOUS_DECISION = re.compile(r"^- Decision: (.+)$", re.MULTILINE)
 PREVIOUS_FILE = re.compile(r"^- (read|edited): (\S+)$", re.MULTILINE)
 PREVIOUS_ERROR = re.compile(r"^- Error: (.+)$", re.MULTILINE)
 HEADING = re.compile(r"^\d+\. (.+)$", re.MULTILINE)
+QUOTED_SUMMARY = re.compile(r"<(previous_summary|draft_summary)>\n(.*?)\n</\1>", re.DOTALL)
 
 
 def whole_messages(dump: str) -> list[Message]:
@@ -51,7 +54,8 @@ def _well_formed(message: object) -> bool:
 
 def summarise_text(request_text: str) -> str:
     """An extractive summary built only from ``request_text``."""
-    messages = whole_messages(request_text)
+    quoted = [{"role": "user", "content": body} for _, body in QUOTED_SUMMARY.findall(request_text)]
+    messages = quoted + whole_messages(QUOTED_SUMMARY.sub("", request_text))
     goals, notes, plans, decisions, files, errors = [], {}, {}, [], {}, []
     state = None  # (goal, finished)
     for message in messages:

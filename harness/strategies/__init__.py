@@ -6,7 +6,9 @@ replace on reported usage) · structured_summary (Claude Code: nine sections)
 · server_side (the API's own clearing and compaction, asked for on every
 call: chapters 08 and 10) · controls (one thing changed, chapter 08) ·
 recall (reversible placeholders and a ``recall`` tool) ·
-batched_micro (cache-aware micro) · guards (wrap any strategy: check every
+batched_micro (cache-aware micro) · incremental_summary, verified_summary,
+prepared_summary (chapter 12: merge into the previous summary, check the
+summary, prepare it ahead of time) · guards (wrap any strategy: check every
 compaction, stop loops) · registry (the strategies chapter 08 compares).
 
 How to add a strategy:

@@ -1,0 +1,173 @@
+"""Chapter 12's lab: what each summary of a long session still knows, and what a summary costs in wait.
+
+``run_drift`` runs one strategy on the long session and, after the session,
+puts the amnesia probe to every summary it wrote, each alone (the history
+as it was right after that compaction, minus the turns kept verbatim), asking
+only the facts the session had heard by then. So the curve of facts kept
+after each compaction shows what the summary chain itself carries forward.
+
+The wait a summary costs is modelled, never timed: a call waits for its
+input to be read and its output to be written, at the rates below. They are
+assumptions (round numbers of the order public benchmarks report for small
+models), not measurements; only ratios between strategies are meant.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from matplotlib.figure import Figure
+
+from ..core.auto import compressed_message
+from ..core.config import CompactionConfig
+from ..session.runner import Session
+from ..strategies.base import Compactor
+from ..strategies.prepared_summary import PreparedSummary
+from .amnesia import WORK_REQUESTS, ask_copy, probes_for
+from .runs import run_scenario
+from .scenarios import LONG_SESSION
+from .style import LEGEND, SINGLE_WIDE, WIDE, new_figure, thousands
+
+READ_TOKENS_PER_SECOND = 5_000   # assumption: input tokens read per second
+WRITE_TOKENS_PER_SECOND = 50     # assumption: output tokens written per second
+SUMMARY_KINDS = ("auto", "manual", "prepared")  # events that replaced the history with a summary
+
+
+def wait_seconds(input_tokens: int, output_tokens: int) -> float:
+    """The modelled wait for one call: read the input, then write the output."""
+    return input_tokens / READ_TOKENS_PER_SECOND + output_tokens / WRITE_TOKENS_PER_SECOND
+
+
+def blocking_wait(session: Session) -> float:
+    """The modelled seconds the user waited for summaries: every summary call but those prepared ahead."""
+    return round(sum(wait_seconds(t.input_tokens, t.output_tokens) for t in session.trace
+                     if t.kind == "summary" and "prepare" not in t.layers), 1)
+
+
+@dataclass(frozen=True)
+class SummaryPoint:
+    """One compaction: the request during which it happened, and the facts its summary still knew."""
+    request: int
+    asked: tuple[str, ...]    # the facts the session had heard by then
+    kept: tuple[str, ...]     # those the summary alone answered from memory
+
+
+@dataclass
+class DriftRun:
+    key: str
+    session: Session
+    points: list[SummaryPoint]
+
+    @property
+    def kept(self) -> list[int]:
+        """Facts kept after each compaction, in order."""
+        return [len(p.kept) for p in self.points]
+
+    @property
+    def summary_tokens(self) -> int:
+        """Input and output tokens of every summary call of the session."""
+        return sum(t.input_tokens + t.output_tokens for t in self.session.trace if t.kind == "summary")
+
+
+def request_of_calls(session: Session) -> dict[int, int]:
+    """Each agent call's request (1-based, in the order sent); a request ends on a call without tools."""
+    request, of_call = 1, {}
+    for t in session.trace:
+        if t.kind == "agent":
+            of_call[t.call] = request
+            request += not t.tools
+    return of_call
+
+
+def summary_points(session: Session) -> list[SummaryPoint]:
+    """Probe every summary the session wrote, alone, on the facts heard by its request."""
+    of_call, points = request_of_calls(session), []
+    for event in session.events:
+        if event.kind not in SUMMARY_KINDS:
+            continue
+        request = of_call[event.call]
+        message = compressed_message(Path(event.detail["transcript"]), event.detail["summary"])
+        probes = probes_for(WORK_REQUESTS[:request])
+        kept = tuple(p.name for p in probes
+                     if (answer := ask_copy(session, [message], p.question)) and not answer[1]
+                     and p.matches(answer[0]))
+        points.append(SummaryPoint(request, tuple(p.name for p in probes), kept))
+    return points
+
+
+def run_drift(key: str, compactor: Compactor, config: CompactionConfig, root: str | Path,
+              requests: tuple[str, ...] = WORK_REQUESTS) -> DriftRun:
+    """One strategy on the long session (workspace rebuilt under ``root/key``), every summary probed."""
+    session = run_scenario(LONG_SESSION, config, Path(root) / key, requests=requests, compactor=compactor)
+    return DriftRun(key, session, summary_points(session))
+
+
+def drift_figure(curves: dict[str, list[int]], title: str) -> Figure:
+    """Facts the summary alone still answers after each compaction, one line per strategy."""
+    fig = new_figure(SINGLE_WIDE)
+    ax = fig.subplots()
+    for (key, kept), marker in zip(curves.items(), "osd^v"):
+        ax.plot(range(1, len(kept) + 1), kept, marker=marker, label=key)
+    ax.set(xlabel="compaction", ylabel="facts the summary alone answers (of 8)", title=title, ylim=(-0.3, 8.5))
+    ax.legend(**LEGEND)
+    return fig
+
+
+MATCHED_SETTING = CompactionConfig(threshold=20_000, tail_chars=80_000, summary_max_tokens=2_000)  # chapter 12's setting
+
+
+def drift_sweep(make: dict[str, Callable[[], Compactor]], tails: tuple[int, ...], budgets: tuple[int, ...],
+                root: str | Path) -> dict[tuple[str, int, int], list[int]]:
+    """Facts kept after each compaction for every strategy of ``make`` at every (tail_chars, summary
+    budget) of MATCHED_SETTING's threshold: {(key, tail, budget): kept list}."""
+    return {(key, tail, budget): run_drift(key, factory(), MATCHED_SETTING.with_(tail_chars=tail, summary_max_tokens=budget),
+                                           root).kept
+            for tail in tails for budget in budgets for key, factory in make.items()}
+
+
+@dataclass(frozen=True)
+class AheadOutcome:
+    """What preparing the summary at one fraction of the threshold cost and saved (chapter 12)."""
+    fraction: float
+    kept: tuple[int, ...]      # facts kept after each compaction
+    swaps: int                 # compactions that used a prepared summary
+    blocking: int              # compactions that had to summarise on the spot
+    wait: float                # modelled seconds the user waited for summaries, in all
+    summary_tokens: int        # input + output tokens of every summary call, prepared or not
+    unused_tokens: int         # of those, the tokens of summaries prepared and never swapped in
+    kept_verbatim: int         # messages kept word for word after a prepared summary, in all
+    billed: int                # input tokens of every call of the session
+
+
+def ahead_outcome(fraction: float, root: str | Path, config: CompactionConfig = MATCHED_SETTING) -> AheadOutcome:
+    """The long session with the summary prepared at ``fraction`` of the threshold (1: never ahead)."""
+    strategy = PreparedSummary(fraction)
+    run = run_drift(f"prepared_{fraction:.2f}", strategy, config, root)
+    trace = run.session.trace
+    blocking = [t for t in trace if t.kind == "summary" and "prepare" not in t.layers]
+    return AheadOutcome(
+        fraction, tuple(run.kept), sum(p.used for p in strategy.preparations), len(blocking),
+        blocking_wait(run.session), run.summary_tokens,
+        sum(p.input_tokens + p.output_tokens for p in strategy.preparations if not p.used),
+        sum(e.detail["kept_verbatim"] for e in run.session.events if e.kind == "prepared"),
+        run.session.stats.input_tokens_billed)
+
+
+def ahead_figure(outcomes: dict[float, AheadOutcome], chosen: float) -> Figure:
+    """Left: modelled wait for summaries against the prepare fraction; right: summary tokens spent,
+    the unused part apart. The chosen fraction is marked."""
+    fig = new_figure(WIDE)
+    left, right = fig.subplots(1, 2)
+    xs = sorted(outcomes)
+    left.plot(xs, [outcomes[x].wait for x in xs], marker="o", label="user waits for summaries")
+    right.plot(xs, [outcomes[x].summary_tokens for x in xs], marker="o", label="summary tokens, all")
+    right.plot(xs, [outcomes[x].unused_tokens for x in xs], marker="s", label="of which never used")
+    for ax, place in ((left, "upper left"), (right, "center left")):
+        ax.axvline(chosen, color="black", linestyle=":", linewidth=1, label=f"prepare at {chosen:.2f}")
+        ax.legend(loc=place)
+    left.set(xlabel="prepare fraction of the threshold (1.00: summarise at the threshold)",
+             ylabel="modelled wait, seconds")
+    right.set(xlabel="prepare fraction of the threshold", ylabel="tokens")
+    right.yaxis.set_major_formatter(thousands)
+    return fig
