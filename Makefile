@@ -12,6 +12,9 @@ TEST_STAMP := $(VENV)/.installed-test
 LAB_ARGS ?=
 # Jupyter refuses to start as root (containers, CI) without this flag.
 ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
+# The project's lab defaults (lab-settings/overrides.json: no news question, no update check);
+# a student's own settings still apply on top.
+LAB_SETTINGS := --LabApp.app_settings_dir=$(CURDIR)/lab-settings
 NBVAL    := $(BIN)/pytest --nbval --nbval-current-env --nbval-cell-timeout=300 --nbval-sanitize-with notebooks/sanitize.cfg notebooks/
 LOCK_VENV ?= /tmp/cc-lock-venv
 FRESH    ?= /tmp/cc-fresh-clone
@@ -33,7 +36,7 @@ $(TEST_STAMP): $(LAB_STAMP)
 	touch $@
 
 lab: $(LAB_STAMP)
-	$(BIN)/jupyter lab notebooks/ $(ROOT_ARGS) $(LAB_ARGS)
+	$(BIN)/jupyter lab notebooks/ $(LAB_SETTINGS) $(ROOT_ARGS) $(LAB_ARGS)
 
 # Runs both suites, then fails if either failed. With no notebooks yet the
 # nbval step is skipped (pytest would exit 5, "no tests collected").

@@ -13,9 +13,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-# Settings that silence JupyterLab's news and update pop-ups.
-QUIET_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-                  {"fetchNews": "false", "checkForUpdates": False}}
+# The lab defaults `make lab` uses (no news question, no update check).
+PROJECT_SETTINGS = Path(__file__).resolve().parent.parent / "lab-settings"
+# Test-only user settings: every cell in the page, not only those scrolled into view, so that
+# labels, outputs and formulas of the whole notebook can be checked.
+# And no autosave: a test never writes a notebook.
+TEST_SETTINGS = {"@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+                 "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False}}
 
 
 def free_port() -> int:
@@ -25,11 +29,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def lab_server(root: Path, home: Path, timeout: float = 60) -> Iterator[str]:
-    """A JupyterLab on 127.0.0.1 serving ``root``; yields its base URL with the token. Always stopped."""
+def lab_server(root: Path, home: Path, timeout: float = 60, extra: tuple[str, ...] = ()) -> Iterator[str]:
+    """A JupyterLab on 127.0.0.1 serving ``root`` (``extra``: more lab options); yields the URL template
+    of a notebook (``path``) in a workspace of its own (``workspace``), token included. Always stopped."""
     token, port = secrets.token_hex(16), free_port()
     settings = home / "lab-settings"
-    for name, values in QUIET_SETTINGS.items():
+    for name, values in TEST_SETTINGS.items():
         path = settings / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
@@ -38,14 +43,14 @@ def lab_server(root: Path, home: Path, timeout: float = 60) -> Iterator[str]:
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "USE_REAL_MODEL": "0"}
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--port={port}",
                "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+               f"--LabApp.app_settings_dir={PROJECT_SETTINGS}",
+               f"--ServerApp.root_dir={root}", *extra]
     log = (home / "lab.log").open("w")
     server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_serving(f"{base}/api/status?token={token}", server, timeout)
-        yield f"{base}/lab/tree/{{path}}?token={token}"
+        yield f"{base}/lab/workspaces/{{workspace}}/tree/{{path}}?token={token}"
     finally:
         server.terminate()
         try:

@@ -240,3 +240,26 @@ def test_compact_tool_lab(root, limit, requests):
 def test_with_limit_zero_every_request_ends_in_a_compaction(root):
     for requests in (1, SWEEP_REQUESTS):
         assert manual_only_run(0, requests, root).stats.compactions == {"manual": requests}
+
+
+def test_the_first_requests_of_a_session_are_a_session_of_only_those_requests(tmp_path):
+    """Session.first(n) cuts a finished run after its n-th request: nothing looks ahead, so it is what
+    a run of only n requests does, call for call (chapter 05's requests slider relies on it). Every run uses
+    one folder: a transcript's path is in the history, so its tokens are in the count."""
+    config = CompactionConfig(keep_recent=2, threshold=12_000)
+    whole = run_scenario(LONG_SESSION, config, tmp_path, requests=LONG_SESSION.requests[:9])
+    for n in (1, 4, 9):
+        alone = run_scenario(LONG_SESSION, config, tmp_path, requests=LONG_SESSION.requests[:n])
+        part = whole.first(n)
+        assert (part.trace, part.tool_calls, part.answers) == (alone.trace, alone.tool_calls, alone.answers)
+        where = [[(e.kind, e.call, e.tokens_before, e.tokens_after) for e in run.events] for run in (part, alone)]
+        assert where[0] == where[1]  # the events' details name their own run's transcript folder
+        assert part.stats == alone.stats
+    assert whole.first(9).stats == whole.stats and "auto" in whole.stats.compactions
+
+
+@pytest.mark.parametrize("bad", [0, 10, True, 2.0])
+def test_first_refuses_a_request_count_the_session_did_not_run(tmp_path, bad):
+    session = run_scenario(LONG_SESSION, CompactionConfig(), tmp_path, requests=LONG_SESSION.requests[:9])
+    with pytest.raises(ValueError, match="between 1 and 9"):
+        session.first(bad)

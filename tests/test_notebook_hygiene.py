@@ -87,3 +87,17 @@ def test_no_keys_in_logs_or_transcripts(key_re):
         if key_re.search(text):
             leaks.append(str(path.relative_to(REPO_ROOT)))
     assert not leaks, f"key-like strings found in: {leaks}"
+
+
+CODE_SPAN = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
+
+
+@pytest.mark.parametrize("path", notebook_params)
+def test_no_dollar_signs_in_markdown(path):
+    """JupyterLab typesets the text between two dollar signs as LaTeX, even written ``\\$`` or ``&#36;``
+    (both reach MathJax as ``$``): prose writes amounts in USD; code spans may hold a ``$``."""
+    nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            prose = CODE_SPAN.sub("", cell.source)
+            assert "$" not in prose and "&#36;" not in prose, f"cell {i}: a dollar sign in markdown (write USD)"

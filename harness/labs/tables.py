@@ -45,5 +45,6 @@ def plain_text(rows: Sequence[Sequence[str]]) -> str:
 
 
 def markdown_row(cells: Sequence[str]) -> str:
-    """One markdown row; a dollar sign becomes an HTML entity so JupyterLab does not typeset LaTeX."""
-    return "| " + " | ".join(c.replace("|", "\\|").replace("$", "&#36;") for c in cells) + " |"
+    """One markdown row. A dollar sign is written ``\\\\$``: Markdown makes it ``\\$``, which MathJax shows
+    as a plain ``$``. (``&#36;`` or ``\\$`` alone reach MathJax as ``$``, and two of them are typeset as LaTeX.)"""
+    return "| " + " | ".join(c.replace("|", "\\|").replace("$", "\\\\$") for c in cells) + " |"

@@ -53,6 +53,7 @@ class Session:
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
     loop: Callable[..., RunResult] = run_agent
+    ends: list[tuple[int, int, int]] = field(default_factory=list)  # (trace, events, tool calls) after each request
 
     def ask(self, request: str) -> RunResult:
         """Send one user request and run the loop until the agent stops. If a call fails (the API
@@ -69,21 +70,50 @@ class Session:
             self.events += result.events
             self.tool_calls += result.tool_calls
         self.answers.append(result.reply if result.stop != "max_turns" else "")
+        self.ends.append((len(self.trace), len(self.events), len(self.tool_calls)))
         return result
 
     @property
     def stats(self) -> SessionStats:
-        agent = [t for t in self.trace if t.kind == "agent"]
-        re_reads, after_edit = count_re_reads(self.tool_calls)
-        return SessionStats(
-            model_calls=len(agent),
-            summary_calls=len(self.trace) - len(agent),
-            re_reads=re_reads,
-            reads_after_edit=after_edit,
-            input_tokens_billed=sum(t.input_tokens for t in self.trace),
-            peak_context=max((t.input_tokens for t in agent), default=0),
-            compactions=dict(sorted(Counter(e.kind for e in self.events).items())),
-        )
+        return session_stats(self.trace, self.events, self.tool_calls)
+
+    def first(self, requests: int) -> SessionPart:
+        """The session as it stood after its first ``requests`` requests. Nothing a loop does looks
+        ahead, so this is what a session of only those requests would have done (chapter 05's slider)."""
+        if isinstance(requests, bool) or not isinstance(requests, int) or not 1 <= requests <= len(self.ends):
+            raise ValueError(f"requests must be an integer between 1 and {len(self.ends)}, got {requests!r}")
+        trace, events, tool_calls = self.ends[requests - 1]
+        return SessionPart(self.trace[:trace], self.events[:events], self.tool_calls[:tool_calls],
+                           self.answers[:requests])
+
+
+@dataclass(frozen=True)
+class SessionPart:
+    """The first requests of a finished session: what they did and their numbers (chapter 05)."""
+    trace: list[CallTrace]
+    events: list[Event]
+    tool_calls: list[tuple[str, dict[str, Any]]]
+    answers: list[str]
+
+    @property
+    def stats(self) -> SessionStats:
+        return session_stats(self.trace, self.events, self.tool_calls)
+
+
+def session_stats(trace: list[CallTrace], events: list[Event],
+                  tool_calls: list[tuple[str, dict[str, Any]]]) -> SessionStats:
+    """The numbers of a session (or of its first requests) from its trace, events and tool calls."""
+    agent = [t for t in trace if t.kind == "agent"]
+    re_reads, after_edit = count_re_reads(tool_calls)
+    return SessionStats(
+        model_calls=len(agent),
+        summary_calls=len(trace) - len(agent),
+        re_reads=re_reads,
+        reads_after_edit=after_edit,
+        input_tokens_billed=sum(t.input_tokens for t in trace),
+        peak_context=max((t.input_tokens for t in agent), default=0),
+        compactions=dict(sorted(Counter(e.kind for e in events).items())),
+    )
 
 
 CHANGING_TOOLS = frozenset({"edit_file", "write_file"})

@@ -53,7 +53,7 @@ assert NO_COMPACTION.max_tokens == 1_024 and PRICE_PER_MILLION == 1.00
 
 # %% [markdown]
 # The model, its window and its price are real: Anthropic's page for `claude-haiku-4-5` lists a
-# 200K-token context window and &#36;1 per million input tokens
+# 200K-token context window and USD 1 per million input tokens
 # (https://platform.claude.com/docs/en/models/haiku-4-5/overview). Everything else in this chapter is
 # measured on the fake. Where a lesson holds for *any model* the text says so; where it depends on how
 # *this fake* agent chose to work (which files it read, and when), it says that too.
@@ -323,8 +323,8 @@ assert recall_answer.startswith("You told me"), "without compaction the rule is 
 # **Cost compounds** (*any model* whose API bills the whole input of every call). Every call is billed for
 # its whole input, so a token read early is paid for again in every later call. Of the 21,685,505 input tokens billed, 99.1% had
 # already been sent in an earlier call; only the 198,049 tokens of the final context were ever new. At
-# `claude-haiku-4-5`'s listed &#36;1 per million input tokens (`PRICE_PER_MILLION`; change it to your
-# model's price) the session's input costs &#36;21.69; sending each token once would cost &#36;0.20. These
+# `claude-haiku-4-5`'s listed USD 1 per million input tokens (`PRICE_PER_MILLION`; change it to your
+# model's price) the session's input costs USD 21.69; sending each token once would cost USD 0.20. These
 # are prices without prompt caching, which bills a re-sent prefix for less; chapter 09 prices it.
 
 # %%
@@ -424,7 +424,7 @@ growth_slider = panel(session_growth_figure, series=series, request_ends=request
 #   is refused. Here one file read jumped over both limits at once.
 # - Tool results are almost all of it (95.4% at the end); the user's own words, 1,393 tokens, are a sliver.
 # - Every call pays for the whole history: the input bill was about 109 times the final context
-#   (&#36;21.69 at &#36;1 per million, against &#36;0.20 to send each token once). It grows faster than
+#   (USD 21.69 at USD 1 per million, against USD 0.20 to send each token once). It grows faster than
 #   linearly but not as a pure square: the second half of the calls billed 2.29 times the first half,
 #   where a square law gives 3.02, because the context was front-loaded (a fitted line starts at 16,886
 #   tokens) and grew unevenly.
