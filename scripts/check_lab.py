@@ -1,4 +1,5 @@
-"""Prove the README's lab command works: `make lab` starts a server that serves chapter 00, then stop it.
+"""Prove the README's lab command works: `make lab` starts a server that serves chapter 00, with the
+project's lab defaults (lab-settings/overrides.json: no news question), then stop it.
 
 Usage: python3 scripts/check_lab.py   (from the repository root; CI runs it after `make test`)
 Uses only the standard library, so it runs before or after the venv exists.
@@ -12,10 +13,12 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
 FIRST_CHAPTER = "00_the_wall.ipynb"
+NOTIFICATIONS = "@jupyterlab/apputils-extension:notification"  # where the news question is switched off
 
 
 def free_port() -> int:
@@ -27,7 +30,9 @@ def free_port() -> int:
 def main(timeout: float = 600) -> int:
     port, token = free_port(), secrets.token_hex(16)
     lab_args = f"--no-browser --ServerApp.ip=127.0.0.1 --IdentityProvider.token={token}"
-    env = {**os.environ, "JUPYTER_PORT": str(port), "USE_REAL_MODEL": "0"}
+    # A user settings folder of its own: what this machine's user has set must not decide the check.
+    env = {**os.environ, "JUPYTER_PORT": str(port), "USE_REAL_MODEL": "0",
+           "JUPYTERLAB_SETTINGS_DIR": tempfile.mkdtemp(prefix="check-lab-settings-")}
     server = subprocess.Popen(["make", "lab", f"LAB_ARGS={lab_args}"], env=env, start_new_session=True,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/api/contents/{FIRST_CHAPTER}?content=0&token={token}"
@@ -40,10 +45,19 @@ def main(timeout: float = 600) -> int:
             try:
                 with urllib.request.urlopen(url, timeout=2) as response:
                     served = json.load(response)
-                print(f"check_lab: `make lab` serves {served['path']} ({served['type']}) on 127.0.0.1")
-                return 0
             except OSError:
                 time.sleep(0.5)
+                continue
+            print(f"check_lab: `make lab` serves {served['path']} ({served['type']}) on 127.0.0.1")
+            settings = f"http://127.0.0.1:{port}/lab/api/settings/{NOTIFICATIONS}?token={token}"
+            with urllib.request.urlopen(settings, timeout=10) as response:
+                plugin = json.load(response)  # overrides.json sets the schema's defaults; the user's settings win
+            news = plugin["settings"].get("fetchNews", plugin["schema"]["properties"]["fetchNews"]["default"])
+            if news != "false":
+                print(f"check_lab: the lab would ask about news (fetchNews={news!r}): lab-settings not applied")
+                return 1
+            print("check_lab: the project's lab settings apply (no news question)")
+            return 0
         print(f"check_lab: no answer within {timeout:.0f} s")
         return 1
     finally:

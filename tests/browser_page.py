@@ -64,6 +64,21 @@ CONTROLS = """index => {
   });
 }"""
 
+# Words of the panels' text lines that the page wraps in the middle (a word drawn on two lines).
+BROKEN_WORDS = """() => [...document.querySelectorAll('.harness-panel [data-redraw]')].flatMap(line => {
+  const broken = [];
+  const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const match of node.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      if (new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1) broken.push(match[0]);
+    }
+  }
+  return broken;
+})"""
+
 # Text of every output a student would call stray or broken.
 STRAY = re.compile(r"^(<function |<bound method |<Figure size|<matplotlib\.|interactive\(children|"
                    r"VBox\(children|HBox\(children|.* at 0x[0-9a-f]+>)")

@@ -1,18 +1,20 @@
 """Every chapter in the JupyterLab a student opens: headless Chromium runs it and moves every control.
 
 One JupyterLab on 127.0.0.1 (a token, the project's lab settings, isolated user settings, no autosave)
-serves a copy of notebooks/, so the test never writes to the repository; Debian's Chromium, driven by Playwright (no browser download), opens each chapter and:
+serves a copy of notebooks/, so the test never writes to the repository. Debian's Chromium, driven by
+Playwright (no browser download), opens each chapter and:
 
 - checks it opens unmodified, without a pop-up, with no slider shown as a raw widget repr;
 - runs all cells from the Run menu, then fails on an error output, a stray repr, a formula typeset
   from dollar signs, or a control whose label is cut off;
 - moves every control of every panel (a slider two steps on, one back, to one end and the other; a
   checkbox on and off; a dropdown round its options) and times each move from key release to the
-  painted redraw; fails if a move changes nothing, if a chapter's median
-  move takes over 1 s or any move over 1.5 s, or if a 12-file panel's median is over 0.3 s.
+  painted redraw; fails if a move changes nothing, if a word of a panel's text line is wrapped
+  mid-word, if a chapter's median move takes over 1 s or any move over 1.5 s, or if a 12-file
+  panel's median is over 0.3 s.
 
-The times of every move go to build/browser-timings.json (README's table comes from there), and a
-screenshot of each chapter to build/screenshots/. The server is always stopped.
+The times of every move go to build/browser-timings.json (scripts/browser_report.py makes README's
+table from it), and a screenshot of each chapter to build/screenshots/. The server is always stopped.
 """
 from __future__ import annotations
 
@@ -22,8 +24,8 @@ import statistics
 from pathlib import Path
 
 import pytest
-from browser_page import (CONTROLS, Move, error_outputs, is_dirty, move, moves_of, open_notebook, run_all,
-                          shut_down_kernels, stray_outputs, typeset_math)
+from browser_page import (BROKEN_WORDS, CONTROLS, Move, error_outputs, is_dirty, move, moves_of, open_notebook,
+                          run_all, shut_down_kernels, stray_outputs, typeset_math)
 from lab_server import lab_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -37,7 +39,7 @@ MEDIAN_BUDGET_MS = 1_000
 WORST_BUDGET_MS = 1_500
 TWELVE_FILE_BUDGET_MS = 300
 # Panels whose callback works on the 12-file task (chapter, panel index on the page).
-TWELVE_FILE_PANELS = {("02_micro_compact", 0), ("04_compact_tool", 0)}
+TWELVE_FILE_PANELS = {("02_micro_compact", 0), ("08_strategies", 0)}
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
 
@@ -100,6 +102,8 @@ def test_chapter_runs_clean_and_every_control_answers_in_time(lab, notebook):
                 for step in range(moves_of(control)):
                     control = page.evaluate(CONTROLS, index)[position]
                     moves.append(move(page, chapter, index, position, control, step))
+        broken = page.evaluate(BROKEN_WORDS)
+        assert not broken, f"{chapter}: words wrapped mid-word in a panel's text line: {broken[:5]}"
     finally:
         screenshot(page, chapter)
         shut_down_kernels(page)

@@ -36,6 +36,7 @@ Drawing = Figure | str | tuple[str, Figure]
 HINT = "A slider panel: run this cell (and the ones above it) to use it."
 CSS_CLASS = "harness-panel"  # how a browser test finds a panel on the page
 MAX_DRAW_ALL = 400
+LINE_STYLE = "white-space: pre-wrap; word-break: normal; overflow-wrap: normal"  # wrap between words only
 
 
 class Panel(widgets.VBox):
@@ -148,11 +149,11 @@ def panel(callback: Callable[..., Drawing], /, *, draw_all: bool = False, **cont
             text, image = drawings(**{name: c.value for name, c in inputs.items()})
         except Exception as error:  # shown to the student, who can move the slider again
             message = html.escape(f"{type(error).__name__}: {error}")
-            line.value = f"<pre data-redraw='{redraws}' style='color:#b00020'>{message}</pre>"
+            line.value = f"<pre data-redraw='{redraws}' style='{LINE_STYLE}; color:#b00020'>{message}</pre>"
             return
         if image is not None:
             picture.value = image
-        line.value = f"<pre data-redraw='{redraws}'>{html.escape(text or '')}</pre>"
+        line.value = f"<pre data-redraw='{redraws}' style='{LINE_STYLE}'>{html.escape(text or '')}</pre>"
 
     for control in inputs.values():
         control.observe(redraw, names="value")

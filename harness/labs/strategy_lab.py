@@ -16,6 +16,7 @@ chapter 08 shows where the pretend one refuses it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from matplotlib.figure import Figure
@@ -106,11 +107,21 @@ def retention_figure(runs: list[StrategyRun]) -> Figure:
     return fig
 
 
+CLEARING_CONFIG = CompactionConfig(max_turns=60)
+
+
+@lru_cache(maxsize=8)
+def twelve_files_uncompressed(root: str) -> Session:
+    """The 12-file task with no compaction, under ``root/none``: the same for every position of the
+    clearing sliders, so run once (cached; treat it as read-only)."""
+    return run_scenario(TWELVE_FILES, CLEARING_CONFIG, Path(root) / "none", compactor=Compactor())
+
+
 def clearing_figure(root: str | Path, trigger: int = 10_000, keep: int = 3, clear_at_least: int = 0,
                     exclude_reads: bool = False, clear_inputs: bool = False) -> Figure:
     """Chapter 08's sliders: the API clearing knobs on TWELVE_FILES, drawn beside no compaction."""
-    config = CompactionConfig(max_turns=60)
-    plain = run_scenario(TWELVE_FILES, config, Path(root) / "none", compactor=Compactor())
+    config = CLEARING_CONFIG
+    plain = twelve_files_uncompressed(str(root))
     clearing = ServerToolClearing(trigger=trigger, keep=keep, clear_at_least=clear_at_least or None,
                                   exclude_tools=("read_file",) if exclude_reads else (),
                                   clear_tool_inputs=clear_inputs)

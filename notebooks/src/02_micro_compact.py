@@ -554,19 +554,23 @@ assert replies["content cleared"].input == {"path": "agents/s01_agent_loop.py"}
 #
 # ## Your turn: the sliders
 #
-# Move `keep_recent` and the two toggles: every redraw runs your `my_micro_compact`. The left
-# panel compacts a copy of the finished history; the right panel runs the whole task in the
-# loop with the same knobs (at most 40 calls here). Things to try: untick `read_file`; set
-# `keep_recent` to 0; tick both. Change your function (exercises 2 and 4), rerun this cell
-# with `clear=` your new function, and watch the picture change.
+# Move `keep_recent` and the two toggles. The left panel compacts a copy of the finished history;
+# the right panel runs the whole task in the loop with the same knobs (at most 40 calls here). Both
+# run your `my_micro_compact`: the cell first draws every position, 14 values of `keep_recent` times
+# the 4 settings of the toggles (a bar counts them), so a move only shows a picture already drawn.
+# Things to try: untick `read_file`; set `keep_recent` to 0; tick both. Change your function
+# (exercises 2 and 4), rerun this cell with `clear=` your new function, and watch the picture change.
 
 # %% tags=["nbval-ignore-output"]
 micro_sliders = panel(
-    explore_micro,
+    explore_micro, draw_all=True,
     keep_recent=IntSlider(value=3, min=KEEP_RECENT_RANGE[0], max=KEEP_RECENT_RANGE[1]),
     preserve_read_file=Checkbox(value=True, description="preserve read_file"),
     preserve_list_files=Checkbox(value=False, description="preserve list_files"),
     history=history, baseline=baseline, root=WORK / "slider", clear=my_micro_compact)
+
+# %%
+assert KEEP_RECENT_RANGE == (0, 13)  # 14 values of keep_recent
 
 # %% [markdown]
 # At `keep_recent = 0` a result is cleared *before the model has ever seen it*: it is replaced
