@@ -16,7 +16,7 @@ from harness.fake.summarizer import summarise_text
 from harness.fake.view import build_view
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
-from harness.labs.strategy_lab import (StrategyRun, clearing_figure, retention_figure, retention_table, run_strategy,
+from harness.labs.strategy_lab import (ClearingKnobs, StrategyRun, retention_figure, retention_table, run_strategy,
                                        strategy_table, summary_requests)
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request
@@ -264,16 +264,34 @@ SLIDERS = ([{"trigger": t} for t in range(2_000, 26_001, 2_000)] + [{"keep": k} 
            + [{"exclude_reads": True}, {"clear_inputs": True}, {"exclude_reads": True, "clear_inputs": True}])
 
 
+@pytest.fixture(scope="module")
+def clearing_knobs(tmp_path_factory):
+    return ClearingKnobs(tmp_path_factory.mktemp("knobs"))
+
+
 @pytest.mark.parametrize("knobs", SLIDERS, ids=lambda k: ",".join(f"{n}={v}" for n, v in k.items()))
-def test_the_clearing_figure_draws_every_slider_position(knobs, tmp_path):
-    fig = clearing_figure(tmp_path, **knobs)
+def test_the_clearing_figure_draws_every_slider_position(knobs, clearing_knobs):
+    fig = clearing_knobs(**knobs)
     ax = fig.axes[0]
     labels = [line.get_label() for line in ax.get_lines()]
     assert labels[:2] == ["no compaction", "API clearing"] and labels[2].startswith("trigger")
     assert ax.get_xlabel() == "model call" and ax.get_ylabel() and "cleared" in ax.get_title()
     assert max(ax.get_lines()[1].get_ydata()) <= ax.get_ylim()[1]
+    assert max(max(line.get_xdata()) for line in ax.get_lines()[:2]) <= ax.get_xlim()[1]
     spiral = knobs.get("keep") == 0
     assert ("max_turns" in ax.get_title()) == spiral
+    assert ax.get_legend().get_texts()[2].get_text() == f"trigger ({knobs.get('trigger', 10_000):,})"
+
+
+def test_the_clearing_figure_is_one_figure_updated_in_place(clearing_knobs, tmp_path):
+    """Each move redraws the same figure; what it shows is what a fresh figure for those knobs shows."""
+    first = clearing_knobs(keep=0)
+    spiral_title = first.axes[0].get_title()
+    again = clearing_knobs(keep=3)
+    assert again is first and again.axes[0].get_title() != spiral_title
+    fresh = ClearingKnobs(tmp_path)(keep=3)
+    assert fresh.axes[0].get_title() == again.axes[0].get_title()
+    assert list(fresh.axes[0].get_lines()[1].get_ydata()) == list(again.axes[0].get_lines()[1].get_ydata())
 
 
 def test_the_benchmark_prints_one_row_per_strategy():

@@ -16,7 +16,6 @@ chapter 08 shows where the pretend one refuses it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from matplotlib.figure import Figure
@@ -110,38 +109,58 @@ def retention_figure(runs: list[StrategyRun]) -> Figure:
 CLEARING_CONFIG = CompactionConfig(max_turns=60)
 
 
-@lru_cache(maxsize=8)
-def twelve_files_uncompressed(root: str) -> Session:
-    """The 12-file task with no compaction, under ``root/none``: the same for every position of the
-    clearing sliders, so run once (cached; treat it as read-only)."""
-    return run_scenario(TWELVE_FILES, CLEARING_CONFIG, Path(root) / "none", compactor=Compactor())
+class ClearingKnobs:
+    """Chapter 08's slider callback: the API's clearing knobs on TWELVE_FILES, beside no compaction.
+
+    The baseline runs once, and one figure is laid out once; every call runs the clearing session
+    for its knobs and updates that figure in place (a new figure per move costs more than the run).
+    Each call returns the same ``Figure``: draw it before the next call."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self.plain = run_scenario(TWELVE_FILES, CLEARING_CONFIG, self.root / "none", compactor=Compactor())
+        self.figure = new_figure(SINGLE_WIDE)
+        self.ax = self.figure.subplots()
+        baseline = agent_context(self.plain)
+        self.ax.plot(range(1, len(baseline) + 1), baseline, marker=".", label="no compaction",
+                     color=STRATEGY_COLOURS["none"])
+        (self.curve,) = self.ax.plot([], [], marker=".", label="API clearing",
+                                     color=STRATEGY_COLOURS[ServerToolClearing.name])
+        self.trigger_line = self.ax.axhline(0, color="black", linestyle="--", linewidth=1, label="trigger")
+        self.ax.set(xlabel="model call", ylabel="input tokens sent in this call",
+                    xlim=(0, CLEARING_CONFIG.max_turns + 1), ylim=(0, 30_000))
+        self.title = self.ax.set_title("", fontsize=9)
+        self.legend = self.ax.legend(loc="upper left")
+        self.laid_out = False
+
+    def __call__(self, trigger: int = 10_000, keep: int = 3, clear_at_least: int = 0,
+                 exclude_reads: bool = False, clear_inputs: bool = False) -> Figure:
+        clearing = ServerToolClearing(trigger=trigger, keep=keep, clear_at_least=clear_at_least or None,
+                                      exclude_tools=("read_file",) if exclude_reads else (),
+                                      clear_tool_inputs=clear_inputs)
+        session = run_scenario(TWELVE_FILES, CLEARING_CONFIG, self.root / "clearing", compactor=clearing)
+        context = agent_context(session)
+        self.curve.set_data(range(1, len(context) + 1), context)
+        self.trigger_line.set_ydata([trigger, trigger])
+        label = f"trigger ({trigger:,})"
+        self.trigger_line.set_label(label)
+        self.legend.get_texts()[2].set_text(label)
+        last = cleared_so_far(session)
+        outcome = "same answer" if session.answers[-1] == self.plain.answers[-1] else "no answer: max_turns"
+        self.title.set_text(
+            f"last call: {last['cleared_tool_uses']} tool uses cleared ({last['cleared_input_tokens']:,} tokens); "
+            f"re-reads {session.stats.re_reads}; billed {session.stats.input_tokens_billed:,} "
+            f"vs {self.plain.stats.input_tokens_billed:,}; {outcome}")
+        if not self.laid_out:  # lay out once; later moves keep the places and only redraw
+            self.figure.draw_without_rendering()
+            self.figure.set_layout_engine("none")
+            self.laid_out = True
+        return self.figure
 
 
-def clearing_figure(root: str | Path, trigger: int = 10_000, keep: int = 3, clear_at_least: int = 0,
-                    exclude_reads: bool = False, clear_inputs: bool = False) -> Figure:
-    """Chapter 08's sliders: the API clearing knobs on TWELVE_FILES, drawn beside no compaction."""
-    config = CLEARING_CONFIG
-    plain = twelve_files_uncompressed(str(root))
-    clearing = ServerToolClearing(trigger=trigger, keep=keep, clear_at_least=clear_at_least or None,
-                                  exclude_tools=("read_file",) if exclude_reads else (),
-                                  clear_tool_inputs=clear_inputs)
-    session = run_scenario(TWELVE_FILES, config, Path(root) / "clearing", compactor=clearing)
-    last = cleared_so_far(session)
-    fig = new_figure(SINGLE_WIDE)
-    ax = fig.subplots()
-    for label, run, key in (("no compaction", plain, "none"), ("API clearing", session, clearing.name)):
-        context = [t.input_tokens for t in run.trace if t.kind == "agent"]
-        ax.plot(range(1, len(context) + 1), context, marker=".", label=label, color=STRATEGY_COLOURS[key])
-    ax.axhline(trigger, color="black", linestyle="--", linewidth=1, label=f"trigger ({trigger:,})")
-    outcome = "same answer" if session.answers[-1] == plain.answers[-1] else "no answer: max_turns"
-    ax.set_title((
-        f"last call: {last['cleared_tool_uses']} tool uses cleared ({last['cleared_input_tokens']:,} tokens); "
-        f"re-reads {session.stats.re_reads}; billed {session.stats.input_tokens_billed:,} "
-        f"vs {plain.stats.input_tokens_billed:,}; {outcome}"), fontsize=9)
-    ax.set(xlabel="model call", ylabel="input tokens sent in this call")
-    ax.set_ylim(0, 30_000)
-    ax.legend(loc="upper left")
-    return fig
+def agent_context(session: Session) -> list[int]:
+    """Input tokens of every agent call of a session, in order."""
+    return [t.input_tokens for t in session.trace if t.kind == "agent"]
 
 
 def summary_requests(session: Session) -> tuple[int, ...]:

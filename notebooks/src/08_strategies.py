@@ -48,7 +48,7 @@ from harness.labs.panel import panel
 from harness.labs.runs import fresh_folder, run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
-from harness.labs.strategy_lab import (cleared_so_far, clearing_figure, retention_figure, retention_table,
+from harness.labs.strategy_lab import (ClearingKnobs, cleared_so_far, retention_figure, retention_table,
                                        run_strategies, run_strategy, strategy_table, summary_requests)
 from harness.session.runner import Session
 from harness.strategies.base import Compactor
@@ -619,7 +619,7 @@ assert trimmed.answers[-1] == plain.answers[-1]
 # ever be cleared, and `exclude_reads`.
 
 # %% tags=["nbval-ignore-output"]
-knobs = panel(clearing_figure, root=WORK / "sliders",
+knobs = panel(ClearingKnobs(WORK / "sliders"),
               trigger=IntSlider(value=10_000, min=2_000, max=26_000, step=2_000, description="trigger"),
               keep=IntSlider(value=3, min=0, max=6, description="keep"),
               clear_at_least=IntSlider(value=0, min=0, max=20_000, step=4_000, description="clear_at_least"),
