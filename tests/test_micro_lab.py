@@ -8,7 +8,7 @@ import pytest
 
 from harness import (CompactionConfig, InvalidHistory, assistant, estimate_tokens, micro_compact, text,
                      tool_result, tool_use, user)
-from harness.labs.micro_lab import (KEEP_RECENT_RANGE, LAB_MAX_TURNS, PRESERVABLE_TOOLS, explore_micro,
+from harness.labs.micro_lab import (KEEP_RECENT_RANGE, LAB_MAX_TURNS, PRESERVABLE_TOOLS, MicroKnobs,
                                     measure_micro, micro_figure, micro_layer, outline, preserve_set, result_label,
                                     result_labels, result_tokens)
 from harness.labs.runs import run_scenario
@@ -216,11 +216,18 @@ def test_micro_lab_numbers_at_the_ends_and_the_default(twelve, tmp_path, keep_re
 
 # --- the slider callback over its whole range -----------------------------------
 
+@pytest.fixture(scope="module")
+def knobs(twelve, tmp_path_factory):
+    """One callback for every position, as in the chapter: each draws on the picture the last one left."""
+    history, baseline = twelve
+    return MicroKnobs(history, baseline, tmp_path_factory.mktemp("knobs"))
+
+
 @pytest.mark.parametrize("read_file, list_files", TOGGLES)
 @pytest.mark.parametrize("keep_recent", KEEP_RECENT_VALUES)
-def test_explore_micro_over_the_whole_slider_range(twelve, tmp_path, keep_recent, read_file, list_files):
+def test_the_slider_callback_over_its_whole_range(twelve, knobs, keep_recent, read_file, list_files):
     history, baseline = twelve
-    figure = explore_micro(keep_recent, read_file, list_files, history=history, baseline=baseline, root=tmp_path)
+    figure = knobs(keep_recent, read_file, list_files)
     assert tuple(figure.get_size_inches()) == BARS_AND_CURVE
     bars, curves = figure.axes
     for axes in (bars, curves):
@@ -246,10 +253,9 @@ def test_explore_micro_over_the_whole_slider_range(twelve, tmp_path, keep_recent
         assert (max(setting.get_ydata()) < max(baseline)) == (expected_cleared(keep_recent, preserve) > 0)
 
 
-def test_explore_micro_draws_the_function_it_is_given(twelve, tmp_path):
+def test_the_slider_callback_draws_the_function_it_is_given(twelve, tmp_path):
     history, baseline = twelve
-    figure = explore_micro(3, False, False, history=history, baseline=baseline, root=tmp_path,
-                           clear=lambda *args: None)
+    figure = MicroKnobs(history, baseline, tmp_path, clear=lambda *args: None)(3, False, False)
     bars, curves = figure.axes
     assert "(0% saved)" in bars.get_title() and list(curves.lines[0].get_ydata()) == baseline
 

@@ -4,7 +4,8 @@ Everything here is a pure function of its arguments: ``outline`` renders a
 history one block a line, ``measure_micro`` applies a micro-compaction function
 (``micro_compact``, or the student's own) to a copy of a history and runs the
 12-file task with it and the same knobs, and ``micro_figure`` draws both.
-``explore_micro`` is the slider callback.
+``MicroKnobs`` is the slider callback: one ``MicroPicture`` laid out once and
+redrawn in place for every setting.
 
 The student's function edits the history in place and returns a count, or
 nothing; the loop wants a ``MicroReport``. ``micro_layer`` bridges the two: it
@@ -148,38 +149,64 @@ def measure_micro(history: list[Message], keep_recent: int, preserve_tools: froz
         "max_turns" in stats.compactions)
 
 
+class MicroPicture:
+    """Chapter 02's figure, laid out once and redrawn in place. Left: each tool_result before and after
+    micro. Right: context per call, with and without micro. ``show(lab)`` puts one setting's numbers
+    on it; what changes between settings is only the blue bars, the blue curve and the two titles."""
+
+    def __init__(self, labels: Sequence[str], before: Sequence[int], baseline: Sequence[int]) -> None:
+        self.figure = new_figure(BARS_AND_CURVE)
+        self.bars_ax, self.curves_ax = self.figure.subplots(1, 2, width_ratios=(3, 2))
+        x = range(len(labels))
+        self.bars_ax.bar(x, before, color="#c8c8c8", label="before micro_compact")
+        self.after = self.bars_ax.bar(x, [0] * len(labels), width=0.5, color="#1f77b4", label="after micro_compact")
+        self.bars_ax.set_xticks(list(x), labels, rotation=60, ha="right", fontsize=8)
+        self.bars_ax.set(xlabel="tool_result, oldest first", ylabel="estimated tokens (characters / 4)",
+                         ylim=(0, 1.3 * max(before, default=1)))
+        self.bars_ax.legend(loc="upper left", ncols=2)
+        (self.curve,) = self.curves_ax.plot([], [], color=STRATEGY_COLOURS["three_layers"], linewidth=2.5,
+                                            label="this setting")
+        self.curves_ax.plot(range(1, len(baseline) + 1), baseline, **BASELINE, label="no micro_compact")
+        self.curves_ax.set(xlabel="model call", ylabel="input tokens of the call (reported)")
+        self.curves_ax.legend(loc="upper left")
+        self.laid_out = False
+
+    def show(self, lab: MicroLab) -> Figure:
+        """The figure with ``lab``'s numbers (the same Figure every time: draw it before the next show)."""
+        for bar, tokens in zip(self.after, lab.after):
+            bar.set_height(tokens)
+        preserved = ", ".join(sorted(lab.preserve_tools)) or "nothing"
+        self.bars_ax.set_title(f"keep_recent={lab.keep_recent}, preserve {preserved}: history "
+                               f"{lab.tokens_before:,} -> {lab.tokens_after:,} tokens ({lab.saved_percent:.0f}% saved)",
+                               fontsize=10)
+        self.curve.set_data(range(1, len(lab.context) + 1), lab.context)
+        self.curves_ax.relim()
+        self.curves_ax.autoscale_view()
+        outcome = "death spiral (max_turns)" if lab.hit_max_turns else "task done"
+        self.curves_ax.set_title(f"the loop: {lab.model_calls} calls, {lab.re_reads} re-reads, {outcome}",
+                                 fontsize=10)
+        if not self.laid_out:  # lay out once; later settings keep the places and only redraw
+            self.figure.draw_without_rendering()
+            self.figure.set_layout_engine("none")
+            self.laid_out = True
+        return self.figure
+
+
 def micro_figure(lab: MicroLab, baseline: Sequence[int]) -> Figure:
-    """Left: each tool_result before and after micro. Right: context per call, with and without micro."""
-    figure = new_figure(BARS_AND_CURVE)
-    bars, curves = figure.subplots(1, 2, width_ratios=(3, 2))
-    x = range(len(lab.labels))
-    bars.bar(x, lab.before, color="#c8c8c8", label="before micro_compact")
-    bars.bar(x, lab.after, width=0.5, color="#1f77b4", label="after micro_compact")
-    bars.set_xticks(list(x), lab.labels, rotation=60, ha="right", fontsize=8)
-    bars.set_xlabel("tool_result, oldest first")
-    bars.set_ylabel("estimated tokens (characters / 4)")
-    preserved = ", ".join(sorted(lab.preserve_tools)) or "nothing"
-    bars.set_title(f"keep_recent={lab.keep_recent}, preserve {preserved}: history "
-                   f"{lab.tokens_before:,} -> {lab.tokens_after:,} tokens ({lab.saved_percent:.0f}% saved)",
-                   fontsize=10)
-    bars.set_ylim(0, 1.3 * max(lab.before, default=1))
-    bars.legend(loc="upper left", ncols=2)
-    curves.plot(range(1, len(lab.context) + 1), lab.context, color=STRATEGY_COLOURS["three_layers"], linewidth=2.5,
-                label="this setting")
-    curves.plot(range(1, len(baseline) + 1), baseline, **BASELINE, label="no micro_compact")
-    curves.set_xlabel("model call")
-    curves.set_ylabel("input tokens of the call (reported)")
-    outcome = "death spiral (max_turns)" if lab.hit_max_turns else "task done"
-    curves.set_title(f"the loop: {lab.model_calls} calls, {lab.re_reads} re-reads, {outcome}", fontsize=10)
-    curves.legend(loc="upper left")
-    return figure
+    """One setting's figure, on a picture of its own."""
+    return MicroPicture(lab.labels, lab.before, baseline).show(lab)
 
 
-def explore_micro(keep_recent: int, preserve_read_file: bool, preserve_list_files: bool, *,
-                  history: list[Message], baseline: Sequence[int], root: str | Path,
-                  clear: Callable[..., object] = micro_compact) -> Figure:
-    """Slider callback of chapter 02: the figure for one setting of KEEP_RECENT and the toggles,
-    with ``clear`` (yours) as the micro-compaction."""
-    lab = measure_micro(history, keep_recent, preserve_set(preserve_read_file, preserve_list_files), root,
-                        clear=clear)
-    return micro_figure(lab, baseline)
+class MicroKnobs:
+    """Slider callback of chapter 02: the figure for one setting of KEEP_RECENT and the toggles, with
+    ``clear`` (yours) as the micro-compaction, on one picture redrawn in place."""
+
+    def __init__(self, history: list[Message], baseline: Sequence[int], root: str | Path,
+                 clear: Callable[..., object] = micro_compact) -> None:
+        self.history, self.root, self.clear = history, root, clear
+        self.picture = MicroPicture(result_labels(history), result_tokens(history), baseline)
+
+    def __call__(self, keep_recent: int, preserve_read_file: bool, preserve_list_files: bool) -> Figure:
+        lab = measure_micro(self.history, keep_recent, preserve_set(preserve_read_file, preserve_list_files),
+                            self.root, clear=self.clear)
+        return self.picture.show(lab)

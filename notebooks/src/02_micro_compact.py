@@ -45,7 +45,7 @@ from harness import (DEFAULT_MODEL, CompactionConfig, assistant, count_tokens, e
                      is_placeholder, iter_tool_results, micro_compact, text, tool_names_by_id, tool_result,
                      tool_use, user, validate_messages)
 from harness.fake import fake_client
-from harness.labs.micro_lab import (KEEP_RECENT_RANGE, explore_micro, measure_micro, micro_figure, micro_layer,
+from harness.labs.micro_lab import (KEEP_RECENT_RANGE, MicroKnobs, measure_micro, micro_figure, micro_layer,
                                     outline, result_labels, result_tokens)
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
@@ -563,11 +563,10 @@ assert replies["content cleared"].input == {"path": "agents/s01_agent_loop.py"}
 
 # %% tags=["nbval-ignore-output"]
 micro_sliders = panel(
-    explore_micro, draw_all=True,
+    MicroKnobs(history, baseline, WORK / "slider", clear=my_micro_compact), draw_all=True,
     keep_recent=IntSlider(value=3, min=KEEP_RECENT_RANGE[0], max=KEEP_RECENT_RANGE[1]),
     preserve_read_file=Checkbox(value=True, description="preserve read_file"),
-    preserve_list_files=Checkbox(value=False, description="preserve list_files"),
-    history=history, baseline=baseline, root=WORK / "slider", clear=my_micro_compact)
+    preserve_list_files=Checkbox(value=False, description="preserve list_files"))
 
 # %%
 assert KEEP_RECENT_RANGE == (0, 13)  # 14 values of keep_recent
