@@ -4,7 +4,9 @@ from __future__ import annotations
 import copy
 import itertools
 
+import numpy as np
 import pytest
+from test_blit import pixels, png_of_full_draw
 
 from harness import (CompactionConfig, InvalidHistory, assistant, estimate_tokens, micro_compact, text,
                      tool_result, tool_use, user)
@@ -227,7 +229,7 @@ def knobs(twelve, tmp_path_factory):
 @pytest.mark.parametrize("keep_recent", KEEP_RECENT_VALUES)
 def test_the_slider_callback_over_its_whole_range(twelve, knobs, keep_recent, read_file, list_files):
     history, baseline = twelve
-    figure = knobs(keep_recent, read_file, list_files)
+    figure = knobs(keep_recent, read_file, list_files).figure
     assert tuple(figure.get_size_inches()) == BARS_AND_CURVE
     bars, curves = figure.axes
     for axes in (bars, curves):
@@ -249,13 +251,23 @@ def test_the_slider_callback_over_its_whole_range(twelve, knobs, keep_recent, re
     setting, no_micro = curves.lines
     assert list(no_micro.get_ydata()) == baseline
     assert len(setting.get_ydata()) == calls
+    assert len(setting.get_ydata()) < curves.get_xlim()[1] and max(setting.get_ydata()) < curves.get_ylim()[1]
     if not spiral:  # the same task: smaller at its peak exactly when something was cleared
         assert (max(setting.get_ydata()) < max(baseline)) == (expected_cleared(keep_recent, preserve) > 0)
 
 
+def test_the_slider_picture_is_what_a_full_drawing_of_it_shows(twelve, tmp_path):
+    """Only the moving parts are redrawn for a new setting; nothing that changes is left out of them."""
+    history, baseline = twelve
+    knobs = MicroKnobs(history, baseline, tmp_path)
+    for position in ((3, True, False), (0, False, False), (13, True, True)):
+        drawing = knobs(*position)
+        assert np.array_equal(pixels(drawing.png()), pixels(png_of_full_draw(drawing.figure, drawing)))
+
+
 def test_the_slider_callback_draws_the_function_it_is_given(twelve, tmp_path):
     history, baseline = twelve
-    figure = MicroKnobs(history, baseline, tmp_path, clear=lambda *args: None)(3, False, False)
+    figure = MicroKnobs(history, baseline, tmp_path, clear=lambda *args: None)(3, False, False).figure
     bars, curves = figure.axes
     assert "(0% saved)" in bars.get_title() and list(curves.lines[0].get_ydata()) == baseline
 

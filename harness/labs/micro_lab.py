@@ -28,6 +28,7 @@ from ..core.messages import (Message, blocks, check_shape, iter_tool_results, it
 from ..core.micro import Cleared, MicroReport, micro_compact
 from ..core.tokens import estimate_tokens
 from ..strategies.three_layers import ThreeLayers
+from .blit import Blitted
 from .runs import run_scenario
 from .scenarios import TWELVE_FILES
 from .style import BARS_AND_CURVE, BASELINE, STRATEGY_COLOURS, new_figure
@@ -154,8 +155,10 @@ class MicroPicture:
     micro. Right: context per call, with and without micro. ``show(lab)`` puts one setting's numbers
     on it; what changes between settings is only the blue bars, the blue curve and the two titles."""
 
-    def __init__(self, labels: Sequence[str], before: Sequence[int], baseline: Sequence[int]) -> None:
+    def __init__(self, labels: Sequence[str], before: Sequence[int], baseline: Sequence[int], *,
+                 fixed_axes: bool = False) -> None:
         self.figure = new_figure(BARS_AND_CURVE)
+        self.fixed_axes = fixed_axes  # for a slider: room for every setting, so only the data moves
         self.bars_ax, self.curves_ax = self.figure.subplots(1, 2, width_ratios=(3, 2))
         x = range(len(labels))
         self.bars_ax.bar(x, before, color="#c8c8c8", label="before micro_compact")
@@ -168,8 +171,12 @@ class MicroPicture:
                                             label="this setting")
         self.curves_ax.plot(range(1, len(baseline) + 1), baseline, **BASELINE, label="no micro_compact")
         self.curves_ax.set(xlabel="model call", ylabel="input tokens of the call (reported)")
+        if fixed_axes:  # a death spiral runs LAB_MAX_TURNS calls; micro never grows a call's input
+            self.curves_ax.set(xlim=(0, max(LAB_MAX_TURNS, len(baseline)) + 1), ylim=(0, 1.15 * max(baseline)))
         self.curves_ax.legend(loc="upper left")
         self.laid_out = False
+        self.moving = [*self.after.patches, self.curve, self.bars_ax.get_legend(), self.curves_ax.get_legend(),
+                       self.bars_ax.title, self.curves_ax.title]  # what changes, and what may lie over it
 
     def show(self, lab: MicroLab) -> Figure:
         """The figure with ``lab``'s numbers (the same Figure every time: draw it before the next show)."""
@@ -180,8 +187,9 @@ class MicroPicture:
                                f"{lab.tokens_before:,} -> {lab.tokens_after:,} tokens ({lab.saved_percent:.0f}% saved)",
                                fontsize=10)
         self.curve.set_data(range(1, len(lab.context) + 1), lab.context)
-        self.curves_ax.relim()
-        self.curves_ax.autoscale_view()
+        if not self.fixed_axes:
+            self.curves_ax.relim()
+            self.curves_ax.autoscale_view()
         outcome = "death spiral (max_turns)" if lab.hit_max_turns else "task done"
         self.curves_ax.set_title(f"the loop: {lab.model_calls} calls, {lab.re_reads} re-reads, {outcome}",
                                  fontsize=10)
@@ -199,14 +207,16 @@ def micro_figure(lab: MicroLab, baseline: Sequence[int]) -> Figure:
 
 class MicroKnobs:
     """Slider callback of chapter 02: the figure for one setting of KEEP_RECENT and the toggles, with
-    ``clear`` (yours) as the micro-compaction, on one picture redrawn in place."""
+    ``clear`` (yours) as the micro-compaction, on one picture whose still parts are drawn once."""
 
     def __init__(self, history: list[Message], baseline: Sequence[int], root: str | Path,
                  clear: Callable[..., object] = micro_compact) -> None:
         self.history, self.root, self.clear = history, root, clear
-        self.picture = MicroPicture(result_labels(history), result_tokens(history), baseline)
+        self.picture = MicroPicture(result_labels(history), result_tokens(history), baseline, fixed_axes=True)
+        self.drawing = Blitted(self.picture.figure, self.picture.moving)
 
-    def __call__(self, keep_recent: int, preserve_read_file: bool, preserve_list_files: bool) -> Figure:
+    def __call__(self, keep_recent: int, preserve_read_file: bool, preserve_list_files: bool) -> Blitted:
         lab = measure_micro(self.history, keep_recent, preserve_set(preserve_read_file, preserve_list_files),
                             self.root, clear=self.clear)
-        return self.picture.show(lab)
+        self.picture.show(lab)
+        return self.drawing

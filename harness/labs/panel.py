@@ -5,7 +5,7 @@ checkbox or dropdown; any other value is passed to the callback as it is),
 calls ``callback(**values)`` once, and again whenever a control's value
 changes. The callback returns a matplotlib ``Figure``, a text, or both as
 ``(text, figure)``; the panel puts the text in an HTML line and the figure,
-drawn to PNG, in an ``Image`` widget. Each position's text and PNG are kept (``Drawings``),
+drawn to PNG, in an ``Image`` widget (a ``Blitted`` figure redraws only its moving parts). Each position's text and PNG are kept (``Drawings``),
 so going back to a position costs nothing. Nothing is printed or displayed
 through an ``Output`` widget: when a notebook is executed headless,
 nbclient answers every output captured by an ``Output`` widget with a
@@ -32,7 +32,9 @@ from ipywidgets.widgets.widget_description import DescriptionStyle
 from matplotlib.figure import Figure
 from tqdm.auto import tqdm
 
-Drawing = Figure | str | tuple[str, Figure]
+from .blit import Blitted
+
+Drawing = Figure | Blitted | str | tuple[str, Figure | Blitted]
 HINT = "A slider panel: run this cell (and the ones above it) to use it."
 CSS_CLASS = "harness-panel"  # how a browser test finds a panel on the page
 MAX_DRAW_ALL = 400
@@ -50,16 +52,18 @@ class Panel(widgets.VBox):
         return self.hint
 
 
-def png(figure: Figure) -> bytes:
+def png(figure: Figure | Blitted) -> bytes:
     """The figure drawn as PNG bytes, at its own size and resolution."""
+    if isinstance(figure, Blitted):
+        return figure.png()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
     return buffer.getvalue()
 
 
-def split(drawing: Drawing) -> tuple[str | None, Figure | None]:
+def split(drawing: Drawing) -> tuple[str | None, Figure | Blitted | None]:
     """(text, figure) of what a callback returned."""
-    if isinstance(drawing, Figure):
+    if isinstance(drawing, (Figure, Blitted)):
         return None, drawing
     if isinstance(drawing, str):
         return drawing, None

@@ -26,6 +26,7 @@ from ..session.runner import Session
 from ..strategies.base import Compactor
 from ..strategies.registry import PRETEND_WINDOW, Strategy, all_strategies
 from ..strategies.server_side import ServerToolClearing
+from .blit import Blitted
 from .amnesia import WORK_REQUESTS, AmnesiaReport, probe_amnesia
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, TWELVE_FILES, Scenario
@@ -112,9 +113,9 @@ CLEARING_CONFIG = CompactionConfig(max_turns=60)
 class ClearingKnobs:
     """Chapter 08's slider callback: the API's clearing knobs on TWELVE_FILES, beside no compaction.
 
-    The baseline runs once, and one figure is laid out once; every call runs the clearing session
-    for its knobs and updates that figure in place (a new figure per move costs more than the run).
-    Each call returns the same ``Figure``: draw it before the next call."""
+    The baseline runs once, and one figure is laid out once with its still parts drawn once; every
+    call runs the clearing session for its knobs and redraws only what moved (a new figure per move
+    costs more than the run). Each call returns the same ``Blitted``: draw it before the next call."""
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
@@ -132,9 +133,10 @@ class ClearingKnobs:
         self.title = self.ax.set_title("", fontsize=9)
         self.legend = self.ax.legend(loc="upper left")
         self.laid_out = False
+        self.drawing = Blitted(self.figure, [self.curve, self.trigger_line, self.legend, self.title])
 
     def __call__(self, trigger: int = 10_000, keep: int = 3, clear_at_least: int = 0,
-                 exclude_reads: bool = False, clear_inputs: bool = False) -> Figure:
+                 exclude_reads: bool = False, clear_inputs: bool = False) -> Blitted:
         clearing = ServerToolClearing(trigger=trigger, keep=keep, clear_at_least=clear_at_least or None,
                                       exclude_tools=("read_file",) if exclude_reads else (),
                                       clear_tool_inputs=clear_inputs)
@@ -155,7 +157,7 @@ class ClearingKnobs:
             self.figure.draw_without_rendering()
             self.figure.set_layout_engine("none")
             self.laid_out = True
-        return self.figure
+        return self.drawing
 
 
 def agent_context(session: Session) -> list[int]:
