@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from harness.labs.panel import HINT
+
 RUN_TIMEOUT_MS = 240_000
 REDRAW_TIMEOUT_MS = 30_000
 
@@ -117,14 +119,32 @@ def is_dirty(page) -> bool:
 
 
 def run_all(page) -> None:
-    """Run All Cells from the menu, and wait until every code cell has run and the kernel is idle."""
-    page.locator(".jp-Cell").first.click()  # focus the notebook so the Run menu acts on it
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-    page.wait_for_function(
+    """Clear every output, then Run All Cells from the menu, and wait until every code cell has run (or one
+    failed) and the kernel is idle. (Cleared first: the saved outputs carry the same execution counts.)"""
+    page.locator(".jp-Cell").first.click()  # focus the notebook so the menus act on it
+    menu("Edit", "Clear Outputs of All Cells")(page)
+    page.wait_for_function("""() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+                                     .every(p => !/\\d/.test(p.innerText))""", timeout=30_000)
+    menu("Run", "Run All Cells")(page)
+    page.wait_for_function(  # done, or stopped by an error (the caller then reports it)
         """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
-                 .every(p => /\\[\\d+\\]/.test(p.innerText))""", timeout=RUN_TIMEOUT_MS)
+                 .every(p => /\\[\\d+\\]/.test(p.innerText))
+              || document.querySelector(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")""",
+        timeout=RUN_TIMEOUT_MS)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=RUN_TIMEOUT_MS)
+
+
+def menu(name: str, item: str):
+    """A click on ``item`` of the main menu ``name``."""
+    def click(page) -> None:
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{name}$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$")).click()
+    return click
+
+
+def panel_hints(page) -> int:
+    """How many outputs show a slider panel's hint (a panel whose cell has not run in this kernel)."""
+    return page.locator(".jp-OutputArea-output", has_text=HINT).count()
 
 
 def error_outputs(page) -> list[str]:

@@ -5,8 +5,9 @@ serves a copy of notebooks/, so the test never writes to the repository. Debian'
 Playwright (no browser download), opens each chapter and:
 
 - checks it opens unmodified, without a pop-up, with no slider shown as a raw widget repr;
-- runs all cells from the Run menu, then fails on an error output, a stray repr, a formula typeset
-  from dollar signs, or a control whose label is cut off;
+- clears the outputs and runs all cells from the Run menu, then fails if a slider panel did not come
+  alive, on an error output, a stray repr, a formula typeset from dollar signs, or a control whose
+  label is cut off;
 - moves every control of every panel (a slider two steps on, one back, to one end and the other; a
   checkbox on and off; a dropdown round its options) and times each move from key release to the
   painted redraw; fails if a move changes nothing, if a word of a panel's text line is wrapped
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import pytest
 from browser_page import (BROKEN_WORDS, CONTROLS, Move, error_outputs, is_dirty, move, moves_of, open_notebook,
-                          run_all, shut_down_kernels, stray_outputs, typeset_math)
+                          panel_hints, run_all, shut_down_kernels, stray_outputs, typeset_math)
 from lab_server import lab_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -87,14 +88,16 @@ def test_chapter_runs_clean_and_every_control_answers_in_time(lab, notebook):
         assert page.locator(".jp-toast-container .Toastify__toast").count() == 0, "a pop-up on opening"
         raw = [t for t in page.locator(".jp-OutputArea-output").all_inner_texts() if "children=(" in t]
         assert not raw, f"{chapter}: a widget shown as its raw repr before running: {raw[0][:80]!r}"
+        panels = panel_hints(page)
 
         run_all(page)
         assert not error_outputs(page), f"{chapter}: error output {error_outputs(page)[0][:300]!r}"
         assert not stray_outputs(page), f"{chapter}: stray output {stray_outputs(page)}"
         assert typeset_math(page) == 0, f"{chapter}: LaTeX typeset from dollar signs (write USD)"
 
+        assert page.locator(".harness-panel").count() == panels, f"{chapter}: not every slider panel came alive"
         moves = []
-        for index in range(page.locator(".harness-panel").count()):
+        for index in range(panels):
             controls = page.evaluate(CONTROLS, index)
             cut = [c["label"] for c in controls if c["cut"]]
             assert not cut, f"{chapter} panel {index}: labels cut off: {cut}"
