@@ -5,8 +5,10 @@ checkbox or dropdown; any other value is passed to the callback as it is),
 calls ``callback(**values)`` once, and again whenever a control's value
 changes. The callback returns a matplotlib ``Figure``, a text, or both as
 ``(text, figure)``; the panel puts the text in an HTML line and the figure,
-drawn to PNG, in an ``Image`` widget (a ``Blitted`` figure redraws only its moving parts). Each position's text and PNG are kept (``Drawings``),
-so going back to a position costs nothing. Nothing is printed or displayed
+drawn to PNG, in an ``Image`` widget (a ``Blitted`` figure redraws only its
+moving parts). Each position's text and PNG are kept (``Drawings``), so going
+back to a position costs nothing; ``draw_all`` draws every position up front.
+Nothing is printed or displayed
 through an ``Output`` widget: when a notebook is executed headless,
 nbclient answers every output captured by an ``Output`` widget with a
 message on the kernel's shell channel, and that send can swallow the
@@ -113,7 +115,7 @@ def positions(control: widgets.ValueWidget) -> list[Any]:
     """Every value a control can take: a slider's steps, a checkbox's two states, a list's options."""
     if isinstance(control, widgets.Checkbox):
         return [False, True]
-    if isinstance(control, (widgets.IntSlider, widgets.IntRangeSlider)):
+    if isinstance(control, widgets.IntSlider):
         return list(range(control.min, control.max + 1, control.step))
     if hasattr(control, "_options_full"):  # Dropdown, SelectionSlider, RadioButtons, ...
         return [value for _, value in control._options_full]
