@@ -102,8 +102,8 @@ class Spiral:
 
     def __str__(self) -> str:
         run = self.request + self.skipped
-        rest = (f"the remaining {self.skipped} requests were not run" if self.skipped
-                else "it was the last request")
+        rest = {0: "it was the last request", 1: "the remaining request was not run"}.get(
+            self.skipped, f"the remaining {self.skipped} requests were not run")
         return (f"death spiral: request {self.request} hit the turn limit after {self.calls} calls; {rest}. "
                 f"Its numbers cover {self.request} of {run} requests, not comparable with a finished session.")
 

@@ -605,13 +605,17 @@ assert spiral not in recommend([spiral, plain]) and "not comparable" in outcome_
 # Now move KEEP_RECENT, THRESHOLD and the preserved tools; the curves (against no compaction, dashed)
 # and the numbers above them are redrawn, and the second line names the facts this setting forgot and
 # the ones it kept. The sliders stop at the values of the sweep above, plus KEEP_RECENT=0 and
-# THRESHOLD=40k: 48 settings, every one run and drawn before the panel appears (the bar counts them;
-# the lab has run some already), so a move only looks its picture up. Try KEEP_RECENT=0 with each
-# preserve choice, and watch which facts go as you lower THRESHOLD.
+# THRESHOLD=40k: 48 settings, every one run by the next cell before the panel appears (the bar counts
+# them; the lab has run some already), so a move only looks its outcome up and draws it. Try
+# KEEP_RECENT=0 with each preserve choice, and watch which facts go as you lower THRESHOLD.
+
+# %% tags=["nbval-ignore-output"]
+slider_settings = [Setting(k, t, p) for k in KEEP_SLIDER for t in THRESHOLD_SLIDER for _, p in PRESERVE_CHOICES]
+lab.sweep(slider_settings, desc="the sliders' settings");
 
 # %% tags=["nbval-ignore-output"]
 tuning_sliders = panel(
-    lab_panel, lab=lab, draw_all=True,
+    lab_panel, lab=lab,
     keep_recent=SelectionSlider(options=KEEP_SLIDER, value=3, description="KEEP_RECENT"),
     threshold=SelectionSlider(options=[(f"{t // 1000}k", t) for t in THRESHOLD_SLIDER], value=50_000,
                               description="THRESHOLD"),
@@ -619,7 +623,9 @@ tuning_sliders = panel(
 
 # %%
 assert (KEEP_SLIDER, THRESHOLD_SLIDER) == ((0, 1, 3, 10), (20_000, 40_000, 50_000, 120_000))
-assert len(KEEP_SLIDER) * len(THRESHOLD_SLIDER) * len(PRESERVE_CHOICES) == 48
+assert len(slider_settings) == len(KEEP_SLIDER) * len(THRESHOLD_SLIDER) * len(PRESERVE_CHOICES) == 48
+assert all(s in lab.outcomes for s in slider_settings)
+assert [s for s in slider_settings if lab.outcomes[s].spiral] == [s for s in slider_settings if s.keep_recent == 0]
 assert {(k, t) for k in (1, 3, 10) for t in THRESHOLDS} <= {(k, t) for k in KEEP_SLIDER for t in THRESHOLD_SLIDER}
 
 # %% [markdown]
