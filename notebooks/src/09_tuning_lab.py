@@ -605,13 +605,16 @@ assert spiral not in recommend([spiral, plain]) and "not comparable" in outcome_
 # Now move KEEP_RECENT, THRESHOLD and the preserved tools; the curves (against no compaction, dashed)
 # and the numbers above them are redrawn, and the second line names the facts this setting forgot and
 # the ones it kept. The sliders stop at the values of the sweep above, plus KEEP_RECENT=0 and
-# THRESHOLD=40k: 48 settings, every one run by the next cell before the panel appears (the bar counts
-# them; the lab has run some already), so a move only looks its outcome up and draws it. Try
+# THRESHOLD=40k: 48 settings, every one run by the next two cells before the panel appears (the bars
+# count them; the lab has run some already), so a move only looks its outcome up and draws it. Try
 # KEEP_RECENT=0 with each preserve choice, and watch which facts go as you lower THRESHOLD.
 
 # %% tags=["nbval-ignore-output"]
 slider_settings = [Setting(k, t, p) for k in KEEP_SLIDER for t in THRESHOLD_SLIDER for _, p in PRESERVE_CHOICES]
-lab.sweep(slider_settings, desc="the sliders' settings");
+lab.sweep([s for s in slider_settings if s.keep_recent == 0], desc="KEEP_RECENT=0, each stopped at the turn limit");
+
+# %% tags=["nbval-ignore-output"]
+lab.sweep([s for s in slider_settings if s.keep_recent > 0], desc="the sliders' other settings");
 
 # %% tags=["nbval-ignore-output"]
 tuning_sliders = panel(
