@@ -77,6 +77,18 @@ def test_run_scenario_starts_from_a_clean_root(tmp_path):
     assert session.config.transcript_dir == tmp_path / "run" / "transcripts"
 
 
+def test_run_scenario_stops_after_the_request_that_stop_after_names(tmp_path):
+    """A request that hits max_turns ends the run when ``stop_after`` says so (chapter 09's spiral)."""
+    spiralling = CompactionConfig(keep_recent=0, preserve_tools=frozenset(), auto=False, max_turns=5)
+    both = ("Read every .py file under agents/ and summarise what each does.",
+            "What is VERSION_TAG in agents/s01_agent_loop.py?")
+    stopped = run_scenario(TWELVE_FILES, spiralling, tmp_path / "stopped", requests=both,
+                           stop_after=lambda result: result.stop == "max_turns")
+    assert stopped.answers == [""] and stopped.stats.model_calls == 5
+    unstopped = run_scenario(TWELVE_FILES, spiralling, tmp_path / "all", requests=both)
+    assert len(unstopped.answers) == 2 and unstopped.stats.model_calls > 5
+
+
 # --- the twelve-file task ---------------------------------------------------------------
 
 

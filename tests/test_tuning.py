@@ -1,6 +1,7 @@
 """The tuning lab: settings, sweeps, ranking, figures and the slider callback (harness/labs/tuning.py, chapter 09)."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -11,7 +12,7 @@ from harness.labs.tables import Table
 from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, LAB_METRICS, PRESERVE_CHOICES, READ_FILE,
                                  THRESHOLD_SLIDER, TUNING_PROBES, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
                                  cost_split_figure, curves_figure, fact_metrics, heatmaps_figure, lab_panel,
-                                 outcome_line, outcome_table, recommend, settings_grid)
+                                 Spiral, outcome_line, outcome_table, recommend, settings_grid)
 
 # Three files and two requests: a few model calls a run, so the sliders' whole range stays cheap.
 TINY = Scenario("tiny", (("agents", dict(list(AGENT_FILES.items())[:3])),),
@@ -141,8 +142,13 @@ def test_the_slider_callback_over_its_range(lab, keep, threshold, preserve):
     outcome = lab.run(Setting(keep, threshold, preserve))
     assert line == outcome_line(outcome)  # the numbers, shown above the figure
     assert outcome.stats.model_calls >= 1
-    if keep == 0 and not preserve:  # the death spiral: each result is cleared before the model sees it
-        assert outcome.stats.model_calls == 2 * 20
+    if keep == 0 and not preserve:  # each result is cleared before the model sees it
+        assert outcome.spiral is not None
+    if outcome.spiral:  # stopped at the request that hit the turn limit, and said so
+        assert keep == 0 and outcome.stats.model_calls == 20 and outcome.spiral == Spiral(request=1, calls=20, skipped=1)
+        assert line.startswith(str(outcome.spiral)) and fig._suptitle.get_text().startswith("stopped: death spiral")
+    else:
+        assert "max_turns" not in outcome.stats.compactions and fig._suptitle is None
 
 
 def test_each_fact_is_kept_or_forgotten(lab):
@@ -180,3 +186,27 @@ def test_the_lab_session_forgets_different_facts_at_different_thresholds(tmp_pat
     assert at_50k.kept == ("c06_storage's tag",) and len(at_50k.forgotten) == 3
     assert at_20k.kept == () and at_20k.asked == at_50k.asked
     assert "kept: c06_storage's tag" in lab_panel(3, 50_000, READ_FILE, lab=lab)[0]
+
+
+def test_a_death_spiral_stops_the_session_and_says_its_numbers_are_not_comparable(lab):
+    spiral = lab.run(Setting(keep_recent=0, preserve_tools=frozenset()))
+    done = lab.run(Setting(keep_recent=1, preserve_tools=frozenset()))
+    assert spiral.spiral == Spiral(request=1, calls=lab.max_turns, skipped=len(TINY.requests) - 1)
+    assert spiral.stats.model_calls == lab.max_turns and spiral.stats.compactions["max_turns"] == 1
+    assert done.spiral is None and done.stats.model_calls > len(TINY.requests)
+    first, *rest = outcome_line(spiral).splitlines()
+    assert first == ("death spiral: request 1 hit the turn limit after 20 calls; the remaining request was not "
+                     "run. Its numbers cover 1 of 2 requests, not comparable with a finished session.")
+    assert rest == outcome_line(dataclasses.replace(spiral, spiral=None)).splitlines()  # the numbers still shown
+    assert not outcome_line(done).startswith("death spiral")
+    rows = outcome_table([spiral, done]).rows
+    assert "stopped: death spiral in request 1" in rows[0][0] and "not comparable" in rows[0][0]
+    assert rows[1][0] == done.setting.label
+    assert recommend([spiral, done]) == [done]  # cheaper and forgetting nothing, but it did not do the work
+
+
+def test_spiral_wording():
+    assert str(Spiral(3, 100, 9)).startswith(
+        "death spiral: request 3 hit the turn limit after 100 calls; the remaining 9 requests were not run.")
+    assert "covers" not in str(Spiral(12, 100, 0)) and "it was the last request" in str(Spiral(12, 100, 0))
+    assert "cover 12 of 12 requests" in str(Spiral(12, 100, 0))

@@ -50,12 +50,14 @@ def fresh_folder(root: str | Path) -> Path:
 def run_scenario(scenario: Scenario, config: CompactionConfig, root: str | Path, *,
                  client: Any = None, requests: tuple[str, ...] | None = None, log: bool = False,
                  recall: bool = False, compactor: Compactor | None = None,
-                 loop: Callable[..., RunResult] = run_agent, **fake_options: Any) -> Session:
+                 loop: Callable[..., RunResult] = run_agent, stop_after: Callable[[RunResult], bool] | None = None,
+                 **fake_options: Any) -> Session:
     """Build the scenario's workspace afresh under ``root`` and send all its requests.
 
     ``client`` defaults to the offline fake (``fake_options`` are its options). ``recall``
     (chapter 09) adds a session log, the ``recall`` tool and reversible placeholders. ``loop`` runs
-    each request (chapter 05: the student's own)."""
+    each request (chapter 05: the student's own). ``stop_after`` (chapter 09) sends no more requests
+    once it is true of a request's result (a request that hit the turn limit, say)."""
     root = fresh_folder(root)
     workspace = scenario.build(root / "workspace")
     session_log = SessionLog(root / "session.jsonl") if log or recall else None
@@ -65,5 +67,7 @@ def run_scenario(scenario: Scenario, config: CompactionConfig, root: str | Path,
                       config.with_(transcript_dir=root / "transcripts"), log=session_log, compactor=compactor,
                       loop=loop)
     for request in requests or scenario.requests:
-        session.ask(request)
+        result = session.ask(request)
+        if stop_after is not None and stop_after(result):
+            break
     return session

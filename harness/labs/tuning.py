@@ -9,6 +9,13 @@ fact), and keeps the ``Outcome``, so a sweep, a plot and a slider never run
 the same setting twice. Tables, heatmaps and the slider line show each
 fact kept or forgotten, not only how many. Figure builders and the
 slider callback are pure functions of their arguments.
+
+A setting can send the agent into a death spiral (KEEP_RECENT=0: every
+result is cleared before the model reads it, so it asks again and again).
+The lab then stops the session at the first request that hits the turn
+limit and records a ``Spiral``: the requests after it are not run, and
+every table, line and figure says that this session's numbers cover only
+part of the work and are not comparable with a finished one.
 """
 from __future__ import annotations
 
@@ -22,7 +29,7 @@ from tqdm.auto import tqdm
 
 from ..core.config import CompactionConfig
 from ..fake import fake_client
-from ..session.runner import SessionStats
+from ..session.runner import Session, SessionStats
 from ..strategies.base import Compactor
 from ..strategies.batched_micro import BatchedMicro
 from ..strategies.recall import recalls
@@ -38,8 +45,8 @@ TUNING_PROBES = probes_for(TUNING_REQUESTS)    # the amnesia probes whose fact t
 READ_FILE = frozenset({"read_file"})
 PRESERVE_CHOICES = (("read_file", READ_FILE), ("nothing", frozenset()),
                     ("read_file, bash", frozenset({"read_file", "bash"})))
-KEEP_SLIDER = range(0, 11)                         # the chapter's KEEP_RECENT slider
-THRESHOLD_SLIDER = range(10_000, 150_001, 10_000)  # the chapter's THRESHOLD slider, in tokens
+KEEP_SLIDER = (0, 1, 3, 10)                           # the chapter's KEEP_RECENT slider: 0 spirals
+THRESHOLD_SLIDER = (20_000, 40_000, 50_000, 120_000)  # the chapter's THRESHOLD slider, in tokens
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,22 @@ HOARDER = Setting(keep_recent=10, threshold=120_000)  # the seed's "too conserva
 
 
 @dataclass(frozen=True)
+class Spiral:
+    """A session the lab stopped: request ``request`` (from 1) hit the turn limit after ``calls``
+    model calls, and the ``skipped`` requests after it were not run."""
+    request: int
+    calls: int
+    skipped: int
+
+    def __str__(self) -> str:
+        run = self.request + self.skipped
+        rest = {0: "it was the last request", 1: "the remaining request was not run"}.get(
+            self.skipped, f"the remaining {self.skipped} requests were not run")
+        return (f"death spiral: request {self.request} hit the turn limit after {self.calls} calls; {rest}. "
+                f"Its numbers cover {self.request} of {run} requests, not comparable with a finished session.")
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What one setting did on the lab's session."""
     setting: Setting
@@ -97,6 +120,7 @@ class Outcome:
     dollars_uncached: float
     forgotten: tuple[str, ...]   # amnesia probes answered wrong
     asked: tuple[str, ...] = ()  # every amnesia probe put to it, in probe order
+    spiral: Spiral | None = None  # set when the lab stopped the session at the turn limit
 
     @property
     def dollars(self) -> float:
@@ -157,7 +181,7 @@ class Lab:
     scenario: Scenario = LONG_SESSION
     requests: tuple[str, ...] | None = TUNING_REQUESTS
     prices: Prices = EXAMPLE_PRICES
-    max_turns: int = 100      # model calls allowed per request (a death spiral stops here)
+    max_turns: int = 100      # model calls allowed per request: a death spiral stops the session here
     outcomes: dict[Setting, Outcome] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -177,7 +201,8 @@ class Lab:
         recorder = cache_recorder(fake_client())
         config = setting.config().with_(max_turns=self.max_turns)
         session = run_scenario(self.scenario, config, self.root / "run", client=recorder, recall=setting.recall,
-                               requests=self.requests, compactor=setting.compactor())
+                               requests=self.requests, compactor=setting.compactor(),
+                               stop_after=lambda result: result.stop == "max_turns")
         requests = recorder.records[:len(session.trace)]
         cost = cost_of(session.trace, requests, self.prices)
         uncached = cost_of(session.trace, requests, self.prices, caching=False)
@@ -185,7 +210,16 @@ class Lab:
         return Outcome(setting, session.stats, recalls(session),
                        tuple(t.input_tokens for t in session.trace if t.kind == "agent"),
                        spent_per_call(cost), cost, uncached.dollars, probe.forgotten,
-                       tuple(a.probe.name for a in probe.answers))
+                       tuple(a.probe.name for a in probe.answers), self._spiral(session))
+
+    def _spiral(self, session: Session) -> Spiral | None:
+        """The death spiral that stopped ``session``, if its last request hit the turn limit."""
+        if "max_turns" not in session.stats.compactions:
+            return None
+        before = session.ends[-2][0] if len(session.ends) > 1 else 0
+        calls = sum(1 for t in session.trace[before:] if t.kind == "agent")
+        total = len(self.requests or self.scenario.requests)
+        return Spiral(len(session.answers), calls, total - len(session.answers))
 
 
 def settings_grid(keep_values: Iterable[int], thresholds: Iterable[int],
@@ -197,8 +231,10 @@ def settings_grid(keep_values: Iterable[int], thresholds: Iterable[int],
 
 def recommend(outcomes: Iterable[Outcome], *, max_peak: int | None = None) -> list[Outcome]:
     """The outcomes ranked best first: fewest early facts forgotten, then fewest dollars (with
-    caching), then fewest re-reads; settings whose peak context passes ``max_peak`` are left out."""
-    allowed = [o for o in outcomes if max_peak is None or o.stats.peak_context <= max_peak]
+    caching), then fewest re-reads; settings whose peak context passes ``max_peak`` are left out, and
+    so are death spirals (a stopped session did not do the work, so its bill is not comparable)."""
+    allowed = [o for o in outcomes
+               if o.spiral is None and (max_peak is None or o.stats.peak_context <= max_peak)]
     return sorted(allowed, key=lambda o: (len(o.forgotten), o.dollars, o.stats.re_reads))
 
 
@@ -224,8 +260,15 @@ def outcome_table(outcomes: Iterable[Outcome], metrics: tuple[str, ...] = (
     outcomes = list(outcomes)
     metrics = expand(metrics, outcomes)
     header = [m.removeprefix(FORGOT) for m in metrics]
-    return Table(["setting", *header], ([o.setting.label] + [_format(m, o.metric(m)) for m in metrics]
+    return Table(["setting", *header], ([row_label(o)] + [_format(m, o.metric(m)) for m in metrics]
                                         for o in outcomes))
+
+
+def row_label(outcome: Outcome) -> str:
+    """The setting's label; a stopped session's says so, since its numbers cover part of the work."""
+    spiral = outcome.spiral
+    return outcome.setting.label + (f" (stopped: death spiral in request {spiral.request}, "
+                                    "numbers not comparable)" if spiral else "")
 
 
 def _format(metric: str, value: float) -> str:
@@ -237,7 +280,8 @@ def _format(metric: str, value: float) -> str:
 
 
 def outcome_line(outcome: Outcome) -> str:
-    """The numbers a slider shows on one line, and on a second which facts it forgot and which it kept."""
+    """The numbers a slider shows on one line, and on a second which facts it forgot and which it kept;
+    a death spiral's first line says so, and that the numbers cover only the requests run."""
     s = outcome.stats
     numbers = (f"{s.model_calls} calls · {s.re_reads} re-reads · {outcome.recalls} recalls · "
                f"peak {s.peak_context:,} · {s.input_tokens_billed:,} tokens · "
@@ -245,7 +289,10 @@ def outcome_line(outcome: Outcome) -> str:
                f"forgot {len(outcome.forgotten)}/{len(outcome.asked)}")
     facts = (f"forgot: {', '.join(outcome.forgotten) or 'nothing'} · "
              f"kept: {', '.join(outcome.kept) or 'nothing'}")
-    return numbers + "\n" + facts
+    lines = [numbers, facts]
+    if outcome.spiral:
+        lines.insert(0, str(outcome.spiral))
+    return "\n".join(lines)
 
 
 # --- figures ---------------------------------------------------------------------
@@ -325,6 +372,9 @@ def curves_figure(outcomes: list[Outcome], title: str | None = None) -> Figure:
 def lab_panel(keep_recent: int, threshold: int, preserve_tools: frozenset[str], *,
               lab: Lab) -> tuple[str, Figure]:
     """The slider callback: run (or look up) this setting; its numbers and which facts it forgot
-    (``outcome_line``), and its curves drawn against no compaction."""
+    (``outcome_line``), and its curves drawn against no compaction (a death spiral's title says where
+    it stopped)."""
     outcome = lab.run(Setting(keep_recent, threshold, preserve_tools))
-    return outcome_line(outcome), curves_figure([lab.run(UNCOMPRESSED), outcome])
+    title = (f"stopped: death spiral in request {outcome.spiral.request}, the requests after it not run"
+             if outcome.spiral else None)
+    return outcome_line(outcome), curves_figure([lab.run(UNCOMPRESSED), outcome], title=title)

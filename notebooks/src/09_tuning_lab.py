@@ -37,7 +37,7 @@
 # %config InlineBackend.figure_formats = ['png']
 
 from IPython.display import display
-from ipywidgets import Dropdown, IntSlider
+from ipywidgets import Dropdown, SelectionSlider
 
 from harness import (CompactionConfig, Toolbox, Workspace, assistant, placeholder, text_of, tool_result, tool_use,
                      user)
@@ -53,8 +53,8 @@ from harness.labs.scratch import own_scratch
 from harness.labs.tables import Table
 from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, PRESERVE_CHOICES, READ_FILE,
                                  THRESHOLD_SLIDER, TUNING_PROBES, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
-                                 cost_split_figure, curves_figure, heatmaps_figure, lab_panel, outcome_table,
-                                 recommend, settings_grid)
+                                 Spiral, cost_split_figure, curves_figure, heatmaps_figure, lab_panel,
+                                 outcome_line, outcome_table, recommend, settings_grid)
 from harness.session.runner import SYSTEM_PROMPT
 from harness.strategies.recall import reversible_placeholder
 
@@ -572,18 +572,64 @@ assert best_preserved.setting == Setting(keep_recent=1, threshold=120_000)
 # %% [markdown]
 # ## 9 · Your turn: the sliders
 #
-# Move KEEP_RECENT, THRESHOLD and the preserved tools; the curves (against no compaction, dashed) and the
-# numbers above them are redrawn, and the second line names the facts this setting forgot and the ones
-# it kept. A setting the lab has run shows at once; a new one runs the lab session first. Try
-# KEEP_RECENT=0 with nothing preserved, and watch which facts go as you lower THRESHOLD.
+# One corner of the sliders is not a setting anyone would choose, but it is the lesson of chapter 02:
+# KEEP_RECENT=0, the death spiral. Here is the lab on it, and what the agent asked for:
+
+# %%
+spiral = lab.run(Setting(keep_recent=0))
+print(outcome_line(spiral))
+first_request = run_scenario(LONG_SESSION, Setting(keep_recent=0).config(), WORK / "spiral",
+                             requests=TUNING_REQUESTS[:1])
+print("tool calls of request 1:", {f"{name} {args}" for name, args in first_request.tool_calls})
+
+# %% [markdown]
+# The first request asks the agent to read every file under agents/. It lists the folder; micro clears
+# the listing before the model has read it; it lists again, 100 times, until the turn limit (`max_turns`)
+# stops the request (*any model*: a model shown only the placeholder cannot know the file names; that
+# it asks again rather than guess is *this fake*). Left alone, the lab would send the other requests
+# too, and every one that spirals would cost another 100 calls: slow to run, and far too slow for a
+# slider. So the lab stops a session at the first request that hits the turn limit. The other 11 requests are not run, which is why this bill is
+# so small: it covers 1 request of 12 and is **not comparable** with a finished session. The line says
+# so, every table marks such a row, and `recommend` leaves it out.
+
+# %%
+assert spiral.spiral == Spiral(request=1, calls=100, skipped=11) and lab.max_turns == 100
+assert spiral.stats.model_calls == 100 and spiral.asked == () and len(TUNING_REQUESTS) == 12
+assert outcome_line(spiral).startswith("death spiral: request 1 hit the turn limit after 100 calls; "
+                                       "the remaining 11 requests were not run")
+assert {(name, args["path"]) for name, args in first_request.tool_calls} == {("list_files", "agents")}
+assert len(first_request.tool_calls) == 100 and first_request.answers == [""]
+assert spiral not in recommend([spiral, plain]) and "not comparable" in outcome_table([spiral]).rows[0][0]
+
+# %% [markdown]
+# Now move KEEP_RECENT, THRESHOLD and the preserved tools; the curves (against no compaction, dashed)
+# and the numbers above them are redrawn, and the second line names the facts this setting forgot and
+# the ones it kept. The sliders stop at the values of the sweep above, plus KEEP_RECENT=0 and
+# THRESHOLD=40k: 48 settings, every one run by the next two cells before the panel appears (the bars
+# count them; the lab has run some already), so a move only looks its outcome up and draws it. Try
+# KEEP_RECENT=0 with each preserve choice, and watch which facts go as you lower THRESHOLD.
+
+# %% tags=["nbval-ignore-output"]
+slider_settings = [Setting(k, t, p) for k in KEEP_SLIDER for t in THRESHOLD_SLIDER for _, p in PRESERVE_CHOICES]
+lab.sweep([s for s in slider_settings if s.keep_recent == 0], desc="KEEP_RECENT=0, each stopped at the turn limit");
+
+# %% tags=["nbval-ignore-output"]
+lab.sweep([s for s in slider_settings if s.keep_recent > 0], desc="the sliders' other settings");
 
 # %% tags=["nbval-ignore-output"]
 tuning_sliders = panel(
     lab_panel, lab=lab,
-    keep_recent=IntSlider(value=3, min=KEEP_SLIDER[0], max=KEEP_SLIDER[-1], description="KEEP_RECENT"),
-    threshold=IntSlider(value=50_000, min=THRESHOLD_SLIDER[0], max=THRESHOLD_SLIDER[-1],
-                        step=THRESHOLD_SLIDER.step, description="THRESHOLD"),
+    keep_recent=SelectionSlider(options=KEEP_SLIDER, value=3, description="KEEP_RECENT"),
+    threshold=SelectionSlider(options=[(f"{t // 1000}k", t) for t in THRESHOLD_SLIDER], value=50_000,
+                              description="THRESHOLD"),
     preserve_tools=Dropdown(options=PRESERVE_CHOICES, value=READ_FILE, description="preserve"))
+
+# %%
+assert (KEEP_SLIDER, THRESHOLD_SLIDER) == ((0, 1, 3, 10), (20_000, 40_000, 50_000, 120_000))
+assert len(slider_settings) == len(KEEP_SLIDER) * len(THRESHOLD_SLIDER) * len(PRESERVE_CHOICES) == 48
+assert all(s in lab.outcomes for s in slider_settings)
+assert [s for s in slider_settings if lab.outcomes[s].spiral] == [s for s in slider_settings if s.keep_recent == 0]
+assert {(k, t) for k in (1, 3, 10) for t in THRESHOLDS} <= {(k, t) for k in KEEP_SLIDER for t in THRESHOLD_SLIDER}
 
 # %% [markdown]
 # ## Summary
@@ -604,9 +650,12 @@ tuning_sliders = panel(
 #   the sliders show which facts), and the bill under caching followed KEEP_RECENT. The goldfish
 #   re-reads and forgets; the hoarder pays. The evidence favours clearing everything old but the newest
 #   result, on *this fake*.
+# - KEEP_RECENT=0 is a death spiral: the first request hit the turn limit after 100 calls. The lab
+#   stops a session there and marks its numbers as not comparable, since the other 11 requests never ran.
 
 # %%
 assert (PRICES.cache_read_factor, PRICES.cache_write_factor, PRICES.lookback_blocks) == (0.1, 1.25, 20)
+assert (spiral.spiral.calls, spiral.spiral.skipped) == (100, 11)
 
 # %% [markdown]
 # ## Exercises
@@ -654,7 +703,7 @@ else:
 
 # %% [markdown]
 # ### 3. A summary that forgets nothing
-# With `read_file` preserved and KEEP_RECENT=3, find a THRESHOLD on the slider (10k to 150k) at which
+# With `read_file` preserved and KEEP_RECENT=3, find a THRESHOLD on the slider (20k to 120k) at which
 # the agent summarises at least once and still forgets none of the facts. Then work out why: when
 # each summary ran, were the facts inside the 80,000-character tail it was shown?
 #
