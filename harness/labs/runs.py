@@ -50,15 +50,17 @@ def fresh_folder(root: str | Path) -> Path:
 def run_scenario(scenario: Scenario, config: CompactionConfig, root: str | Path, *,
                  client: Any = None, requests: tuple[str, ...] | None = None, log: bool = False,
                  recall: bool = False, compactor: Compactor | None = None,
-                 loop: Callable[..., RunResult] = run_agent, **fake_options: Any) -> Session:
+                 loop: Callable[..., RunResult] = run_agent, fsync: bool = True,
+                 **fake_options: Any) -> Session:
     """Build the scenario's workspace afresh under ``root`` and send all its requests.
 
     ``client`` defaults to the offline fake (``fake_options`` are its options). ``recall``
     (chapter 09) adds a session log, the ``recall`` tool and reversible placeholders. ``loop`` runs
-    each request (chapter 05: the student's own)."""
+    each request (chapter 05: the student's own). ``fsync=False`` writes the same log without
+    flushing it to the disk each round (a lab run that is only read back, never recovered)."""
     root = fresh_folder(root)
     workspace = scenario.build(root / "workspace")
-    session_log = SessionLog(root / "session.jsonl") if log or recall else None
+    session_log = SessionLog(root / "session.jsonl", fsync=fsync) if log or recall else None
     toolbox = RecallToolbox(workspace, session_log) if recall else Toolbox(workspace)
     compactor = compactor or (ReversibleLayers() if recall else ThreeLayers())
     session = Session(client or fake_client(**fake_options), toolbox,
