@@ -16,12 +16,12 @@ registered with pyplot, so a slider can redraw them as often as it likes.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from matplotlib.figure import Figure
 from tqdm.auto import tqdm
@@ -253,7 +253,7 @@ def three_layer_runs(keep_recents: Iterable[int], thresholds: Iterable[int], req
 
 # --- where each layer fired, and the growth curves ------------------------------
 
-Run = Session | SessionPart  # a whole run, or its first requests
+SessionOrPart = Session | SessionPart  # a whole run, or its first requests
 
 LAYERS = ("micro", "auto", "manual")
 LAYER_STYLE = {"micro": ("o", "#ff7f0e", 30), "auto": ("v", "#d62728", 90), "manual": ("D", "#2ca02c", 70)}
@@ -269,13 +269,13 @@ class LayerMarker:
     tokens: int
 
 
-def layer_markers(session: Run) -> list[LayerMarker]:
+def layer_markers(session: SessionOrPart) -> list[LayerMarker]:
     """One marker per micro, auto or manual event of the session, in order."""
     context = {t.call: t.input_tokens for t in session.trace if t.kind == "agent"}
     return [LayerMarker(e.kind, e.call, context[e.call]) for e in session.events if e.kind in LAYERS]
 
 
-def layers_figure(compressed: Run, uncompressed: Run, *, limit: int | None = None,
+def layers_figure(compressed: SessionOrPart, uncompressed: SessionOrPart, *, limit: int | None = None,
                   limit_label: str = "THRESHOLD", title: str | None = None) -> Figure:
     """Both runs' context per agent call in one axes, a marker wherever a layer fired in the
     compressed run, and ``limit`` as a dashed line."""
@@ -302,7 +302,7 @@ def layers_figure(compressed: Run, uncompressed: Run, *, limit: int | None = Non
     return fig
 
 
-def run_line(session: Run) -> str:
+def run_line(session: SessionOrPart) -> str:
     """One line of a run's numbers: calls, peak context, input tokens billed, re-reads, layers."""
     stats = session.stats
     fired = ", ".join(f"{kind} {n}" for kind, n in stats.compactions.items()) or "none"
