@@ -19,7 +19,7 @@ SYSTEM = "You are a test agent."
 TOOLS = [{"name": "bash", "description": "Run a program.", "input_schema": {"type": "object", "properties": {}}}]
 ALL_REQUESTS = len(LONG_SESSION.requests)
 SWEEP_REQUESTS = 6  # requests per run when a sweep moves another slider: enough to read a folder and edit
-KEEP_RECENTS, THRESHOLDS = (1, 3, 10), (10_000, 30_000, 50_000, 80_000, 120_000)  # chapter 05's sliders
+KEEP_RECENTS, THRESHOLDS = (1, 3, 10), (10_000, 30_000, 50_000, 120_000)  # chapter 05's sliders
 LIMITS = range(0, 60_001, 5_000)  # chapter 04's limit slider
 
 

@@ -534,9 +534,9 @@ assert spin[-1]["content"][0]["content"] == "[Previous: used bash]"
 
 # %% [markdown]
 # The sliders show runs of all 71 requests through your loop with other knobs: `KEEP_RECENT` 1, 3
-# or 10, and `THRESHOLD` 10,000, 30,000, 50,000, 80,000 or 120,000 (the agent's own limit follows the
+# or 10, and `THRESHOLD` 10,000, 30,000, 50,000 or 120,000 (the agent's own limit follows the
 # threshold, at 97%). A run takes a few seconds, longer for a low or a high threshold (more summaries,
-# or a bigger context to read, for the fake as for a real model), so the cell below makes all 15 runs
+# or a bigger context to read, for the fake as for a real model), so the cell below makes all 12 runs
 # first, under a progress bar. Runs are cached, keyed by the knobs and the loop (`functools.lru_cache`
 # inside `harness/labs/loop_lab.py`): the reference's pair is the run above. The `requests` slider
 # cuts a run after its *n*-th request (`Session.first(n)`): nothing in the loop looks ahead, so that
@@ -546,11 +546,11 @@ assert spin[-1]["content"][0]["content"] == "[Previous: used bash]"
 
 # %% tags=["nbval-ignore-output"]
 KEEP_RECENTS = (1, 3, 10)
-THRESHOLDS = (10_000, 30_000, 50_000, 80_000, 120_000)
+THRESHOLDS = (10_000, 30_000, 50_000, 120_000)
 layer_runs = three_layer_runs(KEEP_RECENTS, THRESHOLDS, len(LONG_SESSION.requests), WORK, loop=my_run_agent)
 
 # %%
-assert len(layer_runs) == 15 and layer_runs[KEEP_RECENT, THRESHOLD] is compressed
+assert len(layer_runs) == 12 and layer_runs[KEEP_RECENT, THRESHOLD] is compressed
 assert three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), str(WORK), loop=my_run_agent) is compressed
 assert uncompressed_run(len(LONG_SESSION.requests), str(WORK), loop=my_run_agent) is uncompressed
 assert all(len(run.answers) == len(LONG_SESSION.requests) == 71 for run in layer_runs.values())
@@ -630,7 +630,7 @@ else:
 
 # %% [markdown]
 # ### 3. Keep the rule alive
-# Find a `THRESHOLD` (10,000 to 120,000, in steps of 10,000; the slider shows five of them) at which
+# Find a `THRESHOLD` (10,000 to 120,000, in steps of 10,000; the slider shows four of them) at which
 # the compressed run of all 71 requests still refuses to edit `tools/t05_shell.py`, then explain from
 # its summaries why the rule survived there. A try off the slider is a full run of a few seconds.
 #
