@@ -8,10 +8,10 @@ from matplotlib.figure import Figure
 from harness import (CompactionConfig, assistant, count_tokens, run_agent, text, tool_result, tool_use, user,
                      validate_messages, write_transcript)
 from harness.fake import fake_client
-from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, compact_tool_lab, context_tokens,
-                                   layer_markers, manual_only_run, memory_of, memory_picture,
-                                   memory_recorder, memory_table, three_layer_run, three_layers_lab,
-                                   uncompressed_run)
+from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, compact_tool_lab, compact_tool_runs,
+                                   context_tokens, layer_markers, manual_only_run, memory_of, memory_picture,
+                                   memory_recorder, memory_table, three_layer_run, three_layer_runs,
+                                   three_layers_lab, uncompressed_run)
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 
@@ -19,6 +19,8 @@ SYSTEM = "You are a test agent."
 TOOLS = [{"name": "bash", "description": "Run a program.", "input_schema": {"type": "object", "properties": {}}}]
 ALL_REQUESTS = len(LONG_SESSION.requests)
 SWEEP_REQUESTS = 6  # requests per run when a sweep moves another slider: enough to read a folder and edit
+KEEP_RECENTS, THRESHOLDS = (1, 3, 10), (10_000, 30_000, 50_000, 120_000)  # chapter 05's sliders
+LIMITS = range(0, 60_001, 5_000)  # chapter 04's limit slider
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +136,16 @@ def test_runs_are_cached_by_their_knobs(root):
     assert three_layer_run(4, 50_000, 2, root) is not first
     assert uncompressed_run(2, root) is uncompressed_run(2, root)
     assert (root / "k3-t50000-r2" / "session.jsonl").exists(), "each run keeps its session log"
+    assert first.log.fsync is False, "a lab run's log is not flushed to the disk each round"
+
+
+def test_a_log_written_without_fsync_is_the_same_log(tmp_path):
+    logs = []
+    for fsync in (True, False):
+        run_scenario(TWELVE_FILES, CompactionConfig(threshold=10_000), tmp_path, log=True, fsync=fsync,
+                     compact_policy="after_task", requests=TWELVE_FILES.requests[:4])
+        logs.append((tmp_path / "session.jsonl").read_bytes())
+    assert logs[0] == logs[1] and logs[0].count(b'"kind": "compaction"') >= 1
 
 
 def counting(calls):
@@ -153,11 +165,27 @@ def test_runs_and_labs_use_the_loop_they_are_given(root, tmp_path):
     harness_run = three_layer_run(3, 50_000, 3, root)
     assert run.stats == harness_run.stats and run.answers == harness_run.answers
     calls.clear()
-    three_layers_lab(3, 50_000, 2, tmp_path, loop=mine)
-    assert len(calls) == 4, "both curves, two requests each, run by the loop given"
+    runs = three_layer_runs((3, 4), (50_000,), 3, tmp_path, loop=mine)
+    assert runs[3, 50_000] is run and len(calls) == 3, "the cached run, and one new run of the loop given"
     calls.clear()
-    compact_tool_lab(30_000, 2, tmp_path, loop=mine)
-    assert len(calls) == 2, "the compact-tool curve is new; the uncompressed one is the cached run of the same loop"
+    assert list(compact_tool_runs((30_000,), 2, tmp_path, loop=mine)) == [30_000] and len(calls) == 2
+
+
+def test_the_slider_callbacks_only_cut_runs_made_before(tmp_path):
+    calls = []
+    mine = counting(calls)
+    layers, compact = three_layer_runs((3,), (50_000,), 3, tmp_path, loop=mine), compact_tool_runs((0,), 3, tmp_path,
+                                                                                                    loop=mine)
+    plain = uncompressed_run(3, tmp_path, loop=mine)
+    calls.clear()
+    for requests in (1, 2, 3):
+        three_layers_lab(3, 50_000, requests, runs=layers, uncompressed=plain)
+        compact_tool_lab(0, requests, runs=compact, uncompressed=plain)
+    assert calls == [], "no loop ran"
+    with pytest.raises(KeyError):
+        three_layers_lab(4, 50_000, 1, runs=layers, uncompressed=plain)
+    with pytest.raises(ValueError):
+        compact_tool_lab(0, 4, runs=compact, uncompressed=plain)
 
 
 def test_a_run_folder_belongs_to_one_loop(tmp_path):
@@ -196,22 +224,28 @@ def check_layers_figure(fig, compressed, limit):
 
 
 def check_history_and_peak(compressed, uncompressed):
-    validate_messages(compressed.messages + [user("And now?")])
+    """A whole run's history is valid; a run or its first requests peak no higher than no compaction."""
+    if hasattr(compressed, "messages"):
+        validate_messages(compressed.messages + [user("And now?")])
     assert compressed.stats.peak_context <= uncompressed.stats.peak_context
     assert "max_turns" not in compressed.stats.compactions
 
 
-@pytest.mark.parametrize("keep_recent, threshold, requests",
-                         [(k, 50_000, SWEEP_REQUESTS) for k in range(1, 11)]
-                         + [(3, t, SWEEP_REQUESTS) for t in range(10_000, 120_001, 10_000)]
-                         + [(3, 50_000, r) for r in (1, ALL_REQUESTS)]
-                         + [(1, 10_000, ALL_REQUESTS // 2), (10, 120_000, SWEEP_REQUESTS)])
-def test_three_layers_lab(root, keep_recent, threshold, requests):
-    fig = three_layers_lab(keep_recent, threshold, requests, root)
-    compressed = three_layer_run(keep_recent, threshold, requests, root)
-    uncompressed = uncompressed_run(requests, root)
+@pytest.fixture(scope="module")
+def sweep_runs(root):
+    """Chapter 05's slider runs, on the first SWEEP_REQUESTS requests, and the uncompressed run."""
+    return three_layer_runs(KEEP_RECENTS, THRESHOLDS, SWEEP_REQUESTS, root), uncompressed_run(SWEEP_REQUESTS, root)
+
+
+@pytest.mark.parametrize("keep_recent, threshold", [(k, t) for k in KEEP_RECENTS for t in THRESHOLDS])
+@pytest.mark.parametrize("requests", [1, SWEEP_REQUESTS // 2, SWEEP_REQUESTS])
+def test_three_layers_lab(sweep_runs, keep_recent, threshold, requests):
+    runs, plain = sweep_runs
+    fig = three_layers_lab(keep_recent, threshold, requests, runs=runs, uncompressed=plain)
+    compressed = runs[keep_recent, threshold].first(requests)
     check_layers_figure(fig, compressed, threshold)
-    check_history_and_peak(compressed, uncompressed)
+    check_history_and_peak(compressed, plain.first(requests))
+    check_history_and_peak(runs[keep_recent, threshold], plain)
     assert f"KEEP_RECENT={keep_recent}, THRESHOLD={threshold:,}, first {requests} requests" in fig.axes[0].get_title()
     assert all(e.tokens_before > threshold for e in compressed.events if e.kind == "auto")
     assert all(m.tokens > agent_limit(threshold) for m in layer_markers(compressed) if m.layer == "manual")
@@ -224,13 +258,21 @@ def test_three_layers_lab_at_its_starting_position_has_all_three_layers(root):
     assert compressed.stats.peak_context < 50_000 < uncompressed_run(ALL_REQUESTS, root).stats.peak_context
 
 
-@pytest.mark.parametrize("limit, requests", [(n, SWEEP_REQUESTS) for n in range(0, 60_001, 5_000)]
-                         + [(30_000, r) for r in (1, 12, 25)])
-def test_compact_tool_lab(root, limit, requests):
-    fig = compact_tool_lab(limit, requests, root)
-    compressed = manual_only_run(limit, requests, root)
+@pytest.fixture(scope="module")
+def compact_runs(root):
+    """Chapter 04's slider runs, on the first SWEEP_REQUESTS requests, and the uncompressed run."""
+    return compact_tool_runs(LIMITS, SWEEP_REQUESTS, root), uncompressed_run(SWEEP_REQUESTS, root)
+
+
+@pytest.mark.parametrize("limit", LIMITS)
+@pytest.mark.parametrize("requests", [1, SWEEP_REQUESTS // 2, SWEEP_REQUESTS])
+def test_compact_tool_lab(compact_runs, limit, requests):
+    runs, plain = compact_runs
+    fig = compact_tool_lab(limit, requests, runs=runs, uncompressed=plain)
+    compressed = runs[limit].first(requests)
     check_layers_figure(fig, compressed, limit)
-    check_history_and_peak(compressed, uncompressed_run(requests, root))
+    check_history_and_peak(compressed, plain.first(requests))
+    check_history_and_peak(runs[limit], plain)
     markers = layer_markers(compressed)
     assert {m.layer for m in markers} <= {"manual"}, "micro and auto are off"
     assert all(m.tokens > limit for m in markers), "the agent compacts only above its limit"

@@ -3,9 +3,11 @@
 The memory picture of a history: working memory (the newest KEEP_RECENT tool
 results, in full), short-term memory (placeholders), long-term memory (the
 summary in the context, the transcripts on disk). Runs of the long session
-keyed by their knobs and cached: a run takes seconds, the same knobs always
-give the same run, so a slider that comes back to a position redraws at once.
-Every cached run records the memory picture of each request it sent. Each run
+keyed by their knobs and cached: a run takes seconds and the same knobs always
+give the same run. A slider's runs are made up front (``compact_tool_runs``,
+``three_layer_runs``, under a progress bar) and its callback only cuts one with
+``Session.first`` and draws. Every cached run records the memory picture of each
+request it sent. Each run
 takes the loop to run (``loop``, the harness's ``run_agent`` by default;
 chapters 04 and 05 pass the student's); a run folder belongs to one loop, so
 two loops need two roots. The figures are plain matplotlib Figures, not
@@ -14,12 +16,15 @@ registered with pyplot, so a slider can redraw them as often as it likes.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import product
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from matplotlib.figure import Figure
+from tqdm.auto import tqdm
 
 from ..core.auto import SUMMARY_PREFIX
 from ..core.config import CompactionConfig, check_count
@@ -29,7 +34,7 @@ from ..core.micro import is_placeholder
 from ..core.tokens import MESSAGE_OVERHEAD, block_tokens, count_tokens, text_tokens
 from ..core.transcripts import read_transcript
 from ..fake import fake_client
-from ..session.runner import Session
+from ..session.runner import Session, SessionPart
 from .growth import growth_series
 from .recording import RecordingClient
 from .runs import run_scenario
@@ -192,8 +197,10 @@ def _run(root: str, name: str, requests: int, config: CompactionConfig, compact_
     _claim(folder, loop)
     client = memory_recorder(fake_client(compact_policy=compact_policy), config.keep_recent,
                              folder / "transcripts")
+    # fsync off: the log is read back, never recovered after a crash; flushing it each round made a run
+    # 30% to 80% slower on the 2-core machine the chapters were built on, and the log's bytes are the same
     return run_scenario(LONG_SESSION, config, folder, client=client,
-                        requests=LONG_SESSION.requests[:requests], log=True, loop=loop)
+                        requests=LONG_SESSION.requests[:requests], log=True, loop=loop, fsync=False)
 
 
 def three_layer_run(keep_recent: int, threshold: int, requests: int, root: str | Path,
@@ -227,7 +234,26 @@ def uncompressed_run(requests: int, root: str | Path, loop: Loop = run_agent) ->
                 loop)
 
 
+def compact_tool_runs(limits: Iterable[int], requests: int, root: str | Path,
+                      loop: Loop = run_agent) -> dict[int, Session]:
+    """The runs of chapter 04's slider, made up front under a progress bar: ``manual_only_run`` of
+    the first ``requests`` requests for each limit (the slider cuts them with ``Session.first``)."""
+    return {limit: manual_only_run(limit, requests, root, loop)
+            for limit in tqdm(list(limits), desc="runs, one per limit")}
+
+
+def three_layer_runs(keep_recents: Iterable[int], thresholds: Iterable[int], requests: int, root: str | Path,
+                     loop: Loop = run_agent) -> dict[tuple[int, int], Session]:
+    """The runs of chapter 05's slider, made up front under a progress bar: ``three_layer_run`` of the
+    first ``requests`` requests for each (keep_recent, threshold) (the slider cuts them with ``Session.first``)."""
+    grid = list(product(keep_recents, thresholds))
+    return {(k, t): three_layer_run(k, t, requests, root, loop)
+            for k, t in tqdm(grid, desc="runs, one per KEEP_RECENT and THRESHOLD")}
+
+
 # --- where each layer fired, and the growth curves ------------------------------
+
+SessionOrPart = Session | SessionPart  # a whole run, or its first requests
 
 LAYERS = ("micro", "auto", "manual")
 LAYER_STYLE = {"micro": ("o", "#ff7f0e", 30), "auto": ("v", "#d62728", 90), "manual": ("D", "#2ca02c", 70)}
@@ -243,13 +269,13 @@ class LayerMarker:
     tokens: int
 
 
-def layer_markers(session: Session) -> list[LayerMarker]:
+def layer_markers(session: SessionOrPart) -> list[LayerMarker]:
     """One marker per micro, auto or manual event of the session, in order."""
     context = {t.call: t.input_tokens for t in session.trace if t.kind == "agent"}
     return [LayerMarker(e.kind, e.call, context[e.call]) for e in session.events if e.kind in LAYERS]
 
 
-def layers_figure(compressed: Session, uncompressed: Session, *, limit: int | None = None,
+def layers_figure(compressed: SessionOrPart, uncompressed: SessionOrPart, *, limit: int | None = None,
                   limit_label: str = "THRESHOLD", title: str | None = None) -> Figure:
     """Both runs' context per agent call in one axes, a marker wherever a layer fired in the
     compressed run, and ``limit`` as a dashed line."""
@@ -276,7 +302,7 @@ def layers_figure(compressed: Session, uncompressed: Session, *, limit: int | No
     return fig
 
 
-def run_line(session: Session) -> str:
+def run_line(session: SessionOrPart) -> str:
     """One line of a run's numbers: calls, peak context, input tokens billed, re-reads, layers."""
     stats = session.stats
     fired = ", ".join(f"{kind} {n}" for kind, n in stats.compactions.items()) or "none"
@@ -284,24 +310,25 @@ def run_line(session: Session) -> str:
             f"{stats.input_tokens_billed / 1e6:.2f}M, re-reads {stats.re_reads}, fired: {fired}")
 
 
-def three_layers_lab(keep_recent: int, threshold: int, requests: int, root: str | Path,
-                     loop: Loop = run_agent) -> Figure:
+def three_layers_lab(keep_recent: int, threshold: int, requests: int, *,
+                     runs: Mapping[tuple[int, int], Session], uncompressed: Session) -> Figure:
     """The chapter 05 slider: growth curves of the first ``requests`` requests with and without
-    the three layers, both run by ``loop``. A new position costs one run; a position seen before
-    is cached."""
-    compressed = three_layer_run(keep_recent, threshold, requests, root, loop)
-    uncompressed = uncompressed_run(requests, root, loop)
+    the three layers, cut from ``runs[keep_recent, threshold]`` (``three_layer_runs``) and from
+    ``uncompressed``: a look-up and a drawing, no run."""
+    compressed = runs[keep_recent, threshold].first(requests)
+    uncompressed = uncompressed.first(requests)
     title = (f"KEEP_RECENT={keep_recent}, THRESHOLD={threshold:,}, first {requests} requests\n"
              f"with: {run_line(compressed)}\nwithout: {run_line(uncompressed)}")
     return layers_figure(compressed, uncompressed, limit=threshold,
                          limit_label="THRESHOLD, on estimate_tokens", title=title)
 
 
-def compact_tool_lab(limit: int, requests: int, root: str | Path, loop: Loop = run_agent) -> Figure:
+def compact_tool_lab(limit: int, requests: int, *, runs: Mapping[int, Session], uncompressed: Session) -> Figure:
     """The chapter 04 slider: an agent that compacts itself after a task once its request
-    passes ``limit`` tokens (micro and auto off), against no compaction, both run by ``loop``."""
-    compressed = manual_only_run(limit, requests, root, loop)
-    uncompressed = uncompressed_run(requests, root, loop)
+    passes ``limit`` tokens (micro and auto off), against no compaction: the first ``requests``
+    requests cut from ``runs[limit]`` (``compact_tool_runs``) and from ``uncompressed``."""
+    compressed = runs[limit].first(requests)
+    uncompressed = uncompressed.first(requests)
     title = (f"the agent calls compact after a task above {limit:,} tokens, first {requests} requests\n"
              f"with: {run_line(compressed)}\nwithout: {run_line(uncompressed)}")
     return layers_figure(compressed, uncompressed, limit=limit, limit_label="the agent's limit", title=title)

@@ -51,16 +51,19 @@ def run_scenario(scenario: Scenario, config: CompactionConfig, root: str | Path,
                  client: Any = None, requests: tuple[str, ...] | None = None, log: bool = False,
                  recall: bool = False, compactor: Compactor | None = None,
                  loop: Callable[..., RunResult] = run_agent, stop_after: Callable[[RunResult], bool] | None = None,
+                 fsync: bool = True,
                  **fake_options: Any) -> Session:
     """Build the scenario's workspace afresh under ``root`` and send all its requests.
 
     ``client`` defaults to the offline fake (``fake_options`` are its options). ``recall``
     (chapter 09) adds a session log, the ``recall`` tool and reversible placeholders. ``loop`` runs
     each request (chapter 05: the student's own). ``stop_after`` (chapter 09) sends no more requests
-    once it is true of a request's result (a request that hit the turn limit, say)."""
+    once it is true of a request's result (a request that hit the turn limit, say). ``fsync=False``
+    writes the same log without flushing it to the disk each round (a lab run that is only read back,
+    never recovered; chapters 04 and 05)."""
     root = fresh_folder(root)
     workspace = scenario.build(root / "workspace")
-    session_log = SessionLog(root / "session.jsonl") if log or recall else None
+    session_log = SessionLog(root / "session.jsonl", fsync=fsync) if log or recall else None
     toolbox = RecallToolbox(workspace, session_log) if recall else Toolbox(workspace)
     compactor = compactor or (ReversibleLayers() if recall else ThreeLayers())
     session = Session(client or fake_client(**fake_options), toolbox,

@@ -671,8 +671,10 @@ assert all(len(full[tool_id]) > 100 for items in lost.values() for tool_id, _ in
 # ## Your turn: the THRESHOLD slider
 #
 # The slider runs the session's first 20 requests (the whole session takes too long for a
-# slider) with the default knobs, your `THRESHOLD` and your `my_auto_compact`. Watch the number
-# of teeth, the re-reads and the input billed. Low thresholds compact often and forget often.
+# slider) with the default knobs, your `THRESHOLD` and your `my_auto_compact`. The cell runs
+# all eight positions before it shows the panel (a progress bar counts them), so every move
+# answers at once. Watch the number of teeth, the re-reads and the input billed. Low thresholds
+# compact often and forget often.
 # The top of the range, 80,000, is above the 77,057 tokens these requests reach even
 # uncompressed. `tests/test_auto_lab.py` checks every position of the slider (with the
 # harness's `auto_compact`, which yours agrees with).
@@ -683,7 +685,7 @@ threshold_slider = panel(
     threshold=IntSlider(value=THRESHOLD, min=THRESHOLD_RANGE[0], max=THRESHOLD_RANGE[1], step=THRESHOLD_RANGE[2],
                         continuous_update=False),
     uncompressed=[t.estimated for t in first20.trace], root=WORK / "slider",
-    requests=SAWTOOTH_REQUESTS, compact=my_auto_compact)
+    requests=SAWTOOTH_REQUESTS, compact=my_auto_compact, draw_all=True)
 
 # %%
 assert THRESHOLD_RANGE == (10_000, 80_000, 10_000) and max(t.estimated for t in first20.trace) < 80_000

@@ -44,7 +44,7 @@ from harness import (COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, CompactionCon
                      Toolbox, ToolOutcome, assistant, build_summary_request, compact_focus, finish_round,
                      read_transcript, run_agent, text, tool_result, tool_use, user, validate_messages)
 from harness.fake import FakeModel
-from harness.labs.loop_lab import compact_tool_lab, layer_markers, manual_only_run, uncompressed_run
+from harness.labs.loop_lab import compact_tool_lab, compact_tool_runs, layer_markers, uncompressed_run
 from harness.labs.panel import panel
 from harness.labs.scenarios import LONG_SESSION, READ_AGENTS, TWELVE_FILES
 from harness.labs.scratch import own_scratch
@@ -474,17 +474,30 @@ assert session.answers[2] == 'Changed VERSION_TAG in agents/s03_todo_write.py to
 #
 # `compact_policy=N` gives the fake agent a limit: after a request, if what it just sent was above *N*
 # tokens, it calls `compact`. With micro and auto switched off, that is the only thing that shrinks
-# the context. The slider runs the first requests of the long session that way, through your loop
-# (`loop=my_loop`; the callback, `compact_tool_lab`, is a pure function in `harness/labs/loop_lab.py`;
-# each run is cached, so a position you have seen redraws at once). Green diamonds mark the calls
-# after which the agent compacted; the grey curve is the same requests with no compaction at all.
+# the context. The first cell below runs the first 25 requests of the long session that way through
+# your loop (`loop=my_loop`), once for each limit on the slider (13 runs, under a progress bar), and
+# once with no compaction. The slider's `requests` then cuts a run after its *n*-th request
+# (`Session.first(n)`): nothing in the loop looks ahead, so that is what a run of only *n* requests
+# does. (Almost: a summary quotes the folder of its transcripts, and a run of *n* requests would have
+# its own folder, so its bill could differ by a few tokens.) The callback, `compact_tool_lab` in
+# `harness/labs/loop_lab.py`, only looks a run up and draws it. Green diamonds mark the calls after
+# which the agent compacted; the grey curve is the same requests with no compaction at all.
+
+# %% tags=["nbval-ignore-output"]
+LIMITS = range(0, 60_001, 5_000)
+SLIDER_REQUESTS = 25
+compact_runs = compact_tool_runs(LIMITS, SLIDER_REQUESTS, WORK / "lab", loop=my_loop)
+no_compaction = uncompressed_run(SLIDER_REQUESTS, WORK / "lab", loop=my_loop)
+
+# %%
+assert len(compact_runs) == 13 and all(len(run.answers) == 25 for run in compact_runs.values())
 
 # %% tags=["nbval-ignore-output"]
 compact_slider = panel(
     compact_tool_lab,
-    limit=IntSlider(value=30_000, min=0, max=60_000, step=5_000, continuous_update=False, description="limit"),
-    requests=IntSlider(value=12, min=1, max=25, continuous_update=False, description="requests"),
-    root=str(WORK / "lab"), loop=my_loop)
+    limit=IntSlider(value=30_000, min=LIMITS[0], max=LIMITS[-1], step=LIMITS.step, description="limit"),
+    requests=IntSlider(value=12, min=1, max=SLIDER_REQUESTS, description="requests"),
+    runs=compact_runs, uncompressed=no_compaction)
 
 # %% [markdown]
 # At the starting position (limit 30,000, first 12 requests) the agent compacts once, and its context
@@ -497,7 +510,7 @@ compact_slider = panel(
 # auto-compaction is for, and chapter 05 runs all three layers together.
 
 # %%
-lab_run = manual_only_run(30_000, 12, WORK / "lab", loop=my_loop)
+lab_run = compact_runs[30_000].first(12)  # what the slider shows at its starting position
 markers = layer_markers(lab_run)
 context = {t.call: t.input_tokens for t in lab_run.trace if t.kind == "agent"}
 core_start = [t.call for t in lab_run.trace if t.tools == ("list_files",)][1]  # request 6 lists core/ first
@@ -510,7 +523,7 @@ print(f"request 6 starts at call {core_start} with {context[core_start]:,} token
 assert [m.layer for m in markers] == ["manual"] and all(m.tokens > 30_000 for m in markers)
 assert lab_run.stats.peak_context == markers[0].tokens == 49_468
 assert 24_000 < context[core_start] < 26_000 and markers[0].call > core_start
-assert uncompressed_run(12, WORK / "lab", loop=my_loop).stats.peak_context > lab_run.stats.peak_context
+assert no_compaction.first(12).stats.peak_context > lab_run.stats.peak_context
 
 # %% [markdown]
 # ## Summary
@@ -586,24 +599,23 @@ else:
 # With the slider at 12 requests, find the largest limit, in steps of 5,000, at which the agent
 # compacts at least twice. How far above that limit does its context still peak?
 #
-# *Hint:* `manual_only_run(limit, 12, WORK / "lab", loop=my_loop).stats` has `compactions` and
-# `peak_context`.
+# *Hint:* `compact_runs[limit].first(12).stats` (the slider's run) has `compactions` and `peak_context`.
 
 # %%
 largest_limit_with_two = None  # replace None with your answer (an int)
 
 # %%
 def manual_count(limit):
-    return manual_only_run(limit, 12, WORK / "lab", loop=my_loop).stats.compactions.get("manual", 0)
+    return compact_runs[limit].first(12).stats.compactions.get("manual", 0)
 
 
 if largest_limit_with_two is None:
     print("Exercise 3: fill in largest_limit_with_two, then run this cell.")
 else:
-    assert largest_limit_with_two % 5_000 == 0 and manual_count(largest_limit_with_two) >= 2, \
-        "at that limit the agent does not compact twice"
-    assert largest_limit_with_two + 5_000 > 60_000 or manual_count(largest_limit_with_two + 5_000) < 2, \
+    assert largest_limit_with_two in compact_runs, "pick a limit on the slider: 0 to 60,000 in steps of 5,000"
+    assert manual_count(largest_limit_with_two) >= 2, "at that limit the agent does not compact twice"
+    assert largest_limit_with_two + 5_000 not in compact_runs or manual_count(largest_limit_with_two + 5_000) < 2, \
         "a larger limit still gives two compactions"
-    peak = manual_only_run(largest_limit_with_two, 12, WORK / "lab", loop=my_loop).stats.peak_context
+    peak = compact_runs[largest_limit_with_two].first(12).stats.peak_context
     print(f"Exercise 3: correct. The context still peaks at {peak:,} tokens, "
           f"{peak - largest_limit_with_two:,} above the limit.")

@@ -37,7 +37,7 @@ import dataclasses
 from pathlib import Path
 
 from IPython.display import display
-from ipywidgets import IntSlider
+from ipywidgets import IntSlider, SelectionSlider
 
 from harness import (COMPACT_TOOL_NAME, CallTrace, CompactionConfig, Event, RunContext, RunResult, assistant,
                      compact_focus, count_tokens, estimate_tokens, is_placeholder, iter_tool_results, iter_tool_uses, messages_api,
@@ -47,7 +47,7 @@ from harness.fake import fake_client
 from harness.labs.growth import growth_series
 from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, context_tokens, layer_markers, layers_figure,
                                    memory_figure, memory_of, memory_table, run_line, three_layer_run,
-                                   three_layers_lab, uncompressed_run)
+                                   three_layer_runs, three_layers_lab, uncompressed_run)
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
@@ -533,27 +533,37 @@ print("what the model would see of the command it just ran:", spin[-1]["content"
 assert spin[-1]["content"][0]["content"] == "[Previous: used bash]"
 
 # %% [markdown]
-# Move the sliders and the session runs again, through your loop, with your knobs (the agent's own
-# limit follows the threshold, at 97%). A run of all 71 requests takes a few seconds, longer for a high
-# threshold, since a bigger context is more work for the fake as for a real model. Every run is
-# cached, keyed by the slider values and the loop (`functools.lru_cache` inside
-# `harness/labs/loop_lab.py`), so a position you have seen before redraws at once, and the starting
-# position reuses the two runs above. For quick exploration, drag `requests` down: the first 25
-# requests run several times faster.
+# The sliders show runs of all 71 requests through your loop with other knobs: `KEEP_RECENT` 1, 3
+# or 10, and `THRESHOLD` 10,000, 30,000, 50,000 or 120,000 (the agent's own limit follows the
+# threshold, at 97%). A run takes a few seconds, longer for a low or a high threshold (more summaries,
+# or a bigger context to read, for the fake as for a real model), so the cell below makes all 12 runs
+# first, under a progress bar. Runs are cached, keyed by the knobs and the loop (`functools.lru_cache`
+# inside `harness/labs/loop_lab.py`): the reference's pair is the run above. The `requests` slider
+# cuts a run after its *n*-th request (`Session.first(n)`): nothing in the loop looks ahead, so that
+# is what a run of only *n* requests does. (Almost: a summary quotes the folder of its transcripts,
+# and a run of *n* requests would have its own folder, so its bill could differ by a few tokens.)
+# Moving a slider only looks a run up and draws it.
+
+# %% tags=["nbval-ignore-output"]
+KEEP_RECENTS = (1, 3, 10)
+THRESHOLDS = (10_000, 30_000, 50_000, 120_000)
+layer_runs = three_layer_runs(KEEP_RECENTS, THRESHOLDS, len(LONG_SESSION.requests), WORK, loop=my_run_agent)
 
 # %%
+assert len(layer_runs) == 12 and layer_runs[KEEP_RECENT, THRESHOLD] is compressed
 assert three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), str(WORK), loop=my_run_agent) is compressed
 assert uncompressed_run(len(LONG_SESSION.requests), str(WORK), loop=my_run_agent) is uncompressed
+assert all(len(run.answers) == len(LONG_SESSION.requests) == 71 for run in layer_runs.values())
 
 # %% tags=["nbval-ignore-output"]
 layers_slider = panel(
     three_layers_lab,
-    keep_recent=IntSlider(value=KEEP_RECENT, min=1, max=10, continuous_update=False, description="KEEP_RECENT"),
-    threshold=IntSlider(value=THRESHOLD, min=10_000, max=120_000, step=10_000, continuous_update=False,
-                        description="THRESHOLD"),
+    keep_recent=SelectionSlider(options=KEEP_RECENTS, value=KEEP_RECENT, description="KEEP_RECENT"),
+    threshold=SelectionSlider(options=[(f"{t:,}", t) for t in THRESHOLDS], value=THRESHOLD,
+                              description="THRESHOLD"),
     requests=IntSlider(value=len(LONG_SESSION.requests), min=1, max=len(LONG_SESSION.requests),
-                       continuous_update=False, description="requests"),
-    root=str(WORK), loop=my_run_agent)
+                       description="requests"),
+    runs=layer_runs, uncompressed=uncompressed)
 
 # %% [markdown]
 # Things to try: `THRESHOLD` at 10,000 and at 120,000: how many teeth, how many re-reads, what bill?
@@ -620,9 +630,9 @@ else:
 
 # %% [markdown]
 # ### 3. Keep the rule alive
-# Find a `THRESHOLD` on the slider (10,000 to 120,000, in steps of 10,000) at which the compressed run
-# of all 71 requests still refuses to edit `tools/t05_shell.py`, then explain from its summaries why
-# the rule survived there. Each try is a full run of a few seconds.
+# Find a `THRESHOLD` (10,000 to 120,000, in steps of 10,000; the slider shows four of them) at which
+# the compressed run of all 71 requests still refuses to edit `tools/t05_shell.py`, then explain from
+# its summaries why the rule survived there. A try off the slider is a full run of a few seconds.
 #
 # *Hint:* `three_layer_run(KEEP_RECENT, threshold, 71, WORK, loop=my_run_agent).answers[-1]` starts with
 # "I will not" when the rule survived. Think about what a summary copies from the summary before it.
@@ -635,7 +645,7 @@ if threshold_keeping_rule is None:
     print("Exercise 3: fill in threshold_keeping_rule, then run this cell.")
 else:
     assert threshold_keeping_rule % 10_000 == 0 and 10_000 <= threshold_keeping_rule <= 120_000, \
-        "pick a slider value: 10,000 to 120,000 in steps of 10,000"
+        "pick a threshold from 10,000 to 120,000 in steps of 10,000"
     kept_rule = three_layer_run(KEEP_RECENT, threshold_keeping_rule, 71, WORK, loop=my_run_agent)
     assert kept_rule.answers[-1].startswith("I will not"), "at that threshold the agent edits tools/: try another"
     print(f"Exercise 3: correct. That run compacted {kept_rule.stats.compactions}. Now read its summaries.")
