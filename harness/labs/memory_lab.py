@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from ..core.config import CompactionConfig
@@ -33,7 +32,8 @@ from ..strategies.three_layers import ThreeLayers
 from .amnesia import WORK_REQUESTS, AmnesiaReport, Probe, ProbeAnswer, probes_for
 from .runs import fresh_folder
 from .scenarios import LONG_SESSION
-from .style import FORGOTTEN, REMEMBERED, RETENTION, WIDE, new_figure, thousands
+from .strategy_lab import retention_heatmap
+from .style import WIDE, new_figure, thousands
 
 SAVE_REQUEST = "Save what you have learned to memory before this session ends."
 GUARD_REQUEST = "From now on, check a file before you trust what memory says about it."
@@ -158,21 +158,9 @@ def sessions_figure(pairs: dict[str, tuple[Run, Run]]) -> Figure:
 
 def retention_map(reports: dict[str, AmnesiaReport]) -> Figure:
     """Fact by variant: kept (green) or lost (red) in each final history."""
-    names = list(reports)
-    probes = [a.probe for a in reports[names[0]].answers]
-    kept = [[float(reports[n].remembered[p.name]) for n in names] for p in probes]
-    fig = new_figure(RETENTION)
-    ax = fig.subplots()
-    ax.imshow(kept, cmap=ListedColormap([FORGOTTEN, REMEMBERED]), vmin=0, vmax=1, aspect="auto")
-    for row, values in enumerate(kept):
-        for column, value in enumerate(values):
-            ax.text(column, row, "kept" if value else "lost", ha="center", va="center", fontsize=8)
-    ax.set_xticks(range(len(names)), [f"{n}\n{sum(reports[n].remembered.values())}/{len(probes)} kept" for n in names],
-                  fontsize=8)
-    ax.set_yticks(range(len(probes)), [f"{p.name} (said in {', '.join(map(str, p.said_in))})" for p in probes],
-                  fontsize=8)
-    ax.set(xlabel="variant", ylabel="probed fact", title="after 68 requests and their compactions: kept or lost")
-    return fig
+    return retention_heatmap(reports, lambda p: f"{p.name} (said in {', '.join(map(str, p.said_in))})",
+                             xlabel="variant", ylabel="probed fact",
+                             title="after 68 requests and their compactions: kept or lost")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ chapter 08 shows where the pretend one refuses it.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from ..strategies.base import Compactor
 from ..strategies.registry import PRETEND_WINDOW, Strategy, all_strategies
 from ..strategies.server_side import ServerToolClearing
 from .blit import Blitted
-from .amnesia import WORK_REQUESTS, AmnesiaReport, probe_amnesia
+from .amnesia import WORK_REQUESTS, AmnesiaReport, Probe, probe_amnesia
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, TWELVE_FILES, Scenario
 from .tables import Table
@@ -90,20 +91,30 @@ def retention_table(runs: list[StrategyRun]) -> Table:
 def retention_figure(runs: list[StrategyRun]) -> Figure:
     """A heat map of the retention table: one row per fact (its grading in the label), one column per
     strategy, green where the fact was answered from memory, red where it was not."""
-    probes = [a.probe for a in runs[0].amnesia.answers]
-    kept = [[float(run.amnesia.remembered[p.name]) for run in runs] for p in probes]
+    return retention_heatmap(
+        {run.strategy.key: run.amnesia for run in runs},
+        lambda p: f"{p.name} (said in {', '.join(map(str, p.said_in))}; {p.position}, {p.centrality}, {p.source})",
+        xlabel="strategy", ylabel="probed fact (grading)",
+        title="amnesia probe, fact by fact: kept (green) or lost (red) in the final history")
+
+
+def retention_heatmap(reports: dict[str, AmnesiaReport], fact_label: Callable[[Probe], str], *,
+                      xlabel: str, ylabel: str, title: str) -> Figure:
+    """Fact by column (a strategy, a variant; chapters 08 and 11): kept (green) or lost (red), each
+    column labelled with how many it kept."""
+    names = list(reports)
+    probes = [a.probe for a in reports[names[0]].answers]
+    kept = [[float(reports[n].remembered[p.name]) for n in names] for p in probes]
     fig = new_figure(RETENTION)
     ax = fig.subplots()
     ax.imshow(kept, cmap=ListedColormap([FORGOTTEN, REMEMBERED]), vmin=0, vmax=1, aspect="auto")
     for row, values in enumerate(kept):
         for column, value in enumerate(values):
             ax.text(column, row, "kept" if value else "lost", ha="center", va="center", fontsize=8)
-    ax.set_xticks(range(len(runs)), [f"{run.strategy.key}\n{sum(run.amnesia.remembered.values())}/{len(probes)} kept"
-                                     for run in runs], fontsize=8)
-    ax.set_yticks(range(len(probes)), [f"{p.name} (said in {', '.join(map(str, p.said_in))}; {p.position}, "
-                                       f"{p.centrality}, {p.source})" for p in probes], fontsize=8)
-    ax.set(xlabel="strategy", ylabel="probed fact (grading)",
-           title="amnesia probe, fact by fact: kept (green) or lost (red) in the final history")
+    ax.set_xticks(range(len(names)), [f"{n}\n{sum(reports[n].remembered.values())}/{len(probes)} kept" for n in names],
+                  fontsize=8)
+    ax.set_yticks(range(len(probes)), [fact_label(p) for p in probes], fontsize=8)
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     return fig
 
 
