@@ -7,10 +7,12 @@ import socket
 import tiktoken
 import tiktoken.registry
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from histories import valid_histories
 
 from harness import assistant, count_tokens, estimate_tokens, exact_tokens, text, tool_result, tool_use, user
-from harness.core.tokens import ENCODING_NAME, MESSAGE_OVERHEAD, block_tokens, encoding, text_tokens
+from harness.core.tokens import (ENCODING_NAME, MESSAGE_OVERHEAD, block_tokens, encoding,
+                                 repr_length, text_tokens)
 from harness.fake import fake_client
 
 TOOLS = [{"name": "read_file", "description": "Read a file.",
@@ -40,6 +42,28 @@ def test_estimate_is_str_length_over_four_exactly():
 @given(valid_histories())
 def test_estimate_equals_the_seed_formula_on_any_history(messages):
     assert estimate_tokens(messages) == len(str(messages)) // 4
+
+
+ANY_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text() | st.binary(),
+    lambda children: st.lists(children, max_size=4) | st.tuples(children, children)
+    | st.dictionaries(st.text(max_size=5) | st.integers(), children, max_size=4),
+    max_leaves=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY_VALUE)
+def test_the_walk_adds_up_to_the_repr_of_any_value(value):
+    """The estimate adds the length up without building the string: it must be exact for anything,
+    quotes, escapes, non-ASCII, tuples, numbers and bytes included."""
+    assert repr_length(value) == len(repr(value))
+    assert estimate_tokens(value) == len(str(value)) // 4
+
+
+def test_the_estimate_of_a_list_that_holds_itself_is_str_s():
+    history = [user("hello")]
+    history.append(history)
+    assert estimate_tokens(history) == len(str(history)) // 4
 
 
 # --- the offline count --------------------------------------------------------

@@ -27,7 +27,7 @@ from .config import CompactionConfig
 from .manual import COMPACT_TOOL_NAME, compact_focus
 from .messages import Block, Message, check_shape, tool_result, user
 from .micro import MicroReport, micro_compact
-from .tokens import count_tokens, estimate_tokens
+from .tokens import count_tokens, estimate_tokens, repr_length
 from .tools import Toolbox
 
 
@@ -116,7 +116,7 @@ class RunContext:
         config = config or self.config
         report = clear(self.messages, config.keep_recent, config.preserve_tools, config.min_chars)
         if report.fired:
-            after = len(str(self.messages))
+            after = repr_length(self.messages)
             self.emit(Event("micro", self.call, (after + report.repr_chars_saved) // 4, after // 4, {
                 "cleared": len(report.cleared), "tools": sorted({c.tool_name for c in report.cleared})}))
         return report.fired

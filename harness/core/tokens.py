@@ -24,8 +24,42 @@ MESSAGE_OVERHEAD = 4  # tokens for a message's role and framing, a flat allowanc
 def estimate_tokens(messages: list[Message]) -> int:
     """The seed's estimate: ``len(str(messages)) // 4``, exactly.
 
-    Unchecked: it only reads ``str(messages)``, so no input can break it (the loop calls it often)."""
-    return len(str(messages)) // 4
+    Unchecked: it only reads ``str(messages)``, so no input can break it (the loop calls it often).
+    The length is added up without building the string: lists and dicts are walked, and the
+    ``repr`` length of each distinct string is remembered, so a long history whose strings were
+    seen before costs a walk over its blocks (about seven times faster than ``str``)."""
+    if type(messages) is not list and type(messages) is not dict:
+        return len(str(messages)) // 4
+    try:
+        return repr_length(messages) // 4
+    except RecursionError:  # a container that holds itself: str shows it as [...], the walk never ends
+        return len(str(messages)) // 4
+
+
+@lru_cache(maxsize=65_536)
+def _string_repr_length(value: str) -> int:
+    return len(repr(value))
+
+
+def repr_length(value: Any) -> int:
+    """``len(repr(value))``, exactly, for any value: lists, dicts and strings are added up from their
+    parts (a dict of n items is its keys and values plus 4n characters of braces, colons and
+    commas; a list of n items, 2n), anything else (tuples, numbers, subclasses) is ``repr``'d."""
+    kind = type(value)
+    if kind is str:
+        return _string_repr_length(value)
+    if kind is dict:
+        total = 4 * len(value) or 2
+        for key, item in value.items():
+            total += _string_repr_length(key) if type(key) is str else repr_length(key)
+            total += _string_repr_length(item) if type(item) is str else repr_length(item)
+        return total
+    if kind is list:
+        total = 2 * len(value) or 2
+        for item in value:
+            total += _string_repr_length(item) if type(item) is str else repr_length(item)
+        return total
+    return len(repr(value))
 
 
 @lru_cache(maxsize=1)
@@ -55,7 +89,7 @@ def block_tokens(block: dict[str, Any], count: TextCounter = text_tokens) -> int
     if kind == "text":
         return count(block["text"])
     if kind == "tool_use":
-        return count(block["name"]) + count(json.dumps(block["input"], sort_keys=True))
+        return count(block["name"]) + input_tokens(block["input"], count)
     if kind == "compaction":
         return count(block.get("content") or "")
     if kind == "tool_result":
@@ -64,6 +98,20 @@ def block_tokens(block: dict[str, Any], count: TextCounter = text_tokens) -> int
             return sum(block_tokens(b, count) for b in content)
         return count(content)
     return count(json.dumps(block, sort_keys=True))
+
+
+def input_tokens(tool_input: Any, count: TextCounter = text_tokens) -> int:
+    """Tokens in a tool call's input as JSON (sorted keys). The usual input, a flat object of strings,
+    is turned into JSON once per distinct input (a tool call is counted again on every request)."""
+    if type(tool_input) is dict and all(type(key) is str and type(value) is str
+                                        for key, value in tool_input.items()):
+        return count(_flat_input_json(tuple(sorted(tool_input.items()))))
+    return count(json.dumps(tool_input, sort_keys=True))
+
+
+@lru_cache(maxsize=65_536)
+def _flat_input_json(items: tuple[tuple[str, str], ...]) -> str:
+    return json.dumps(dict(items), sort_keys=True)
 
 
 def count_tokens(
@@ -79,6 +127,12 @@ def count_tokens(
     ``encode_count`` encodes everything again (the naive way, for comparison).
     InvalidHistory if ``messages`` is malformed."""
     check_shape(messages)
+    return count_checked(messages, system, tools, count=count)
+
+
+def count_checked(messages: list[Message], system: str | None = None, tools: list[dict[str, Any]] | None = None,
+                  *, count: TextCounter = text_tokens) -> int:
+    """``count_tokens`` of a history its caller has checked already (the fake server, after the API's rules)."""
     total = count(system) if system else 0
     if tools:
         total += count(json.dumps(tools, sort_keys=True))

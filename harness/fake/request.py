@@ -39,7 +39,7 @@ from anthropic.types.beta import message_create_params as beta_create_params
 
 from ..core.messages import InvalidHistory, validate_messages
 from ..core.models import context_window, max_output
-from ..core.tokens import count_tokens
+from ..core.tokens import count_checked
 
 EXTRA = "Extra inputs are not permitted"
 NOT_IN_FAKE = "not supported by the offline fake"
@@ -51,8 +51,11 @@ KNOWN_COUNT = (set(message_count_tokens_params.MessageCountTokensParams.__annota
 SERVED_CREATE = {"model", "max_tokens", "messages", "system", "tools", "tool_choice", "metadata", "stream",
                  "stop_sequences", "context_management"} | SAMPLING  # context_management: context_management.py
 SERVED_COUNT = {"model", "messages", "system", "tools", "tool_choice"}
-BLOCK_FIELDS = {"text": BetaTextBlockParam, "tool_use": BetaToolUseBlockParam,
-                "tool_result": BetaToolResultBlockParam, "compaction": BetaCompactionBlockParam}
+BLOCK_FIELDS = {kind: frozenset(param.__annotations__) for kind, param in (
+    ("text", BetaTextBlockParam), ("tool_use", BetaToolUseBlockParam),
+    ("tool_result", BetaToolResultBlockParam), ("compaction", BetaCompactionBlockParam))}  # what each block may hold
+TEXT_FIELDS = BLOCK_FIELDS["text"]
+MESSAGE_FIELDS = frozenset({"role", "content"})
 MEMORY_TYPE = "memory_20250818"  # chapter 11: the one typed (built-in) tool the fake serves
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")  # unverified: the fake's choice of a tool name's form
 
@@ -109,11 +112,12 @@ def check_request(body: Any, *, count: bool = False) -> None:
                                     f"allowed number of output tokens for {body['model']}")
 
 
-def check_window(body: dict[str, Any], window: int | None = None) -> None:
-    """Raise RequestRejected unless the input, and the input plus ``max_tokens``, fit the model's window
-    (or ``window`` tokens, when given)."""
+def check_window(body: dict[str, Any], window: int | None = None, used: int | None = None) -> None:
+    """Raise RequestRejected unless the input (``used`` tokens, counted here if not given), and the input
+    plus ``max_tokens``, fit the model's window (or ``window`` tokens, when given)."""
     window = window or context_window(body["model"])
-    used, wanted = request_tokens(body), body["max_tokens"]
+    used = request_tokens(body) if used is None else used
+    wanted = body["max_tokens"]
     if used > window:
         raise RequestRejected(400, "invalid_request_error", f"prompt is too long: {used} tokens > {window} maximum")
     if used + wanted > window:
@@ -127,7 +131,7 @@ def request_tokens(body: dict[str, Any]) -> int:
     system = body.get("system")
     if isinstance(system, list):
         system = "\n".join(b["text"] for b in system)
-    return count_tokens(body["messages"], system=system, tools=body.get("tools"))
+    return count_checked(body["messages"], system=system, tools=body.get("tools"))
 
 
 # --- one field each ---------------------------------------------------------------------
@@ -154,10 +158,17 @@ def _check_number(field: str, value: Any) -> None:
         raise invalid(field, "Input should be between 0 and 1")
 
 
-def _check_keys(where: str, value: dict[str, Any], allowed: set[str]) -> None:
+def _check_keys(where: str, value: dict[str, Any], allowed: set[str] | frozenset[str]) -> None:
     extra = [key for key in value if key not in allowed]
     if extra:
         raise invalid(f"{where}.{extra[0]}", EXTRA)
+
+
+def _extra_key(value: dict[str, Any], allowed: frozenset[str]) -> str | None:
+    """The first key of ``value`` that is not ``allowed``, or None (the fast path: no message is built)."""
+    if value.keys() <= allowed:
+        return None
+    return next(key for key in value if key not in allowed)
 
 
 def _check_text_block(where: str, block: Any) -> None:
@@ -165,7 +176,7 @@ def _check_text_block(where: str, block: Any) -> None:
         raise invalid(where, "only text blocks are supported here")
     if not isinstance(block.get("text"), str):
         raise invalid(f"{where}.text", "Input should be a valid string")
-    _check_keys(where, block, set(BetaTextBlockParam.__annotations__))
+    _check_keys(where, block, TEXT_FIELDS)
 
 
 def _check_system(body: dict[str, Any]) -> None:
@@ -278,14 +289,18 @@ def _check_messages(messages: Any) -> None:
     except InvalidHistory as error:
         raise invalid("messages", str(error)) from None
     for i, message in enumerate(messages):
-        _check_keys(f"messages.{i}", message, {"role", "content"})
+        if (extra := _extra_key(message, MESSAGE_FIELDS)) is not None:
+            raise invalid(f"messages.{i}.{extra}", EXTRA)
         if isinstance(message["content"], str):
             continue
         for j, block in enumerate(message["content"]):
-            where = f"messages.{i}.content.{j}.{block['type']}"
-            _check_keys(where, block, set(BLOCK_FIELDS[block["type"]].__annotations__))
-            if block["type"] == "tool_result" and isinstance(block.get("content"), list):
+            kind = block["type"]
+            if (extra := _extra_key(block, BLOCK_FIELDS[kind])) is not None:
+                raise invalid(f"messages.{i}.content.{j}.{kind}.{extra}", EXTRA)
+            if kind != "tool_result":
+                continue
+            if isinstance(block.get("content"), list):
                 for k, inner in enumerate(block["content"]):
-                    _check_text_block(f"{where}.content.{k}", inner)
-            if block["type"] == "tool_result" and not isinstance(block.get("is_error", False), bool):
-                raise invalid(f"{where}.is_error", "Input should be a valid boolean")
+                    _check_text_block(f"messages.{i}.content.{j}.{kind}.content.{k}", inner)
+            if not isinstance(block.get("is_error", False), bool):
+                raise invalid(f"messages.{i}.content.{j}.{kind}.is_error", "Input should be a valid boolean")

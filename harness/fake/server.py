@@ -65,7 +65,8 @@ class FakeModel:
                 "type": "error", "error": {"type": error.kind, "message": str(error)}})
 
     def reply(self, body: dict[str, Any], request_id: str) -> dict[str, Any]:
-        check_window(body, self.window)  # on the request the model sees, after any context management
+        used = request_tokens(body)
+        check_window(body, self.window, used)  # on the request the model sees, after any context management
         if is_summary_request(body):
             self.requests.append("summary")
             if self.requests.count("summary") <= self.fail_summaries:
@@ -74,29 +75,30 @@ class FakeModel:
             content = [text(summary)] if summary else []
         else:
             self.requests.append("agent")
-            content = action_blocks(self.act(body), "toolu_" + request_id[:20])
+            content = action_blocks(self.act(body, used), "toolu_" + request_id[:20])
         content, cut = cap_output(content, body["max_tokens"])
         stop = "max_tokens" if cut else "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
         return {
             "id": "msg_" + request_id[:24], "type": "message", "role": "assistant",
             "model": body["model"], "content": content, "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": request_tokens(body),
+            "usage": {"input_tokens": used,
                       "output_tokens": sum(block_tokens(b) for b in content)},
         }
 
-    def act(self, body: dict[str, Any]) -> Action:
+    def act(self, body: dict[str, Any], used: int) -> Action:
         offered = offered_tools(body)
         action = decide(build_view(body["messages"]), offered)
-        if action.tool or "compact" not in offered or not self.wants_compact(body):
+        if action.tool or "compact" not in offered or not self.wants_compact(used):
             return action
         return Action(action.say, "compact", {"focus": "the user's requests, decisions and notes"})
 
-    def wants_compact(self, body: dict[str, Any]) -> bool:
+    def wants_compact(self, used: int) -> bool:
+        """Whether the agent calls ``compact`` after a task, in a request of ``used`` input tokens."""
         if self.compact_policy == "never":
             return False
         if self.compact_policy == "after_task":
             return True
-        return request_tokens(body) > self.compact_policy
+        return used > self.compact_policy
 
 
 def fake_client(**options: Any) -> anthropic.Anthropic:

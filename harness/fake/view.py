@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..core.messages import Message, blocks, result_text
 
@@ -215,10 +216,16 @@ def _bash_words(call: ToolCall) -> list[str]:
     """The words of a bash call's command line ([] for any other call, or a line that does not parse)."""
     if call.name != "bash":
         return []
+    return list(_command_words(argument(call.input, "command", "")))
+
+
+@lru_cache(maxsize=4_096)
+def _command_words(command: str) -> tuple[str, ...]:
+    """A command line's words, split once per distinct line (every request holds the same calls again)."""
     try:
-        return shlex.split(argument(call.input, "command", ""))
+        return tuple(shlex.split(command))
     except ValueError:
-        return []
+        return ()
 
 
 def _origin(call: ToolCall, calls: dict[str, ToolCall]) -> ToolCall:
