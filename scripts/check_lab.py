@@ -1,7 +1,7 @@
 """Prove the README's lab command works: `make lab` starts a server that serves chapter 00, with the
 project's lab defaults (lab-settings/overrides.json: no news question), then stop it.
 
-Usage: python3 scripts/check_lab.py   (from the repository root; CI runs it after `make test`)
+Usage: python3 scripts/check_lab.py   (from the repository root; CI runs it after `make check`)
 Uses only the standard library, so it runs before or after the venv exists.
 """
 from __future__ import annotations

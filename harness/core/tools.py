@@ -106,11 +106,10 @@ class Workspace:
         if top.is_file():
             found = [top]
         elif top.is_dir():
-            found = [Path(folder, name) for folder, _, names in os.walk(top) for name in names]
+            found = [Path(entry) for entry in _files_under(top, self.root)]
         else:
             raise ToolError(f"{path}: no such file or directory")
-        inside = [p for p in found if Path(os.path.realpath(p)).is_relative_to(self.root)]
-        return "\n".join(sorted(p.relative_to(self.root).as_posix() for p in inside)) or "(empty)"
+        return "\n".join(sorted(p.relative_to(self.root).as_posix() for p in found)) or "(empty)"
 
     def bash(self, command: str) -> str:
         program, *words = _parse(command)
@@ -194,6 +193,25 @@ def _execute(argv: list[str], cwd: Path) -> str:
     if len(text) > MAX_OUTPUT:
         text = text[:MAX_OUTPUT] + f"\n... (output truncated: {len(text)} characters in all)"
     return text
+
+
+def _files_under(top: Path, root: Path) -> list[str]:
+    """Every file below the real folder ``top``, as ``os.walk`` finds them (symlinked folders are not
+    entered), without those that are symlinks leading outside ``root``. Only symlinks need resolving:
+    below a real folder, walked without following links, every other entry is where it seems."""
+    found, folders = [], [os.fspath(top)]
+    while folders:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except OSError:  # unreadable, or gone meanwhile: os.walk skips it too
+            continue
+        for entry in entries:
+            if entry.is_dir():
+                if not entry.is_symlink():
+                    folders.append(entry.path)
+            elif not entry.is_symlink() or Path(os.path.realpath(entry.path)).is_relative_to(root):
+                found.append(entry.path)
+    return found
 
 
 def _hide_root(text: str, root: Path) -> str:

@@ -46,8 +46,9 @@ class FakeModel:
 
     def client(self) -> anthropic.Anthropic:
         transport = httpx2.MockTransport(self.handle)
-        return anthropic.Anthropic(api_key="fake-key-offline", max_retries=0,
-                                   http_client=httpx2.Client(transport=transport))
+        client = FakeClient(api_key="fake-key-offline", max_retries=0, http_client=httpx2.Client(transport=transport))
+        client.fake = self
+        return client
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         try:
@@ -99,6 +100,18 @@ class FakeModel:
         if self.compact_policy == "after_task":
             return True
         return used > self.compact_policy
+
+
+class FakeClient(anthropic.Anthropic):
+    """The SDK's client, served by a ``FakeModel`` (``fake``). Unlike a client of the real API it can be
+    pickled: it arrives as a new client of a copy of the same fake, which is how a session run in a
+    worker process comes back (``harness.labs.parallel``)."""
+    fake: FakeModel
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if "fake" not in vars(self):  # a copy made by with_options(): the SDK's own client, not pickled
+            raise TypeError("only a client made by FakeModel.client() can be pickled")
+        return FakeModel.client, (self.fake,)
 
 
 def fake_client(**options: Any) -> anthropic.Anthropic:

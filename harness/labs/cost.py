@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, NamedTuple, Sequence
 
 from ..core.loop import CallTrace
@@ -175,10 +176,27 @@ def prefix_fingerprints(segments: Sequence[Segment]) -> list[bytes]:
     have the same fingerprint there."""
     digest, out = hashlib.blake2b(digest_size=16), []
     for segment in segments:
-        text = json.dumps(segment.key, sort_keys=True).encode()
-        digest.update(len(text).to_bytes(8, "big") + text)
+        digest.update(_framed(segment.key))
         out.append(digest.digest())
     return out
+
+
+def _framed(key: tuple[Any, ...]) -> bytes:
+    """A segment key as JSON bytes after their length (encoded once per distinct key when it can be a dict key)."""
+    try:
+        return _framed_key(key)
+    except TypeError:  # a key holding a dict (a tool_use's input): encoded every time
+        return _frame(key)
+
+
+@lru_cache(maxsize=65_536)
+def _framed_key(key: tuple[Any, ...]) -> bytes:
+    return _frame(key)
+
+
+def _frame(key: tuple[Any, ...]) -> bytes:
+    text = json.dumps(key, sort_keys=True).encode()
+    return len(text).to_bytes(8, "big") + text
 
 
 @dataclass

@@ -18,13 +18,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from collections import OrderedDict
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
-from tqdm.auto import tqdm
 
 from ..core.auto import SUMMARY_PREFIX
 from ..core.config import CompactionConfig, check_count
@@ -36,6 +36,7 @@ from ..core.transcripts import read_transcript
 from ..fake import fake_client
 from ..session.runner import Session, SessionPart
 from .growth import growth_series
+from .parallel import run_all
 from .recording import RecordingClient
 from .runs import run_scenario
 from .scenarios import LONG_SESSION
@@ -190,17 +191,40 @@ def _claim(folder: Path, loop: Loop) -> None:
         raise ValueError(f"{folder} holds a run of the loop {owner}, not {name}; give each loop a root of its own")
 
 
-@lru_cache(maxsize=64)
-def _run(root: str, name: str, requests: int, config: CompactionConfig, compact_policy: Any,
-         loop: Loop) -> Session:
+RunKey = tuple[str, str, int, CompactionConfig, Any, Loop]  # root, name, requests, config, compact policy, loop
+_RUNS: OrderedDict[RunKey, Session] = OrderedDict()         # the runs made so far, newest last
+_KEPT_RUNS = 64
+
+
+def _make_run(root: str, name: str, requests: int, config: CompactionConfig, compact_policy: Any,
+              loop: Loop) -> Session:
     folder = Path(root) / name
-    _claim(folder, loop)
     client = memory_recorder(fake_client(compact_policy=compact_policy), config.keep_recent,
                              folder / "transcripts")
     # fsync off: the log is read back, never recovered after a crash; flushing it each round made a run
     # 30% to 80% slower on the 2-core machine the chapters were built on, and the log's bytes are the same
     return run_scenario(LONG_SESSION, config, folder, client=client,
                         requests=LONG_SESSION.requests[:requests], log=True, loop=loop, fsync=False)
+
+
+def _runs(keys: list[RunKey], desc: str, progress: bool = True) -> list[Session]:
+    """The run of every key: made once (the missing ones on every core, under a progress bar), then
+    looked up. Each run has its own folder, so the workers write where a serial run would."""
+    missing = [key for key in dict.fromkeys(keys) if key not in _RUNS]
+    for root, name, *_, loop in missing:
+        _claim(Path(root) / name, loop)
+    for key, session in zip(missing, run_all(_make_run, missing, desc=desc, progress=progress)):
+        _RUNS[key] = session
+        if len(_RUNS) > _KEPT_RUNS:
+            _RUNS.popitem(last=False)
+    for key in keys:
+        _RUNS.move_to_end(key)
+    return [_RUNS[key] for key in keys]
+
+
+def _run(root: str, name: str, requests: int, config: CompactionConfig, compact_policy: Any,
+         loop: Loop) -> Session:
+    return _runs([(root, name, requests, config, compact_policy, loop)], desc=name, progress=False)[0]
 
 
 def three_layer_run(keep_recent: int, threshold: int, requests: int, root: str | Path,
@@ -212,19 +236,30 @@ def three_layer_run(keep_recent: int, threshold: int, requests: int, root: str |
     so treat it as read-only. ``session.client.records`` holds the memory picture of every
     agent request."""
     _check_requests(requests)
+    return _run(*_three_layer_key(keep_recent, threshold, requests, root, loop))
+
+
+def _three_layer_key(keep_recent: int, threshold: int, requests: int, root: str | Path, loop: Loop) -> RunKey:
     config = CompactionConfig(keep_recent=keep_recent, threshold=threshold)
-    return _run(str(root), f"k{keep_recent}-t{threshold}-r{requests}", requests, config,
-                agent_limit(threshold), loop)
+    return (str(root), f"k{keep_recent}-t{threshold}-r{requests}", requests, config, agent_limit(threshold), loop)
 
 
 def manual_only_run(limit: int, requests: int, root: str | Path, loop: Loop = run_agent) -> Session:
     """The first ``requests`` requests of LONG_SESSION with micro and auto off: only the agent's
     own ``compact`` calls shrink the context (after a task, once its request passes ``limit``)."""
     _check_requests(requests)
+    _check_limit(limit)
+    return _run(*_manual_key(limit, requests, root, loop))
+
+
+def _check_limit(limit: int) -> None:
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise ValueError(f"limit must be an integer >= 0, got {limit!r}")
-    return _run(str(root), f"manual-l{limit}-r{requests}", requests,
-                CompactionConfig(micro=False, auto=False), limit, loop)
+
+
+def _manual_key(limit: int, requests: int, root: str | Path, loop: Loop) -> RunKey:
+    return (str(root), f"manual-l{limit}-r{requests}", requests, CompactionConfig(micro=False, auto=False), limit,
+            loop)
 
 
 def uncompressed_run(requests: int, root: str | Path, loop: Loop = run_agent) -> Session:
@@ -238,8 +273,12 @@ def compact_tool_runs(limits: Iterable[int], requests: int, root: str | Path,
                       loop: Loop = run_agent) -> dict[int, Session]:
     """The runs of chapter 04's slider, made up front under a progress bar: ``manual_only_run`` of
     the first ``requests`` requests for each limit (the slider cuts them with ``Session.first``)."""
-    return {limit: manual_only_run(limit, requests, root, loop)
-            for limit in tqdm(list(limits), desc="runs, one per limit")}
+    limits = list(limits)
+    for limit in limits:
+        _check_limit(limit)
+    _check_requests(requests)
+    keys = [_manual_key(limit, requests, root, loop) for limit in limits]
+    return dict(zip(limits, _runs(keys, desc="runs, one per limit")))
 
 
 def three_layer_runs(keep_recents: Iterable[int], thresholds: Iterable[int], requests: int, root: str | Path,
@@ -247,8 +286,9 @@ def three_layer_runs(keep_recents: Iterable[int], thresholds: Iterable[int], req
     """The runs of chapter 05's slider, made up front under a progress bar: ``three_layer_run`` of the
     first ``requests`` requests for each (keep_recent, threshold) (the slider cuts them with ``Session.first``)."""
     grid = list(product(keep_recents, thresholds))
-    return {(k, t): three_layer_run(k, t, requests, root, loop)
-            for k, t in tqdm(grid, desc="runs, one per KEEP_RECENT and THRESHOLD")}
+    _check_requests(requests)
+    keys = [_three_layer_key(k, t, requests, root, loop) for k, t in grid]
+    return dict(zip(grid, _runs(keys, desc="runs, one per KEEP_RECENT and THRESHOLD")))
 
 
 # --- where each layer fired, and the growth curves ------------------------------

@@ -30,6 +30,7 @@ from ..session.runner import Session
 from ..strategies.registry import PRETEND_WINDOW
 from ..strategies.three_layers import ThreeLayers
 from .amnesia import WORK_REQUESTS, AmnesiaReport, Probe, ProbeAnswer, probes_for
+from .parallel import run_all
 from .runs import fresh_folder
 from .scenarios import LONG_SESSION
 from .strategy_lab import retention_heatmap
@@ -175,14 +176,16 @@ class FlushPoint:
 
 
 def flush_sweep(root: str | Path, fractions: tuple[float, ...]) -> list[FlushPoint]:
-    """The long session with memory once per flush fraction, each probed."""
-    points = []
-    for at in fractions:
-        run = first_session(Path(root) / f"at{at}", WORK_REQUESTS, flush_at=at)
-        report = probe_memory(run)
-        points.append(FlushPoint(at, sum(report.remembered.values()), report.forgotten,
-                                 run.session.stats.input_tokens_billed, run.reads, run.memory_calls))
-    return points
+    """The long session with memory once per flush fraction, each probed (on every core, each in its folder)."""
+    return run_all(flush_point, [(root, at) for at in fractions], desc="flush fractions", progress=False)
+
+
+def flush_point(root: str | Path, at: float) -> FlushPoint:
+    """The long session with memory and the flush notice at ``at`` (in ``root/at{at}``), probed."""
+    run = first_session(Path(root) / f"at{at}", WORK_REQUESTS, flush_at=at)
+    report = probe_memory(run)
+    return FlushPoint(at, sum(report.remembered.values()), report.forgotten,
+                      run.session.stats.input_tokens_billed, run.reads, run.memory_calls)
 
 
 def flush_figure(points: list[FlushPoint], at: float, baseline: FlushPoint) -> tuple[str, Figure]:

@@ -29,6 +29,7 @@ from ..strategies.registry import PRETEND_WINDOW, Strategy, all_strategies
 from ..strategies.server_side import ServerToolClearing
 from .blit import Blitted
 from .amnesia import WORK_REQUESTS, AmnesiaReport, Probe, probe_amnesia
+from .parallel import run_all
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, TWELVE_FILES, Scenario
 from .tables import Table
@@ -62,8 +63,13 @@ def run_strategy(strategy: Strategy, root: str | Path, *, config: CompactionConf
 
 
 def run_strategies(root: str | Path, chosen: tuple[Strategy, ...] | None = None, **options) -> list[StrategyRun]:
-    """Every strategy on the same session, in registry order."""
-    return [run_strategy(s, root, **options) for s in chosen or all_strategies()]
+    """Every strategy on the same session, in registry order, on every core (each in its own folder)."""
+    return run_all(_run_strategy, [(s, root, options) for s in chosen or all_strategies()],
+                   desc="strategies", progress=False)
+
+
+def _run_strategy(strategy: Strategy, root: str | Path, options: dict[str, object]) -> StrategyRun:
+    return run_strategy(strategy, root, **options)
 
 
 def strategy_table(runs: list[StrategyRun]) -> Table:

@@ -25,6 +25,7 @@ from ..session.runner import Session
 from ..strategies.base import Compactor
 from ..strategies.prepared_summary import PreparedSummary
 from .amnesia import WORK_REQUESTS, ask_copy, probes_for
+from .parallel import run_all
 from .runs import run_scenario
 from .scenarios import LONG_SESSION
 from .style import LEGEND, SINGLE_WIDE, WIDE, new_figure, thousands
@@ -120,10 +121,18 @@ MATCHED_SETTING = CompactionConfig(threshold=20_000, tail_chars=80_000, summary_
 def drift_sweep(make: dict[str, Callable[[], Compactor]], tails: tuple[int, ...], budgets: tuple[int, ...],
                 root: str | Path) -> dict[tuple[str, int, int], list[int]]:
     """Facts kept after each compaction for every strategy of ``make`` at every (tail_chars, summary
-    budget) of MATCHED_SETTING's threshold: {(key, tail, budget): kept list}."""
-    return {(key, tail, budget): run_drift(key, factory(), MATCHED_SETTING.with_(tail_chars=tail, summary_max_tokens=budget),
-                                           root).kept
-            for tail in tails for budget in budgets for key, factory in make.items()}
+    budget) of MATCHED_SETTING's threshold: {(key, tail, budget): kept list}. On every core; every run of a
+    strategy rebuilds the same folder, so each works in a folder of its own (one after another if ``root``
+    is absolute)."""
+    grid = [(key, tail, budget) for tail in tails for budget in budgets for key in make]
+    kept = run_all(_drift_kept, [(key, make[key], tail, budget, root) for key, tail, budget in grid],
+                   desc="drift", private=True, progress=False, parallel=not Path(root).is_absolute())
+    return dict(zip(grid, kept))
+
+
+def _drift_kept(key: str, make: Callable[[], Compactor], tail: int, budget: int, root: str | Path) -> list[int]:
+    config = MATCHED_SETTING.with_(tail_chars=tail, summary_max_tokens=budget)
+    return run_drift(key, make(), config, root).kept
 
 
 @dataclass(frozen=True)
@@ -152,6 +161,14 @@ def ahead_outcome(fraction: float, root: str | Path, config: CompactionConfig = 
         sum(p.input_tokens + p.output_tokens for p in strategy.preparations if not p.used),
         sum(e.detail["kept_verbatim"] for e in run.session.events if e.kind == "prepared"),
         run.session.stats.input_tokens_billed)
+
+
+def ahead_outcomes(fractions: tuple[float, ...], root: str | Path,
+                   config: CompactionConfig = MATCHED_SETTING) -> dict[float, AheadOutcome]:
+    """``ahead_outcome`` of every fraction, on every core (each in its own folder)."""
+    outcomes = run_all(ahead_outcome, [(f, root, config) for f in fractions], desc="prepare fractions",
+                       progress=False)
+    return dict(zip(fractions, outcomes))
 
 
 def ahead_figure(outcomes: dict[float, AheadOutcome], chosen: float) -> Figure:

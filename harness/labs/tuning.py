@@ -25,7 +25,6 @@ from typing import Callable, Iterable
 
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
-from tqdm.auto import tqdm
 
 from ..core.config import CompactionConfig
 from ..fake import fake_client
@@ -34,6 +33,7 @@ from ..strategies.base import Compactor
 from ..strategies.batched_micro import BatchedMicro
 from ..strategies.recall import recalls
 from .amnesia import probe_amnesia, probes_for
+from .parallel import run_all
 from .cost import EXAMPLE_PRICES, PARTS, CostReport, Prices, cache_recorder, cost_of
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, Scenario
@@ -193,33 +193,51 @@ class Lab:
         return self.outcomes[setting]
 
     def sweep(self, settings: Iterable[Setting], *, progress: bool = True, desc: str = "sweep") -> list[Outcome]:
-        """Run every setting (a tqdm bar counts them) and return the outcomes in order."""
+        """Run every setting not run before, on every core (a progress bar counts them), and return the
+        outcomes in order. Each run rebuilds the same folder, so each works in a folder of its own (one
+        after another if ``root`` is absolute: it would be the same folder for all)."""
         settings = list(settings)
-        return [self.run(s) for s in tqdm(settings, desc=desc, disable=not progress)]
+        todo = [s for s in dict.fromkeys(settings) if s not in self.outcomes]
+        if todo:
+            runs = run_all(self._run, [(s,) for s in todo], desc=desc, private=True, progress=progress,
+                           parallel=not self.root.is_absolute())
+            self.outcomes.update(zip(todo, runs))
+        return [self.outcomes[s] for s in settings]
 
     def _run(self, setting: Setting) -> Outcome:
-        recorder = cache_recorder(fake_client())
-        config = setting.config().with_(max_turns=self.max_turns)
-        session = run_scenario(self.scenario, config, self.root / "run", client=recorder, recall=setting.recall,
-                               requests=self.requests, compactor=setting.compactor(),
-                               stop_after=lambda result: result.stop == "max_turns")
-        requests = recorder.records[:len(session.trace)]
-        cost = cost_of(session.trace, requests, self.prices)
-        uncached = cost_of(session.trace, requests, self.prices, caching=False)
-        probe = probe_amnesia(session)  # asks copies; after pricing, so not priced
-        return Outcome(setting, session.stats, recalls(session),
-                       tuple(t.input_tokens for t in session.trace if t.kind == "agent"),
-                       spent_per_call(cost), cost, uncached.dollars, probe.forgotten,
-                       tuple(a.probe.name for a in probe.answers), self._spiral(session))
+        return run_setting(setting, self.root, self.scenario, self.requests, self.prices, self.max_turns)
 
-    def _spiral(self, session: Session) -> Spiral | None:
-        """The death spiral that stopped ``session``, if its last request hit the turn limit."""
-        if "max_turns" not in session.stats.compactions:
-            return None
-        before = session.ends[-2][0] if len(session.ends) > 1 else 0
-        calls = sum(1 for t in session.trace[before:] if t.kind == "agent")
-        total = len(self.requests or self.scenario.requests)
-        return Spiral(len(session.answers), calls, total - len(session.answers))
+    def __getstate__(self) -> dict[str, object]:
+        """What a worker needs to run a setting: the knobs of the lab, not the outcomes so far."""
+        return {**vars(self), "outcomes": {}}
+
+
+def run_setting(setting: Setting, root: Path, scenario: Scenario, requests: tuple[str, ...] | None,
+                prices: Prices, max_turns: int) -> Outcome:
+    """One setting on the lab's session in ``root / "run"`` (rebuilt): priced, probed, and stopped at the
+    first request that hits ``max_turns``."""
+    recorder = cache_recorder(fake_client())
+    config = setting.config().with_(max_turns=max_turns)
+    session = run_scenario(scenario, config, root / "run", client=recorder, recall=setting.recall,
+                           requests=requests, compactor=setting.compactor(),
+                           stop_after=lambda result: result.stop == "max_turns")
+    sent = recorder.records[:len(session.trace)]
+    cost = cost_of(session.trace, sent, prices)
+    uncached = cost_of(session.trace, sent, prices, caching=False)
+    probe = probe_amnesia(session)  # asks copies; after pricing, so not priced
+    return Outcome(setting, session.stats, recalls(session),
+                   tuple(t.input_tokens for t in session.trace if t.kind == "agent"),
+                   spent_per_call(cost), cost, uncached.dollars, probe.forgotten,
+                   tuple(a.probe.name for a in probe.answers), spiral_of(session, len(requests or scenario.requests)))
+
+
+def spiral_of(session: Session, total: int) -> Spiral | None:
+    """The death spiral that stopped ``session`` (of ``total`` requests), if its last request hit the turn limit."""
+    if "max_turns" not in session.stats.compactions:
+        return None
+    before = session.ends[-2][0] if len(session.ends) > 1 else 0
+    calls = sum(1 for t in session.trace[before:] if t.kind == "agent")
+    return Spiral(len(session.answers), calls, total - len(session.answers))
 
 
 def settings_grid(keep_values: Iterable[int], thresholds: Iterable[int],

@@ -30,6 +30,9 @@
 # %%
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
+from harness.labs.parallel import start_workers
+
+start_workers()  # this chapter's sweeps run on every core: their workers start now, in the background
 
 import copy
 

@@ -26,6 +26,9 @@
 # %%
 # %matplotlib inline
 # %config InlineBackend.figure_formats = ['png']
+from harness.labs.parallel import start_workers
+
+start_workers()  # this chapter's sweeps run on every core: their workers start now, in the background
 
 import json
 
@@ -40,7 +43,8 @@ from harness.labs.amnesia import WORK_REQUESTS
 from harness.labs.panel import panel
 from harness.labs.scratch import own_scratch
 from harness.labs.summary_lab import (MATCHED_SETTING, READ_TOKENS_PER_SECOND, WRITE_TOKENS_PER_SECOND, ahead_figure,
-                                      ahead_outcome, blocking_wait, drift_figure, drift_sweep, run_drift, wait_seconds)
+                                      ahead_outcomes, blocking_wait, drift_figure, drift_sweep, run_drift,
+                                      wait_seconds)
 from harness.labs.yours import compare, random_histories
 from harness.core.auto import compressed_message
 from harness.strategies.incremental_summary import MERGE_PROMPT, IncrementalSummary, merge_request
@@ -294,7 +298,7 @@ assert round(control.summary_tokens / plain.summary_tokens, 2) == 1.24
 print(f"rates: {READ_TOKENS_PER_SECOND:,} input tokens/s, {WRITE_TOKENS_PER_SECOND} output tokens/s; "
       f"a 20,000-token history summarised into 2,000 tokens waits {wait_seconds(20_000, 2_000):.0f} s")
 FRACTIONS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-ahead = {f: ahead_outcome(f, WORK / "ahead") for f in FRACTIONS}
+ahead = ahead_outcomes(FRACTIONS, WORK / "ahead")
 for f, o in ahead.items():
     print(f"prepare at {f:.1f}: {o.swaps:2} swaps, {o.blocking:2} summaries on the spot, wait {o.wait:5.1f} s, "
           f"summary tokens {o.summary_tokens:,} (unused {o.unused_tokens:,}), {o.kept_verbatim} messages kept "
