@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks import __main__ as bench_main
-from benchmarks import long_session, memory, micro_scaling, micro_twelve, recount, strategies, summaries, twelve_run
+from benchmarks import (call_cost, long_session, memory, micro_scaling, micro_twelve, recount, strategies, summaries,
+                        twelve_run)
 from benchmarks.scratch import scratch_root
 from benchmarks.table import change, format_table, ratio
 from benchmarks.timing import median_seconds
@@ -88,14 +89,15 @@ def test_main_prints_every_table_and_fails_when_the_budget_is_missed(monkeypatch
     monkeypatch.setattr(micro_scaling, "measure", partial(micro_scaling.measure, sizes=(200,), repeats=1))
     monkeypatch.setattr(long_session, "measure", partial(long_session.measure, LONG_SESSION.requests[:1]))
     monkeypatch.setattr(recount, "measure", partial(recount.measure, turns=5, steps=2))
+    monkeypatch.setattr(call_cost, "measure", partial(call_cost.measure, LONG_SESSION.requests[:1], repeats=1))
     monkeypatch.setattr(strategies, "measure", partial(strategies.measure, LONG_SESSION.requests[:2]))
     monkeypatch.setattr(memory, "measure", partial(memory.measure, LONG_SESSION.requests[:2], LONG_SESSION.requests[:2]))
     monkeypatch.setattr(summaries, "measure", partial(summaries.measure, LONG_SESSION.requests[:2]))
     monkeypatch.setattr(twelve_run, "measure", lambda: twelve_run.TwelveRun(1, {"estimate": seconds, "tiktoken": 0.1}))
     assert bench_main.main() == status
     out, err = capsys.readouterr()
-    for title in ("micro_compact on the 12-file history", "Long session", "Recount", "Memory across sessions",
-                  "Summaries", "One 12-file run"):
+    for title in ("micro_compact on the 12-file history", "Long session", "Cost of one call", "Recount",
+                  "Memory across sessions", "Summaries", "One 12-file run"):
         assert title in out
     assert ("FAIL" in err) == bool(status)
 
@@ -105,3 +107,16 @@ def test_summaries_compares_every_chapter_12_strategy_at_one_setting():
     assert [row[0] for row in rows] == list(summaries.STRATEGIES)
     assert all(row[1] >= 1 for row in rows)  # twelve requests pass the 20,000-token threshold
     assert rows[-1][3] == "0.0 s" and rows[0][3] != "0.0 s"  # prepared ahead: no wait; at the threshold: a wait
+
+
+def test_call_cost_splits_the_session_and_compares_it_with_the_floor():
+    c = call_cost.measure(LONG_SESSION.requests[:3], repeats=1)
+    assert c.calls >= 3 and min(c.session, c.sdk, c.fake, c.tools, c.floor) > 0
+    assert abs(c.sdk + c.fake + c.tools + c.loop - c.session) < 1e-9 and c.loop > 0
+    text = call_cost.render(c)
+    assert f"{c.ratio:.2f}x" in text and call_cost.verdict(c) in text and "floor" in text
+
+
+@pytest.mark.parametrize("session, verdict", [(1.99, "PASS"), (2.0, "PASS"), (2.01, "FAIL")])
+def test_the_call_cost_verdict(session, verdict):
+    assert call_cost.verdict(call_cost.CallCost(10, session, 0.5, 0.5, 0.1, 1.0)) == verdict

@@ -27,7 +27,7 @@ from .config import CompactionConfig
 from .manual import COMPACT_TOOL_NAME, compact_focus
 from .messages import Block, Message, check_shape, tool_result, user
 from .micro import MicroReport, micro_compact
-from .tokens import count_tokens, estimate_tokens, repr_length
+from .tokens import count_checked, count_tokens, estimate_tokens, repr_length
 from .tools import Toolbox
 
 
@@ -210,10 +210,9 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
             messages=messages, **options)
         content = to_dicts(response.content) or [{"type": "text", "text": "(no reply)"}]
         uses = [b for b in content if b["type"] == "tool_use"]
-        result.trace.append(CallTrace(
+        result.trace.append(CallTrace(  # the API took this history, so it is counted without checking it again
             call, response.usage.input_tokens, response.usage.output_tokens, estimate_tokens(messages),
-            count_tokens(messages, system=system, tools=run.schemas), tuple(layers),
-            tuple(b["name"] for b in uses)))
+            count_checked(messages, system, run.schemas), tuple(layers), tuple(b["name"] for b in uses)))
         result.reply = "\n".join(b["text"] for b in content if b["type"] == "text")
         result.tool_calls += [(b["name"], b["input"]) for b in uses]
         if finish(messages, content, tools, compact):
