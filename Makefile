@@ -15,9 +15,10 @@ ROOT_ARGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 # The project's lab defaults (lab-settings/overrides.json: no news question, no update check);
 # a student's own settings still apply on top.
 LAB_SETTINGS := --LabApp.app_settings_dir=$(CURDIR)/lab-settings
-# Two chapters at a time (each kernel's sweeps use every core as well); the unit tests on every core.
-NBVAL    := $(BIN)/pytest -n 2 --dist loadfile --nbval --nbval-current-env --nbval-cell-timeout=300 \
-            --nbval-sanitize-with notebooks/sanitize.cfg notebooks/
+# Two chapters at a time (each kernel's sweeps use every core as well), without the plugins nbval does
+# not use (hypothesis alone adds a second to every start); the unit tests on every core.
+NBVAL    := $(BIN)/pytest -n 2 --dist loadfile -p no:hypothesispytest -p no:anyio --nbval --nbval-current-env \
+            --nbval-cell-timeout=300 --nbval-sanitize-with notebooks/sanitize.cfg notebooks/
 UNIT     := $(BIN)/pytest -n auto tests
 LOCK_VENV ?= /tmp/cc-lock-venv
 FRESH    ?= /tmp/cc-fresh-clone
