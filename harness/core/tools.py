@@ -281,9 +281,13 @@ def _check_input(schema: dict[str, Any], tool_input: Any) -> None:
             raise ToolError(f"{name} argument {key!r} must be {expected}, got {_json_type(value)}")
 
 
+def _tool_definitions(include_compact: bool) -> list[dict[str, Any]]:
+    return FILE_TOOLS + [COMPACT_TOOL] if include_compact else FILE_TOOLS
+
+
 @lru_cache(maxsize=2)
 def _definitions_json(include_compact: bool) -> str:
-    return json.dumps(FILE_TOOLS + [COMPACT_TOOL] if include_compact else FILE_TOOLS)
+    return json.dumps(_tool_definitions(include_compact))
 
 
 class Toolbox:
@@ -294,7 +298,7 @@ class Toolbox:
         self.include_compact = include_compact
 
     def _definitions(self) -> list[dict[str, Any]]:
-        return FILE_TOOLS + [COMPACT_TOOL] if self.include_compact else FILE_TOOLS
+        return _tool_definitions(self.include_compact)
 
     @property
     def schemas(self) -> list[dict[str, Any]]:

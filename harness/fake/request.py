@@ -159,12 +159,11 @@ def _check_number(field: str, value: Any) -> None:
 
 
 def _check_keys(where: str, value: dict[str, Any], allowed: set[str] | frozenset[str]) -> None:
-    extra = [key for key in value if key not in allowed]
-    if extra:
-        raise invalid(f"{where}.{extra[0]}", EXTRA)
+    if (extra := _extra_key(value, allowed)) is not None:
+        raise invalid(f"{where}.{extra}", EXTRA)
 
 
-def _extra_key(value: dict[str, Any], allowed: frozenset[str]) -> str | None:
+def _extra_key(value: dict[str, Any], allowed: set[str] | frozenset[str]) -> str | None:
     """The first key of ``value`` that is not ``allowed``, or None (the fast path: no message is built)."""
     if value.keys() <= allowed:
         return None

@@ -16,9 +16,9 @@ registered with pyplot, so a slider can redraw them as often as it likes.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from collections import OrderedDict
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
@@ -235,11 +235,11 @@ def three_layer_run(keep_recent: int, threshold: int, requests: int, root: str |
     Written under ``root/k{keep_recent}-t{threshold}-r{requests}`` with a session log; cached,
     so treat it as read-only. ``session.client.records`` holds the memory picture of every
     agent request."""
-    _check_requests(requests)
     return _run(*_three_layer_key(keep_recent, threshold, requests, root, loop))
 
 
 def _three_layer_key(keep_recent: int, threshold: int, requests: int, root: str | Path, loop: Loop) -> RunKey:
+    _check_requests(requests)
     config = CompactionConfig(keep_recent=keep_recent, threshold=threshold)
     return (str(root), f"k{keep_recent}-t{threshold}-r{requests}", requests, config, agent_limit(threshold), loop)
 
@@ -247,17 +247,13 @@ def _three_layer_key(keep_recent: int, threshold: int, requests: int, root: str 
 def manual_only_run(limit: int, requests: int, root: str | Path, loop: Loop = run_agent) -> Session:
     """The first ``requests`` requests of LONG_SESSION with micro and auto off: only the agent's
     own ``compact`` calls shrink the context (after a task, once its request passes ``limit``)."""
-    _check_requests(requests)
-    _check_limit(limit)
     return _run(*_manual_key(limit, requests, root, loop))
 
 
-def _check_limit(limit: int) -> None:
+def _manual_key(limit: int, requests: int, root: str | Path, loop: Loop) -> RunKey:
+    _check_requests(requests)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise ValueError(f"limit must be an integer >= 0, got {limit!r}")
-
-
-def _manual_key(limit: int, requests: int, root: str | Path, loop: Loop) -> RunKey:
     return (str(root), f"manual-l{limit}-r{requests}", requests, CompactionConfig(micro=False, auto=False), limit,
             loop)
 
@@ -274,9 +270,6 @@ def compact_tool_runs(limits: Iterable[int], requests: int, root: str | Path,
     """The runs of chapter 04's slider, made up front under a progress bar: ``manual_only_run`` of
     the first ``requests`` requests for each limit (the slider cuts them with ``Session.first``)."""
     limits = list(limits)
-    for limit in limits:
-        _check_limit(limit)
-    _check_requests(requests)
     keys = [_manual_key(limit, requests, root, loop) for limit in limits]
     return dict(zip(limits, _runs(keys, desc="runs, one per limit")))
 
@@ -286,7 +279,6 @@ def three_layer_runs(keep_recents: Iterable[int], thresholds: Iterable[int], req
     """The runs of chapter 05's slider, made up front under a progress bar: ``three_layer_run`` of the
     first ``requests`` requests for each (keep_recent, threshold) (the slider cuts them with ``Session.first``)."""
     grid = list(product(keep_recents, thresholds))
-    _check_requests(requests)
     keys = [_three_layer_key(k, t, requests, root, loop) for k, t in grid]
     return dict(zip(grid, _runs(keys, desc="runs, one per KEEP_RECENT and THRESHOLD")))
 
