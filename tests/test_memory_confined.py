@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness import CompactionConfig, Workspace
 from harness.fake import FakeModel
@@ -181,3 +183,33 @@ def test_a_session_whose_memory_holds_a_name_that_is_not_utf8_completes(tmp_path
     assert result.stop == "end_turn"
     assert "/memories/caf\\\\xe9.md" in json.dumps(session.messages, ensure_ascii=False)
     assert read_log(tmp_path / "session.jsonl").records
+
+
+STEP = st.sampled_from(["a", "b.md", "..", ".", "link", "caf\\xe9.md", "x\\\\y", "", "hard.md"])
+PATH = st.lists(STEP, max_size=3).map(lambda steps: "/".join(["/memories", *steps]))
+COMMAND = st.one_of(
+    st.builds(lambda p: {"command": "view", "path": p}, PATH),
+    st.builds(lambda p, t: {"command": "create", "path": p, "file_text": t}, PATH, st.sampled_from(["", "t\n"])),
+    st.builds(lambda p: {"command": "str_replace", "path": p, "old_str": "secret", "new_str": "s"}, PATH),
+    st.builds(lambda p: {"command": "insert", "path": p, "insert_line": 0, "insert_text": "i"}, PATH),
+    st.builds(lambda p: {"command": "delete", "path": p}, PATH),
+    st.builds(lambda p, q: {"command": "rename", "old_path": p, "new_path": q}, PATH, PATH))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(COMMAND, max_size=6))
+def test_no_sequence_of_commands_touches_anything_outside_or_gives_an_unsendable_result(tmp_path, commands):
+    base = Path(tempfile.mkdtemp(dir=tmp_path))
+    store, outside = MemoryStore(base / "memories"), base / "outside"
+    outside.mkdir()
+    (outside / "a").mkdir()
+    (outside / "b.md").write_text("secret\n")
+    os.symlink(outside, store.root / "link")
+    os.link(outside / "b.md", store.root / "hard.md")
+    (store.root / LATIN1).write_bytes(b"latin\n")
+    before = snapshot(outside)
+    for fields in commands:
+        outcome = store.run(fields)
+        json.dumps(outcome.content, ensure_ascii=False).encode("utf-8")
+        assert str(base) not in outcome.content
+    assert snapshot(outside) == before
