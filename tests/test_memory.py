@@ -45,7 +45,7 @@ def test_create_writes_and_overwrites_but_not_the_root(store):
     assert run(store, command="create", path="/memories/a.md", file_text="x").content == \
         "File created successfully at: /memories/a.md"
     run(store, command="create", path="/memories/a.md", file_text="y")
-    assert (store.folder.root / "a.md").read_text() == "y"
+    assert (store.root / "a.md").read_text() == "y"
     assert run(store, command="create", path="/memories", file_text="y").is_error
 
 
@@ -57,7 +57,7 @@ def test_str_replace_needs_exactly_one_occurrence(store):
     assert twice.is_error and "in lines: 2, 3" in twice.content
     done = run(store, command="str_replace", path="/memories/a.md", old_str="c", new_str="d")
     assert not done.is_error and done.content.startswith("The memory file has been edited.")
-    assert (store.folder.root / "a.md").read_text() == "a\nb\nb\nd\n"
+    assert (store.root / "a.md").read_text() == "a\nb\nb\nd\n"
     assert run(store, command="str_replace", path="/memories/x.md", old_str="a", new_str="b").is_error
 
 
@@ -65,7 +65,7 @@ def test_insert_at_a_line_within_range(store):
     run(store, command="create", path="/memories/a.md", file_text="a\nc\n")
     assert run(store, command="insert", path="/memories/a.md", insert_line=1, insert_text="b\n").content == \
         "The file /memories/a.md has been edited."
-    assert (store.folder.root / "a.md").read_text() == "a\nb\nc\n"
+    assert (store.root / "a.md").read_text() == "a\nb\nc\n"
     bad = run(store, command="insert", path="/memories/a.md", insert_line=9, insert_text="z")
     assert bad.is_error and "[0, 3]" in bad.content
     assert run(store, command="insert", path="/memories/no.md", insert_line=0, insert_text="z").is_error
@@ -85,7 +85,7 @@ def test_rename_moves_and_refuses_overwrite_and_the_root(store):
     assert run(store, command="rename", old_path="/memories/a.md", new_path="/memories/b.md").is_error
     moved = run(store, command="rename", old_path="/memories/a.md", new_path="/memories/d/c.md")
     assert moved.content == "Successfully renamed /memories/a.md to /memories/d/c.md"
-    assert (store.folder.root / "d" / "c.md").read_text() == "x"
+    assert (store.root / "d" / "c.md").read_text() == "x"
     assert run(store, command="rename", old_path="/memories/zz.md", new_path="/memories/q.md").is_error
     assert run(store, command="rename", old_path="/memories", new_path="/memories/q").is_error
 

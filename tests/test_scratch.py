@@ -1,7 +1,9 @@
-"""own_scratch: every notebook run works in a new folder of its own, under the same relative paths."""
+"""own_scratch: every notebook run works in a new folder of its own, under the same relative paths, and sweeps
+only the folders of dead runs whose marker names them; fresh_folder deletes only a folder its marker names."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.labs import scratch
+from harness.labs.runs import MARKER, NotAScratchFolder, fresh_folder
 from harness.labs.scratch import own_scratch
 
 
@@ -74,3 +77,65 @@ def test_the_next_run_removes_a_killed_runs_folder_but_not_a_live_ones(cleanups,
     assert not left.exists() and running.is_dir()
     live.communicate("")
     assert not running.exists()
+
+
+LEAVE = ("import os; from harness.labs.scratch import own_scratch; own_scratch('05');"
+         " print(os.getcwd(), flush=True); os._exit(0)")  # ends without any cleanup, as a killed kernel
+STAY = ("import os, sys; from harness.labs.scratch import own_scratch; own_scratch('05');"
+        " print(os.getcwd(), flush=True); sys.stdin.read()")
+
+
+def left_behind(tmp_path: Path) -> Path:
+    done = subprocess.run([sys.executable, "-c", LEAVE], capture_output=True, text=True, cwd=tmp_path, check=True)
+    folder = Path(done.stdout.strip())
+    assert folder.is_dir() and (folder / scratch.LOCK).is_file()
+    return folder
+
+
+def test_a_copy_of_a_dead_runs_folder_lock_included_is_kept_and_the_dead_one_swept(cleanups, tmp_path):
+    dead = left_behind(tmp_path)
+    copy = tmp_path / "_work" / "05-my-results"
+    shutil.copytree(dead, copy)
+    (copy / "results.csv").write_text("a,b\n")
+    own_scratch("05")
+    assert not dead.exists() and (copy / "results.csv").read_text() == "a,b\n" and (copy / scratch.LOCK).is_file()
+
+
+@pytest.mark.parametrize("new_name", ["05-renamed", "06-{id}"], ids=["another name", "the same id"])
+def test_a_renamed_dead_runs_folder_is_kept(cleanups, tmp_path, new_name):
+    dead = left_behind(tmp_path)
+    moved = dead.with_name(new_name.format(id=dead.name.rpartition("-")[2]))
+    dead.rename(moved)
+    own_scratch("05")
+    assert moved.is_dir() and (moved / scratch.LOCK).is_file()
+
+
+def test_a_marker_that_names_its_folder_but_not_its_id_is_kept(cleanups, tmp_path):
+    dead = left_behind(tmp_path)
+    (dead / scratch.LOCK).write_text(scratch.marker_text(dead, "another-id"))
+    own_scratch("05")
+    assert dead.is_dir()
+
+
+def test_two_live_runs_side_by_side_never_delete_each_others_folders(cleanups, tmp_path):
+    runs = [subprocess.Popen([sys.executable, "-c", STAY], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                             cwd=tmp_path) for _ in range(2)]
+    folders = [Path(run.stdout.readline().strip()) for run in runs]  # the second swept while the first lived
+    own_scratch("05")
+    assert len(set(folders)) == 2 and all(folder.is_dir() for folder in folders)
+    for run in runs:
+        run.communicate("")
+    assert not any(folder.exists() for folder in folders)
+
+
+def test_fresh_folder_rebuilds_its_own_folder_and_refuses_a_copy_or_a_moved_one(tmp_path):
+    root = fresh_folder(tmp_path / "run")
+    (root / "old.txt").write_text("x")
+    assert fresh_folder(tmp_path / "run") == root and sorted(os.listdir(root)) == [MARKER]
+    (root / "results.csv").write_text("a,b\n")
+    shutil.copytree(root, tmp_path / "copy")
+    root.rename(tmp_path / "moved")
+    for folder in (tmp_path / "copy", tmp_path / "moved"):
+        with pytest.raises(NotAScratchFolder, match="refusing to delete"):
+            fresh_folder(folder)
+        assert (folder / "results.csv").read_text() == "a,b\n"

@@ -1,7 +1,10 @@
 """The agent's hands: a workspace folder, five file tools and a dispatcher (chapter 00).
 
 Every path the model names is resolved inside one folder, the workspace, and
-refused if it leaves it (absolute, `..`, or a symlink pointing out). `bash` is
+refused if it leaves it (absolute, `..`, or a symlink pointing out). File
+names go out, and come back, by one rule (``harness.core.names``): a name that
+is not valid UTF-8, or holds a backslash, is shown escaped, so every result can
+be sent, and the file tools read the escaped name back to the file. `bash` is
 not a shell: one allowlisted program, its arguments checked like paths, run
 without a shell. `Toolbox.run` turns the model's mistakes into error results
 it can read, instead of exceptions that would stop the loop.
@@ -19,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .manual import COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME
+from .names import meant, shown
 
 ALLOWED_PROGRAMS = ("ls", "cat", "head", "tail", "wc", "grep", "sort", "uniq", "diff", "echo",
                     "pwd")
@@ -68,8 +72,12 @@ class Workspace:
             raise PathEscape(f"{path}: leads outside the workspace")
         return target
 
+    def _named(self, path: str) -> Path:
+        """The real location of the file a tool's ``path`` names, escapes read back (``names.meant``)."""
+        return self.resolve(meant(path))
+
     def read_file(self, path: str, limit: int | None = None) -> str:
-        text = self.resolve(path).read_bytes().decode("utf-8")
+        text = self._named(path).read_bytes().decode("utf-8")
         if limit is None:
             return text
         if limit < 1:
@@ -82,7 +90,7 @@ class Workspace:
         return "\n".join(lines[:limit]) + f"\n... ({len(lines) - limit} more lines)"
 
     def write_file(self, path: str, content: str) -> str:
-        target = self.resolve(path)
+        target = self._named(path)
         data = content.encode("utf-8")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -94,7 +102,7 @@ class Workspace:
     def edit_file(self, path: str, old_text: str, new_text: str) -> str:
         if not old_text:
             raise ToolError("old_text must not be empty")
-        target = self.resolve(path)
+        target = self._named(path)
         text = target.read_bytes().decode("utf-8")
         if old_text not in text:
             raise ToolError(f"{path}: old_text not found")
@@ -102,14 +110,14 @@ class Workspace:
         return f"Edited {path}"
 
     def list_files(self, path: str = ".") -> str:
-        top = self.resolve(path)
+        top = self._named(path)
         if top.is_file():
             found = [top]
         elif top.is_dir():
             found = [Path(entry) for entry in _files_under(top, self.root)]
         else:
             raise ToolError(f"{path}: no such file or directory")
-        return "\n".join(sorted(p.relative_to(self.root).as_posix() for p in found)) or "(empty)"
+        return "\n".join(sorted(shown(p.relative_to(self.root).as_posix()) for p in found)) or "(empty)"
 
     def bash(self, command: str) -> str:
         program, *words = _parse(command)

@@ -36,7 +36,7 @@ SUMMARY_LINE = re.compile(r"^- (User|In progress|Finished): |^- No request is vi
 TAG_LINE = re.compile(r'^VERSION_TAG = "([^"]*)"$', re.MULTILINE)  # a module's tag line
 FILE_SHOWN = re.compile(r'^VERSION_TAG = "|^"""\S+: ', re.MULTILINE)  # what a read of a course module shows
 EDITING_TOOLS = ("edit_file", "write_file")
-PATH_LINE = re.compile(r"^[\w./-]+$")            # one line of a listing
+PATH_LINE = re.compile(r"^[\w./\\-]+$")          # one line of a listing (escaped names: harness.core.names)
 COUNT_LINE = re.compile(r"^\s*\d+ \S+$", re.MULTILINE)  # a line of ``wc -l`` output
 MATCH_LINE = re.compile(r"^\S+:\d+:|^exit code 1$", re.MULTILINE)  # a ``grep -n`` match, or grep's "no match"
 PASTED_MODULE = re.compile(r'^"""(\S+): ', re.MULTILINE)  # the name a pasted module's docstring opens with

@@ -3,9 +3,13 @@
 ``run_scenario`` builds the scenario's workspace in a scratch folder, opens a
 ``Session`` on it and sends every request. The folder is rebuilt on each
 run, so a run never sees the files of the one before. It only ever deletes
-a folder it made itself: the first run leaves a marker file in it, and a
-folder that exists, is not empty and has no marker is refused with an error
-(``root="."`` would otherwise wipe the working directory).
+a folder it made itself: each run leaves a marker file in it that names that
+very folder (its real path, device and inode: ``scratch.marker_text``), and a
+folder that exists and is not empty is refused with an error unless its
+marker names it (``root="."`` would otherwise wipe the working directory). A
+copy of a run's folder, marker included, or a renamed one is refused too: its
+path or inode is another. A marker from before this rule (plain text) is not
+trusted either, so such a folder must be emptied by hand once.
 """
 from __future__ import annotations
 
@@ -23,8 +27,9 @@ from ..strategies.base import Compactor
 from ..strategies.recall import RecallToolbox, ReversibleLayers
 from ..strategies.three_layers import ThreeLayers
 from .scenarios import Scenario
+from .scratch import marker_text, marks_itself
 
-MARKER = ".scenario-run"  # the file that says "run_scenario made this folder"
+MARKER = ".scenario-run"  # the file that says "run_scenario made this very folder"
 
 
 class NotAScratchFolder(ValueError):
@@ -37,13 +42,13 @@ def fresh_folder(root: str | Path) -> Path:
     if root.exists():
         if not root.is_dir():
             raise NotAScratchFolder(f"{root} is a file, not a scratch folder")
-        if any(root.iterdir()) and not (root / MARKER).is_file():
+        if any(root.iterdir()) and not marks_itself(root, root / MARKER):
             raise NotAScratchFolder(
                 f"{root} is not empty and was not made by run_scenario: refusing to delete it; "
                 "give a new or empty folder")
         shutil.rmtree(root)
     root.mkdir(parents=True)
-    (root / MARKER).write_text("made by harness.labs.run_scenario; deleted and rebuilt on every run\n")
+    (root / MARKER).write_text(marker_text(root), encoding="utf-8")
     return root
 
 
