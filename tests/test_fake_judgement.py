@@ -10,7 +10,7 @@ from harness import assistant, count_tokens, tool_result, tool_use, user
 from harness.core.manual import COMPACT_TOOL
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
-from harness.fake.judgement import FOCUS, NEAR_LIMIT, stated_limit
+from harness.fake.judgement import COMPACT_FOCUS, NEAR_LIMIT, stated_limit
 from harness.labs.scenarios import AGENT_FILES, python_module
 from harness.session.runner import SYSTEM_PROMPT
 
@@ -57,7 +57,7 @@ def test_a_stated_limit_makes_it_compact_at_the_end_of_a_task_only_when_near_it(
     assert (used(system) >= NEAR_LIMIT * limit) == near
     message = reply(system)
     assert message.content[0].text == ANSWER  # the task's answer comes first, as with compact_policy
-    assert calls(message) == ([("compact", {"focus": FOCUS})] if near else [])
+    assert calls(message) == ([("compact", {"focus": COMPACT_FOCUS})] if near else [])
 
 
 DISTRACTORS = [
@@ -87,7 +87,7 @@ def test_the_smallest_stated_limit_counts_and_a_prompt_in_blocks_is_read_whole()
     system = "Your context window is 200,000 tokens. Keep the conversation below 3,000 tokens."
     assert stated_limit(system) == 3_000
     blocks = [{"type": "text", "text": "You are careful."}, {"type": "text", "text": "context limit: 3k tokens"}]
-    assert calls(reply(blocks)) == [("compact", {"focus": FOCUS})]
+    assert calls(reply(blocks)) == [("compact", {"focus": COMPACT_FOCUS})]
 
 
 def test_mid_task_it_reads_first_and_never_compacts():
@@ -112,11 +112,11 @@ NEEDS_A_NUMBER = {"name": "compact_context", "description": "Compact the context
 
 
 @pytest.mark.parametrize("extra, expected", [
-    ([TIDY], [("tidy_up", {"reason": FOCUS})]),                    # its description says it summarises the context
-    ([CONDENSE], [("condense_history", {})]),                      # its name says so
-    ([TIDY, COMPACT_TOOL], [("compact", {"focus": FOCUS})]),       # compact is preferred
-    ([FILE_SUMMARY], []),                                          # summarises a file, not the context
-    ([NEEDS_A_NUMBER], []),                                        # an input the fake cannot fill
+    ([TIDY], [("tidy_up", {"reason": COMPACT_FOCUS})]),               # its description: it summarises the context
+    ([CONDENSE], [("condense_history", {})]),                         # its name says so
+    ([TIDY, COMPACT_TOOL], [("compact", {"focus": COMPACT_FOCUS})]),  # compact is preferred
+    ([FILE_SUMMARY], []),                                             # summarises a file, not the context
+    ([NEEDS_A_NUMBER], []),                                           # an input the fake cannot fill
 ])
 def test_a_compaction_tool_is_found_by_its_name_or_description(extra, expected):
     assert calls(reply("context limit: 1k tokens", tools=FILE_TOOLS + extra)) == expected

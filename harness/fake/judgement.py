@@ -45,7 +45,7 @@ from functools import lru_cache
 from typing import Any
 
 NEAR_LIMIT = 0.8
-FOCUS = "the user's requests, decisions and notes"
+COMPACT_FOCUS = "the user's requests, decisions and notes"
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 TOKEN_AMOUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*([kKmM])?(?:\s+|-)?tokens?\b")
 CONTEXT_WORDS = r"context|window|conversation|history|transcript"
@@ -112,4 +112,4 @@ def _input_for(tool: dict[str, Any]) -> dict[str, Any] | None:
     required = schema.get("required") or []
     if any((properties.get(name) or {}).get("type") != "string" for name in required):
         return None
-    return {name: FOCUS for name in dict.fromkeys([*(["focus"] if "focus" in properties else []), *required])}
+    return {name: COMPACT_FOCUS for name in dict.fromkeys([*(["focus"] if "focus" in properties else []), *required])}
