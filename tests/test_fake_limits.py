@@ -44,9 +44,18 @@ def test_every_model_with_a_window_has_a_maximum_output_looked_up_the_same_way()
     assert all(0 < MODEL_MAX_OUTPUT[m] < MODEL_WINDOWS[m] for m in MODEL_WINDOWS)
     assert max_output("claude-haiku-4-5-20251001") == max_output(MODEL) == 64_000
     assert max_output("claude-sonnet-5") == 128_000
-    with pytest.raises(ValueError, match="maximum output.*claude-opus-4-6"):
-        max_output("claude-opus-4-6")  # not listed: no fall back to claude-opus-4
+    with pytest.raises(ValueError, match="maximum output.*claude-opus-4-3"):
+        max_output("claude-opus-4-3")  # not listed: no fall back to claude-opus-4
     assert context_window(MODEL) == WINDOW
+
+
+@pytest.mark.parametrize("model", ["claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-7", "claude-opus-4-8"])
+def test_the_models_chapter_10_names_are_listed_with_their_pages_numbers(model):
+    """1M tokens and 128K of output on each model's page (Opus 4.7: the vendors' model cards)."""
+    assert (context_window(model), max_output(model)) == (1_000_000, 128_000)
+    assert context_window(model + "-20260101") == 1_000_000  # a dated id uses its base name
+    reply = create([user("What is VERSION_TAG in agents/a.py?")], 128_000, model=model)
+    assert reply.model == model and reply.stop_reason == "end_turn"  # served, not a 404
 
 
 # --- the window, for agent and summary calls alike -----------------------------------------
@@ -122,7 +131,7 @@ def test_max_tokens_above_the_models_maximum_output_is_refused_naming_max_tokens
 
 # --- the model -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("model_id", ["claude-test", "claude-opus-4-6", "gpt-4o", "claude-haiku-4-5-latest"])
+@pytest.mark.parametrize("model_id", ["claude-test", "claude-opus-4-3", "gpt-4o", "claude-haiku-4-5-latest"])
 def test_an_unknown_model_is_404_naming_it(model_id):
     fake = FakeModel()
     error = error_of(lambda: create([user("hi")], 10, model=model_id, client=fake.client()))

@@ -208,7 +208,7 @@ def test_dated_model_ids_use_their_base_name_and_unlisted_models_are_never_guess
     assert context_window("my-model-20260101", {"my-model": 50_000}) == 50_000
     assert resolve_threshold(0.5, "small", {"small": 10_000}) == 5_000
     with pytest.raises(ValueError):
-        context_window("claude-opus-4-6")  # not listed: no fall back to claude-opus-4
+        context_window("claude-opus-4-3")  # not listed: no fall back to claude-opus-4
 
 
 @pytest.mark.parametrize("bad", [0, -1, 0.0, 1.5, -0.2, True, "8000", None])

@@ -5,12 +5,18 @@ so the classes are the ones a student meets on real Claude.
 """
 from __future__ import annotations
 
+import time
+from email.utils import formatdate
+
 import anthropic
 import httpx2
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness import CompactionConfig, RunContext, SummaryFailed, assistant, build_summary_request, request_summary, user
-from harness.session.retry import RetriesExhausted, RetryPolicy, call_with_retry, is_transient, without_sdk_retries
+from harness.session.retry import (RetriesExhausted, RetryPolicy, call_with_retry, is_transient, server_wait,
+                                   without_sdk_retries)
 from harness.strategies.usage_triggered import UsageTriggered
 
 NO_SLEEP = RetryPolicy(attempts=3, sleep=lambda seconds: None)
@@ -22,7 +28,8 @@ TOO_LONG = "prompt is too long: 207791 tokens > 200000 maximum"
 
 
 class Server:
-    """Answers with ``failures`` (a status code, or an httpx2 exception class) first, then a summary."""
+    """Answers with ``failures`` (a status code, a (status, headers) pair, or an httpx2 exception class)
+    first, then a summary."""
 
     def __init__(self, *failures):
         self.failures, self.requests = list(failures), 0
@@ -34,8 +41,10 @@ class Server:
         failure = self.failures.pop(0)
         if isinstance(failure, type):
             raise failure("the wire broke", request=request)
+        failure, headers = failure if isinstance(failure, tuple) else (failure, {})
         kind = "overloaded_error" if failure == 529 else "invalid_request_error" if failure < 500 else "api_error"
-        return httpx2.Response(failure, json={"type": "error", "error": {"type": kind, "message": TOO_LONG}})
+        return httpx2.Response(failure, headers=headers,
+                               json={"type": "error", "error": {"type": kind, "message": TOO_LONG}})
 
     def client(self, max_retries: int = 0) -> anthropic.Anthropic:
         return anthropic.Anthropic(api_key="test", max_retries=max_retries,
@@ -80,6 +89,72 @@ def test_the_harness_retries_the_statuses_the_sdk_retries(status):
     response = httpx2.Response(status, request=request)
     error = anthropic.APIStatusError(f"status {status}", response=response, body=None)
     assert is_transient(error) == Server().client()._should_retry(response)
+
+
+# --- how long to wait: what the server asked, as the SDK reads it ------------------------------
+
+NOW = 1_780_000_000.0  # a fixed clock, for HTTP-date headers
+DATE_IN_30S = formatdate(NOW + 30, usegmt=True)
+
+
+def pauses(*failures, **policy) -> list[float]:
+    """The pauses call_with_retry takes, through the real SDK, before the summary finally arrives."""
+    slept: list[float] = []
+    server = Server(*failures)
+    options = {"attempts": len(failures) + 1, "sleep": slept.append, "clock": lambda: NOW} | policy
+    (summary, _), tries = call_with_retry(summary_call(server.client()), RetryPolicy(**options))
+    assert (summary, tries) == ("A summary.", len(failures) + 1)
+    return slept
+
+
+@pytest.mark.parametrize("headers, wait", [
+    ({"retry-after-ms": "1500"}, 1.5), ({"retry-after": "7"}, 7.0), ({"retry-after": "2.5"}, 2.5),
+    ({"retry-after-ms": "250", "retry-after": "9"}, 0.25),           # milliseconds first
+    ({"retry-after-ms": "soon", "retry-after": "9"}, 9.0),           # unreadable ms: seconds
+    ({"retry-after": DATE_IN_30S}, 30.0),                            # an HTTP date, 30 s from now
+    ({"retry-after": "Thu, 28 May 2026 20:27:10"}, 30.0),            # the same date with no zone: GMT
+])
+def test_the_pause_is_what_the_server_asked(headers, wait):
+    assert formatdate(NOW + 30, usegmt=True) == "Thu, 28 May 2026 20:27:10 GMT"
+    assert pauses((429, headers), (529, headers)) == [wait, wait]
+
+
+def test_a_wait_above_the_cap_is_cut_to_the_cap():
+    assert pauses((429, {"retry-after": "3600"})) == [60.0]
+    assert pauses((429, {"retry-after-ms": "9000"}), max_server_wait=5) == [5.0]
+    with pytest.raises(ValueError, match="max_server_wait"):
+        RetryPolicy(max_server_wait=-1)
+
+
+@pytest.mark.parametrize("headers", [{}, {"retry-after": "soon"}, {"retry-after": "0"}, {"retry-after": "-3"},
+                                     {"retry-after-ms": "-5", "retry-after": "9"},  # read, not positive: backoff
+                                     {"retry-after": formatdate(NOW - 30, usegmt=True)}])
+def test_no_positive_wait_asked_means_the_policys_own_backoff(headers):
+    assert pauses((429, headers), (500, headers), httpx2.ConnectError) == [1.0, 2.0, 4.0]
+
+
+def test_a_connection_error_has_no_response_to_ask_for_a_wait():
+    assert server_wait(anthropic.APIConnectionError(request=httpx2.Request("POST", "https://x")), NOW) is None
+
+
+HEADER_VALUES = st.one_of(st.none(), st.floats(allow_nan=False).map(str), st.integers(-10**6, 10**9).map(str),
+                          st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=30),
+                          st.sampled_from([formatdate(time.time() + 120, usegmt=True),
+                                           formatdate(time.time() - 120, usegmt=True), "Thu, 28 May 2026 20:27:10"]))
+
+
+@given(ms=HEADER_VALUES, seconds=HEADER_VALUES)
+def test_the_wait_read_is_the_sdks_when_it_is_positive(ms, seconds):
+    headers = {name: value for name, value in (("retry-after-ms", ms), ("retry-after", seconds)) if value is not None}
+    response = httpx2.Response(429, headers=headers, request=httpx2.Request("POST", "https://x"))
+    error = anthropic.RateLimitError("slow down", response=response, body=None)
+    sdk = Server().client()._parse_retry_after_header(response.headers)
+    now = time.time()
+    ours = server_wait(error, now)
+    if sdk is None or not sdk > 0:
+        assert ours is None
+    else:
+        assert ours == pytest.approx(sdk, abs=1.0)  # a date is read against two clocks a moment apart
 
 
 def test_an_empty_reply_is_not_a_transient_failure():

@@ -9,7 +9,9 @@ The tables hold standard context windows and maximum outputs in tokens; a
 dated model id such as ``claude-sonnet-4-5-20250929`` uses the entry of its
 base name. An unlisted model is an error, never a guess. Sonnet 4 and 4.5
 also offer 1M tokens behind a beta header: pass your own table for that, or
-for any model not listed. The fake server (chapter 00) enforces both limits.
+for any model not listed. Chapter 10 names Opus 4.6, Sonnet 4.6 and Opus 4.7
+as the models that run server compaction; all three are listed (each entry's
+source is in a comment beside the tables). The fake server (chapter 00) enforces both limits.
 """
 from __future__ import annotations
 
@@ -20,6 +22,12 @@ from .config import check_count
 
 DATED = re.compile(r"-\d{8}$")  # the release date at the end of a pinned model id
 
+# Sources: each model's page, https://platform.claude.com/docs/en/models/<model>/overview (for example
+# .../models/opus-4-6/overview: "Context window: 1M tokens · Max output: 128K tokens"). Opus 4.6, Sonnet 4.6
+# and Opus 4.8 have such a page (1M and 128K each). Opus 4.7 has none we could find: its 1M window and
+# 128K output are from the cloud vendors' model cards (AWS Bedrock, model-card-anthropic-claude-opus-4-7;
+# Google Cloud, partner-models/claude/opus-4-7), unverified on platform.claude.com. For Sonnet 4.6 some
+# third-party tables say 64K of output; its own page says 128K, and that is what is used here.
 MODEL_WINDOWS: dict[str, int] = {  # standard windows, from the model pages of platform.claude.com
     "claude-opus-5-5": 1_000_000,
     "claude-sonnet-5-5": 1_000_000,
@@ -27,6 +35,10 @@ MODEL_WINDOWS: dict[str, int] = {  # standard windows, from the model pages of p
     "claude-fable-5-1": 1_000_000,
     "claude-opus-5": 1_000_000,
     "claude-sonnet-5": 1_000_000,
+    "claude-opus-4-8": 1_000_000,
+    "claude-opus-4-7": 1_000_000,  # unverified on platform.claude.com: see above
+    "claude-opus-4-6": 1_000_000,
+    "claude-sonnet-4-6": 1_000_000,
     "claude-opus-4-5": 200_000,
     "claude-haiku-4-5": 200_000,
     "claude-sonnet-4-5": 200_000,
@@ -40,7 +52,8 @@ MODEL_WINDOWS: dict[str, int] = {  # standard windows, from the model pages of p
 
 # The most output tokens one reply may ask for (``max_tokens``), from the same model pages: 128K for
 # the 5.x models (Opus 5 and Sonnet 5 pages, and the "current lineup" table on every model page, which
-# lists Fable 5.1, Opus 5.5, Sonnet 5.5 and Haiku 5.5), 64K for Opus 4.5, Sonnet 4.5 and Haiku 4.5
+# lists Fable 5.1, Opus 5.5, Sonnet 5.5 and Haiku 5.5) and for Opus 4.8, Opus 4.6 and Sonnet 4.6 (their
+# own pages; Opus 4.7 from the vendors' model cards, as above), 64K for Opus 4.5, Sonnet 4.5 and Haiku 4.5
 # (their own pages). Unverified on a platform.claude.com page (retired or not found there), taken from
 # third-party tables that agree with each other: Opus 4.1 and 4 at 32K, Sonnet 4 and 3.7 at 64K,
 # Haiku 3.5 at 8,192.
@@ -51,6 +64,10 @@ MODEL_MAX_OUTPUT: dict[str, int] = {
     "claude-fable-5-1": 128_000,
     "claude-opus-5": 128_000,
     "claude-sonnet-5": 128_000,
+    "claude-opus-4-8": 128_000,
+    "claude-opus-4-7": 128_000,
+    "claude-opus-4-6": 128_000,
+    "claude-sonnet-4-6": 128_000,
     "claude-opus-4-5": 64_000,
     "claude-haiku-4-5": 64_000,
     "claude-sonnet-4-5": 64_000,

@@ -2,9 +2,13 @@
 
 It understands a small set of requests (read a folder, change a VERSION_TAG,
 ask for a VERSION_TAG, count lines, search for TODOs, recall an early
-instruction, say without opening a file what a VERSION_TAG is). It needs a
-file's content in view to answer about it or edit it, so when compaction has
-hidden the content it reads the file again (or, when a reversible placeholder
+instruction, say without opening a file what a VERSION_TAG is). It needs the
+fact itself in view to answer or edit, not just the file (``View.fact``): a
+tag line for a tag question or an edit, a docstring for a purpose note, a
+whole ``wc`` total for a count, a whole match list for a search. When
+compaction has hidden the fact (or a read was cut short) it reads or runs
+again, once; when its second read or run still lacks it, it says so
+rather than guess. Otherwise it reads the file again (or, when a reversible placeholder
 shows a recall id, recalls it: chapter 09); it answers recall questions
 (chapter 08's amnesia probe) only from what is still visible, never with a tool.
 
@@ -27,7 +31,7 @@ from typing import Any, Callable
 
 from ..core.messages import Block, text
 from .memory import MEMORY, memory_step, pending_write, remembered_tag, written_in_task
-from .view import PLAN, TAG_LINE, ToolCall, View, argument
+from .view import PLAN, TAG_LINE, ToolCall, View, argument, whole_count, whole_matches
 
 READ_ALL = re.compile(r"Read every \.py file under (\S+?)/ and summarise what each does\.")
 EDIT = re.compile(r'In (\S+\.py), change VERSION_TAG to "([^"]+)"\.')
@@ -79,12 +83,12 @@ def read_all(view: View, offered: Tools, folder: str) -> Action:
     has_plan = any(f == folder for t in view.all_text for f, _ in PLAN.findall(t))
     plan = "" if has_plan else f"Plan for {folder}/: {', '.join(files)}\n"
     notes = view.notes
-    fresh = {p: content for p in files if p not in notes and (content := view.content(p)) is not None}
-    new_notes = plan + "\n".join(f"Note: {p} — {purpose_of(content)}" for p, content in fresh.items())
+    fresh = {p: purpose for p in files if p not in notes and (purpose := purpose_in_view(view, p)) is not None}
+    new_notes = plan + "\n".join(f"Note: {p} — {purpose}" for p, purpose in fresh.items())
     pending = [p for p in files if p not in notes and p not in fresh]
     if pending:
         return fetch(view, offered, pending[0], say=new_notes.strip() or None)
-    notes.update({p: purpose_of(content) for p, content in fresh.items()})
+    notes.update(fresh)
     lines = "\n".join(f"- {p}: {notes[p]}" for p in files)
     return Action(f"{new_notes}\n\nWhat each file under {folder}/ does:\n{lines}".strip())
 
@@ -95,35 +99,39 @@ def edit_tag(view: View, offered: Tools, path: str, value: str) -> Action:
         return Action(f"I will not change {path}: you asked me never to edit anything under {rule}/.")
     if any(_changed(c, path, value) and c.result is not None and not c.is_error for c in view.task_calls):
         return Action(f'Changed VERSION_TAG in {path} to "{value}".')
-    content = view.content(path)
-    if content is None:
+    shown = view.fact(path, TAG_LINE)
+    if shown is None and view.read_twice(path):
+        return Action(f"I read {path} and it shows no VERSION_TAG line to change.")
+    if shown is None:
         return fetch(view, offered, path)
-    current = tag_of(content)
+    current = shown.group(1)
     if current == value:
         return Action(f'VERSION_TAG in {path} is already "{value}".')
     old, new = f'VERSION_TAG = "{current}"', f'VERSION_TAG = "{value}"'
     if "edit_file" in offered:
         return Action(tool="edit_file", tool_input={"path": path, "old_text": old, "new_text": new})
-    if "write_file" in offered:
-        return Action(tool="write_file", tool_input={"path": path, "content": content.replace(old, new, 1)})
+    if "write_file" in offered:  # the text that shows the tag line, written back whole
+        return Action(tool="write_file", tool_input={"path": path, "content": shown.string.replace(old, new, 1)})
     return cannot("edit files")
 
 
 def ask_tag(view: View, offered: Tools, path: str) -> Action:
-    content = view.content(path)
-    if content is None and MEMORY in offered and (remembered := remembered_tag(view, path)):
+    shown = view.fact(path, TAG_LINE)
+    if shown is not None:
+        return Action(f'VERSION_TAG in {path} is "{shown.group(1)}".')
+    if MEMORY in offered and (remembered := remembered_tag(view, path)):
         return Action(f'VERSION_TAG in {path} is "{remembered}" (from memory).')
-    if content is None:
-        return fetch(view, offered, path)
-    return Action(f'VERSION_TAG in {path} is "{tag_of(content)}".')
+    if view.read_twice(path):
+        return Action(f"I read {path} and it shows no VERSION_TAG line.")
+    return fetch(view, offered, path)
 
 
 def recall_tag(view: View, offered: Tools, path: str) -> Action:
     """Answer from what is in view, never with a tool: the file's fresh content, else the latest
     thing said about its tag (the user's edit request, or the agent's own answer or report)."""
-    content = view.content(path)
-    if content is not None:
-        return Action(f'VERSION_TAG in {path} is "{tag_of(content)}".')
+    shown = view.fact(path, TAG_LINE)
+    if shown is not None:
+        return Action(f'VERSION_TAG in {path} is "{shown.group(1)}".')
     said = re.compile(rf'(?:In {re.escape(path)}, change VERSION_TAG to|VERSION_TAG in {re.escape(path)} is'
                       rf'(?: already)?|Changed VERSION_TAG in {re.escape(path)} to) "([^"]+)"')
     values = [value for t in view.all_text for value in said.findall(t)]
@@ -133,13 +141,14 @@ def recall_tag(view: View, offered: Tools, path: str) -> Action:
 
 
 def count_lines(view: View, offered: Tools, folder: str) -> Action:
-    return _run_once(view, offered, f"wc -l {folder}/*.py",
-                     lambda out: f"The .py files under {folder}/ have {total_lines(out)} lines in total.")
+    return _run_once(view, offered, f"wc -l {folder}/*.py", lambda out: whole_count(out) is not None,
+                     lambda out: f"The .py files under {folder}/ have {whole_count(out)} lines in total.",
+                     "its total")
 
 
 def search_todos(view: View, offered: Tools, folder: str) -> Action:
-    return _run_once(view, offered, f"grep -n TODO {folder}/*.py",
-                     lambda out: f"Found {out.count('TODO')} TODO comments under {folder}/.")
+    return _run_once(view, offered, f"grep -n TODO {folder}/*.py", whole_matches,
+                     lambda out: f"Found {out.count('TODO')} TODO comments under {folder}/.", "every match")
 
 
 def first_change(view: View, offered: Tools) -> Action:
@@ -191,30 +200,28 @@ def _changed(call: ToolCall, path: str, value: str) -> bool:
     return bool(written) and argument(call.input, "path", "") == path and value in argument(call.input, written, "")
 
 
-def _run_once(view: View, offered: Tools, command: str, answer: Callable[[str], str]) -> Action:
+def _run_once(view: View, offered: Tools, command: str, shows: Callable[[str], bool],
+              answer: Callable[[str], str], needed: str) -> Action:
+    """Answer from the task's latest visible output of ``command`` that ``shows`` what is needed; else run
+    it (again), unless the task's latest result is its second run: then say it does not show ``needed``."""
     done = [c for c in view.task_calls if c.name == "bash" and c.input.get("command") == command
-            and c.result is not None]
+            and c.result is not None and shows(c.result)]
     if done:
         return Action(answer(done[-1].result))
+    if view.ran_twice(command):
+        return Action(f"I ran `{command}`, but its output does not show {needed}.")
     if "bash" not in offered:
         return cannot("run commands")
     return Action(tool="bash", tool_input={"command": command})
 
 
-def total_lines(wc_output: str) -> str:
-    """The count on the last line of ``wc -l`` output (its total, or its only file); "?" if there is none."""
-    words = wc_output.split()
-    return words[-2] if len(words) >= 2 else "?"
-
-
-def tag_of(content: str) -> str:
-    match = TAG_LINE.search(content)
-    return match.group(1) if match else ""
-
-
-def purpose_of(content: str) -> str:
-    match = PURPOSE.search(content)
-    return match.group(1) if match else "no module docstring"
+def purpose_in_view(view: View, path: str) -> str | None:
+    """What the docstring of ``path`` says it does, from any visible text of it; "no module docstring"
+    when the task's second read of it shows the file without one; None when it must be read (again)."""
+    shown = view.fact(path, PURPOSE)
+    if shown is not None:
+        return shown.group(1)
+    return "no module docstring" if view.read_twice(path) and view.content(path) is not None else None
 
 
 HANDLERS: list[tuple[re.Pattern[str], Callable[..., Action]]] = [

@@ -6,7 +6,10 @@ model's window gets the HTTP error the real API would send, so the SDK raises
 ``BadRequestError`` (or ``NotFoundError``). The model then reads the request as
 a model would (``reading``): a summary request gets a summary, anything else
 the agent's next step, with only the tools offered; ``max_tokens`` caps the
-reply (``output``). Usage is counted from the request with the offline
+reply (``output``). When the agent ends its turn it may call a compaction
+tool first: by default on its own judgement, when the system prompt states
+a context limit and the request nears it (``judgement``); ``compact_policy``
+forces a behaviour instead, for an experiment. Usage is counted from the request with the offline
 tokenizer. Replies are a pure function of the request: the same request
 always gets the same bytes.
 """
@@ -23,26 +26,37 @@ from ..core.messages import text
 from ..core.tokens import block_tokens
 from .agent import Action, action_blocks, decide
 from .context_management import serve_context_managed
+from .judgement import compaction_call, near_limit, system_text
 from .output import cap_output
 from .reading import is_summary_request, offered_tools, summary_material
 from .request import RequestRejected, check_request, check_window, read_body, request_tokens
 from .summarizer import summarise_text
 from .view import build_view
 
-CompactPolicy = Literal["never", "after_task"] | int  # an int N: after a task, when above N tokens
+CompactPolicy = Literal["judgement", "never", "after_task"] | int  # an int N: after a task, when above N tokens
 
 
 @dataclass
 class FakeModel:
-    """The fake Claude. ``compact_policy`` says when the agent calls ``compact``;
+    """The fake Claude. ``compact_policy`` says when the agent calls a compaction tool at the end of a
+    task: ``"judgement"`` (the default) when the system prompt states a context limit and the request's
+    input nears it, ``"never"`` (whatever the prompt says), ``"after_task"`` always, an int N when the
+    request's input is above N tokens (chapter 04);
     ``fail_summaries`` makes that many summary calls fail with HTTP 500 and
     ``empty_summaries`` makes summary replies empty (both for testing failures).
     ``window`` pretends the model's context window is that many tokens (chapter 08); None: the real one."""
-    compact_policy: CompactPolicy = "never"
+    compact_policy: CompactPolicy = "judgement"
     window: int | None = None
     fail_summaries: int = 0
     empty_summaries: bool = False
     requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "count", in order
+
+    def __post_init__(self) -> None:
+        policy = self.compact_policy
+        if policy not in ("judgement", "never", "after_task") and (
+                isinstance(policy, bool) or not isinstance(policy, int) or policy < 0):
+            raise ValueError(f"compact_policy must be 'judgement', 'never', 'after_task' or tokens (an int >= 0), "
+                             f"got {policy!r}")
 
     def client(self) -> anthropic.Anthropic:
         transport = httpx2.MockTransport(self.handle)
@@ -89,12 +103,15 @@ class FakeModel:
     def act(self, body: dict[str, Any], used: int) -> Action:
         offered = offered_tools(body)
         action = decide(build_view(body["messages"]), offered)
-        if action.tool or "compact" not in offered or not self.wants_compact(used):
+        if action.tool or not self.wants_compact(system_text(body), used):
             return action
-        return Action(action.say, "compact", {"focus": "the user's requests, decisions and notes"})
+        call = compaction_call(body.get("tools", []), offered)
+        return Action(action.say, *call) if call else action
 
-    def wants_compact(self, used: int) -> bool:
-        """Whether the agent calls ``compact`` after a task, in a request of ``used`` input tokens."""
+    def wants_compact(self, system: str, used: int) -> bool:
+        """Whether the agent compacts after a task, in a request of ``used`` input tokens with ``system``."""
+        if self.compact_policy == "judgement":
+            return near_limit(system, used)
         if self.compact_policy == "never":
             return False
         if self.compact_policy == "after_task":

@@ -13,6 +13,22 @@ that shows a recall id (chapter 09) hides the content but
 says how to bring it back; a recalled copy counts as a read. A summary the
 fake wrote earlier is recognised by its own lines (``- User: ...``).
 
+A visible read is not a visible fact. What the agent needs from a file (its
+``VERSION_TAG`` line, its docstring) is looked up in every fresh visible
+read of it and in a pasted copy (``View.fact``), newest first; a read cut
+short, or a placeholder that kept only the head, may show the docstring and
+not the tag line. When no visible text shows the fact, the agent reads again
+(``agent``), once: when the task's latest result is its second read of the
+file (``View.read_twice``) and the fact is still not shown, the file itself
+lacks it, and the agent says so. (Once, not never: the latest read may be
+the one a placeholder cut.) The same holds for a count or a search run twice
+(``View.ran_twice``). A count or a
+search needs its whole output, judged from its text: ``wc -l`` output whose
+last line is its total (or, for one file, its only count line), ``grep -n``
+output whose every line is a match (or grep's "no match"). Limit: the fake
+cannot tell a read cut after the tag line from a whole one, so a
+``write_file`` it builds from such a read would write the cut text.
+
 Memory (chapter 11): when a ``memory`` call's result still shows a file of
 ``/memories`` (or a listing of it), or a ``create`` call shows the text it
 wrote, that text is in view; it counts as older than anything else in the
@@ -39,6 +55,8 @@ EDITING_TOOLS = ("edit_file", "write_file")
 PATH_LINE = re.compile(r"^[\w./\\-]+$")          # one line of a listing (escaped names: harness.core.names)
 COUNT_LINE = re.compile(r"^\s*\d+ \S+$", re.MULTILINE)  # a line of ``wc -l`` output
 MATCH_LINE = re.compile(r"^\S+:\d+:|^exit code 1$", re.MULTILINE)  # a ``grep -n`` match, or grep's "no match"
+WC_TOTAL = re.compile(r"^\s*(\d+) total$")  # the last line of ``wc -l`` over several files
+GREP_MATCH = re.compile(r"^\S+:\d+:")  # one line of ``grep -n`` output
 PASTED_MODULE = re.compile(r'^"""(\S+): ', re.MULTILINE)  # the name a pasted module's docstring opens with
 RECALL_ID = re.compile(r"; recall id (\S+)\]$")
 FLUSH_NOTICE = re.compile(r"^\[harness\] .*save what you need to memory", re.IGNORECASE)  # chapter 11
@@ -53,6 +71,7 @@ class ToolCall:
     input: dict
     result: str | None  # None: no result yet; placeholders count as no content
     is_error: bool
+    read: str | None = None  # the file it read whole, without error (for a recall: the read it brought back)
 
 
 @dataclass
@@ -65,6 +84,8 @@ class View:
     listings: dict[str, list[str]] = field(default_factory=dict)  # folder -> visible listing
     recallable: dict[str, str] = field(default_factory=dict)  # path -> recall id of its hidden, fresh content
     pasted: dict[str, str] = field(default_factory=dict)  # module name -> a module a user pasted, not edited since
+    reads: dict[str, list[str]] = field(default_factory=dict)  # path -> every fresh visible read of it, oldest first
+    last_call: ToolCall | None = None  # the call the task's latest result answers (None: no result yet)
     # chapter 11, memory: what the memory tool showed or was given, and the latest compaction notice
     memory_checked: bool = False                          # a view of /memories is in the request
     memory_listing: set[str] | None = None                # the paths the latest visible listing of /memories shows
@@ -75,6 +96,23 @@ class View:
     def content(self, path: str) -> str | None:
         """The fresh content of ``path`` in view: from a read of it, else from a user's paste of the module."""
         return self.files.get(path, self.pasted.get(module_name(path)))
+
+    def fact(self, path: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
+        """``pattern`` in the newest fresh visible text of ``path`` that shows it (its reads, then a paste)."""
+        texts = [*reversed(self.reads.get(path, [])), self.pasted.get(module_name(path), "")]
+        return next((match for text in texts if (match := pattern.search(text))), None)
+
+    def read_twice(self, path: str) -> bool:
+        """Whether the task's latest tool result is a whole read of ``path`` (or a recall of one), and the
+        task's second at least: the fact still missing, the file itself lacks it."""
+        return (self.last_call is not None and self.last_call.read == path
+                and sum(call.read == path for call in self.task_calls) >= 2)
+
+    def ran_twice(self, command: str) -> bool:
+        """Whether the task's latest tool result is the output of ``bash`` running ``command``, its second."""
+        def ran(call: ToolCall) -> bool:
+            return call.name == "bash" and argument(call.input, "command", "") == command
+        return self.last_call is not None and ran(self.last_call) and sum(map(ran, self.task_calls)) >= 2
 
     def listing(self, folder: str) -> list[str] | None:
         """The files of ``folder``: from a visible list_files result, else from a visible plan."""
@@ -103,7 +141,7 @@ def build_view(messages: list[Message]) -> View:
                     view.flush_notice = index
                 elif message["role"] == "user":
                     _add_user_text(view, block["text"])
-                    task_start = index
+                    task_start, view.last_call = index, None
             elif kind == "tool_use":
                 calls[block["id"]] = ToolCall(index, block["name"], block["input"], None, False)
                 if block["name"] == "memory":
@@ -111,6 +149,7 @@ def build_view(messages: list[Message]) -> View:
                 if block["name"] in EDITING_TOOLS:
                     path = argument(block["input"], "path", "")
                     view.files.pop(path, None)
+                    view.reads.pop(path, None)
                     view.recallable.pop(path, None)
                     view.pasted.pop(module_name(path), None)
                     last_edit[path] = index
@@ -118,7 +157,8 @@ def build_view(messages: list[Message]) -> View:
                 call = calls[block["tool_use_id"]]
                 content = result_text(block)
                 call.is_error = bool(block.get("is_error"))
-                source = _origin(call, calls)
+                source, view.last_call = _origin(call, calls), call
+                call.read = None if call.is_error else read_path(source)
                 call.result = content if shows_output(source, content) else None
                 if call.name == "memory":
                     _memory_result(view, call)
@@ -186,6 +226,23 @@ def shows_output(call: ToolCall, content: str) -> bool:
     if call.name in EDITING_TOOLS:
         return argument(call.input, "path", "\0") in content
     return bool(content.strip())
+
+
+def whole_count(wc_output: str) -> str | None:
+    """The total of ``wc -l`` output that shows it: its last line's "N total", or the count of its only
+    line; None when the output is cut (its last line is no count) or holds no count."""
+    lines = wc_output.rstrip().splitlines()
+    if not lines:
+        return None
+    if (total := WC_TOTAL.match(lines[-1])):
+        return total.group(1)
+    return lines[0].split()[0] if len(lines) == 1 and COUNT_LINE.match(lines[0]) else None
+
+
+def whole_matches(grep_output: str) -> bool:
+    """Whether ``grep -n`` output shows all its matches: every line a match, or grep's "no match" alone."""
+    lines = grep_output.rstrip().splitlines()
+    return grep_output.strip() == "exit code 1" or (bool(lines) and all(GREP_MATCH.match(line) for line in lines))
 
 
 def argument(tool_input: dict, name: str, default: str) -> str:
@@ -256,6 +313,7 @@ def _remember(view: View, call: ToolCall, content: str, file_path: str | None) -
         return
     if file_path:
         view.files[file_path] = call.result
+        view.reads.setdefault(file_path, []).append(call.result)
     elif (folder := listed_folder(call)) is not None:
         view.listings[folder] = call.result.splitlines()
 
