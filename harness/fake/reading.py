@@ -73,7 +73,8 @@ or ``_`` ("to v2"):
   "give", "which", "report", "print", "know", "check" or a question mark.
 - ``COUNT`` (folder): count / how many / number of / total ... lines, not TODOs.
 - ``SEARCH`` (folder): search / find / grep / look / list / show / scan /
-  count / any / where / how many ... TODO(s).
+  count / any / where / how many ... TODO(s); here the folder may also be
+  the word after "search", "grep", "scan" or "check" and before "for".
 - ``FIRST_CHANGE``: which / what ... file ... first ... change / edit / modify
   / update.
 - ``RECALL_RULE`` (folder): what / remind / which ... tell / told / say /
@@ -125,7 +126,7 @@ SUMMARY_WORD = re.compile(
 CLAUSE_END = re.compile(r"[!?;\n]|\.(?=\s|$)")
 _FILLER = (r"me|us|up|please|briefly|quickly|concisely|again|now|note|notes|summary|summaries|doc|document"
            r"|message|report|of|on|about|a|an|short|brief|quick|detailed|full|complete|concise|little|small")
-FILLERS = re.compile(rf"^(?:[\s,:—–-]|(?:{_FILLER})\b)*", _FLAGS)
+FILLERS = re.compile(rf"^(?:[\s,:—–-]|(?:{_FILLER})(?![\w./-]))*", _FLAGS)
 _DETERMINER = r"(?:(?:the|this|that|these|those|our|your|my|all(?:\s+of)?(?:\s+the)?|whole)\s+)?"
 _ADJECTIVE = (r"(?:(?:whole|entire|full|complete|above|below|preceding|previous|following|current|recent|"
               r"last|earlier|long|chat|conversation)\s+){0,3}")
@@ -259,7 +260,8 @@ COUNT = re.compile(
     re.IGNORECASE | re.DOTALL)
 SEARCH = re.compile(
     rf"^(?=.*?\btodos?\b)(?=.*?\b(?:search|find|grep|look|list|show|scan|count|any|where|how\s+many)\b)"
-    rf"(?=.*?{_folder()})", re.IGNORECASE | re.DOTALL)
+    rf"(?=.*?(?:{_folder()}|\b(?:search|grep|scan|check)\s+(?:the\s+)?(?P<folder4>\w[\w-]*)\s+for\b))",
+    re.IGNORECASE | re.DOTALL)
 FIRST_CHANGE = re.compile(
     r"^(?=.*?\b(?:which|what)\b)(?=.*?\bfiles?\b)(?=.*?\bfirst\b)(?=.*?\b(?:change|edit|modify|update)\b)",
     re.IGNORECASE | re.DOTALL)
