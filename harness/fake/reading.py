@@ -23,7 +23,9 @@ condense, compress, compact, digest, distil, synopsis, rundown, overview,
 gist, TL;DR, catch me up, brief me, hand off/handoff, hand over/handover;
 not a past form: "[Conversation compressed]" states, it does not ask) is
 read with what follows it in its clause, after fillers such as "me", "up",
-"a", "of", "note", "summary" ("a handoff note for ...", "a recap of ..."):
+"a", "of", "note", "summary" ("a handoff note for ...", "a recap of ..."),
+or with the words inside a split verb ("hand this session off", "sum it all
+up": "sum"/"hand", one to four words, then "up", "off" or "over"):
 
 1. a conversation noun (conversation, transcript, chat, dialogue, discussion,
    session, exchange, history, messages, thread, context, with a determiner
@@ -119,7 +121,8 @@ CAPABILITY = re.compile(r"\byou\s+(?:can|could|may|might|are\s+able\s+to)\b|\bto
 
 _FLAGS = re.IGNORECASE
 SUMMARY_WORD = re.compile(
-    r"\b(?:summari[sz](?:e|ing)|summary|summaries|sum(?:\s+(?:it|this|that|things|everything))?\s+up"
+    r"\b(?:summari[sz](?:e|ing)|summary|summaries|(?:sum|hand)\s+(?P<inner>(?:[\w'’]+\s+){1,4}?)(?:up|off|over)\b"
+    r"|sum\s+up"
     r"|recap(?:itulate)?|condense|compress|compact|digest|distil+|synopsis|run-?down|overview|gist"
     r"|tl;?\s?dr|catch\s+(?:me|us)\s+up|brief\s+(?:me|us)|hand(?:ing)?[\s-]?off|hand(?:ing)?[\s-]?over)\b",
     _FLAGS)
@@ -171,7 +174,7 @@ def asks_for_summary(instruction: str) -> bool:
     for word in SUMMARY_WORD.finditer(said):
         rest = said[word.end():]
         end = CLAUSE_END.search(rest)
-        if _as_summary(rest[:end.start()] if end else rest, said):
+        if _as_summary(word.group("inner") or (rest[:end.start()] if end else rest), said):
             return True
     return False
 
