@@ -81,7 +81,8 @@ class S06Port:
                                             messages=[{"role": "user", "content": f"{ask}\n\n{dump}"}])
         summary = next((b.text for b in reply.content if b.type == "text"), "") or "(no summary)"
         self.summaries.append((dump, summary))
-        self.messages[:] = [{"role": "user", "content": f"[Compressed history; full transcript in {path}]\n\n{summary}"}]
+        header = f"[Compressed history; full transcript in {path}]"
+        self.messages[:] = [{"role": "user", "content": f"{header}\n\n{summary}"}]
 
     def run_tool(self, block: Any) -> str:
         try:

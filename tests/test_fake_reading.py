@@ -25,8 +25,8 @@ HISTORY = [user("From now on, never edit anything under tools/; it is vendored c
 
 def ask(messages, system=None, tools=FILE_TOOLS, model=None):
     model = model or FakeModel()
-    reply = model.client().messages.create(model=MODEL, max_tokens=4_000, messages=messages,
-                                           **({"tools": tools} if tools else {}), **({"system": system} if system else {}))
+    options = {**({"tools": tools} if tools else {}), **({"system": system} if system else {})}
+    reply = model.client().messages.create(model=MODEL, max_tokens=4_000, messages=messages, **options)
     return model.requests[-1], reply
 
 
@@ -76,9 +76,10 @@ def test_a_task_about_a_file_or_code_stays_a_task(instruction):
 
 def test_the_conversation_in_the_system_prompt_with_a_one_line_instruction_is_summarised():
     transcript = "\n".join(f"{m['role'].title()}: {m['content']}" for m in HISTORY)
+    in_system = "Summarise the conversation in the system prompt."
     for system, go in [("You summarise conversations.\n\n" + transcript, "Go."),
-                       ("You summarise conversations.\n\n" + transcript, "Summarise the conversation in the system prompt."),
-                       ("Here is a conversation:\n\n" + transcript, "Summarise the conversation in the system prompt.")]:
+                       ("You summarise conversations.\n\n" + transcript, in_system),
+                       ("Here is a conversation:\n\n" + transcript, in_system)]:
         kind, reply = ask([user(go)], system=system)
         assert kind == "summary", (system, go)
         assert f"- User: {HISTORY[2]['content']}" in reply.content[0].text
@@ -100,8 +101,8 @@ def test_a_system_that_summarises_does_not_turn_a_task_or_a_tool_turn_into_a_sum
     system = "You summarise conversations."
     assert ask([user(f"What is VERSION_TAG in {S01}?")], system=system)[0] == "agent"
     first = ask([user(f"What is VERSION_TAG in {S01}?")])[1].content[0]
-    mid_task = [user(f"What is VERSION_TAG in {S01}?"), assistant([first.model_dump(include={"type", "id", "name", "input"})]),
-                user([tool_result(first.id, "no such file")])]
+    call = first.model_dump(include={"type", "id", "name", "input"})
+    mid_task = [user(f"What is VERSION_TAG in {S01}?"), assistant([call]), user([tool_result(first.id, "no such file")])]
     assert ask(mid_task, system=system)[0] == "agent"
 
 
@@ -239,10 +240,12 @@ def test_any_composed_edit_sets_that_value_in_that_file(polite, verb, tag, path,
 HELD_OUT_SUMMARIES = [
     "Can you sum up where we are?", "recap please", "Give me a quick rundown of what we've covered so far.",
     "Before we stop, write up a handover summary for the next person.",
-    "Condense everything above into a short brief.", "tl;dr?", "Please compress our discussion into a few bullet points",
+    "Condense everything above into a short brief.", "tl;dr?",
+    "Please compress our discussion into a few bullet points",
     "Could you give me the gist of this thread?", "Summarize the messages above, please!",
     "Hand this session off: write notes so someone else can continue.",
-    "What happened so far? Summarise it for me.", "Make a summary of our work until now.", "Catch me up on what we did.",
+    "What happened so far? Summarise it for me.", "Make a summary of our work until now.",
+    "Catch me up on what we did.",
 ]
 HELD_OUT_TASKS = [
     "Summarise the README for me.", "Give me a summary of core/c01_config.py.",

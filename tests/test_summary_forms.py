@@ -33,12 +33,13 @@ def sdk_history() -> list[dict]:
     return [
         {"role": "user", "content": RULE}, {"role": "assistant", "content": [said(DECISION)]},
         {"role": "user", "content": READ},
-        {"role": "assistant", "content": [said(NOTE), call("toolu_1", "read_file", {"path": "agents/s01_agent_loop.py"})]},
+        {"role": "assistant",
+         "content": [said(NOTE), call("toolu_1", "read_file", {"path": "agents/s01_agent_loop.py"})]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "it's the loop"}]},
         {"role": "assistant", "content": [said("Done: what each file does.")]},
         {"role": "user", "content": EDIT},
-        {"role": "assistant", "content": [call("toolu_2", "edit_file", {"path": "agents/s03_todo_write.py",
-                                                                       "old_text": "v3-todo", "new_text": "v3-planning"})]},
+        {"role": "assistant", "content": [call("toolu_2", "edit_file", {
+            "path": "agents/s03_todo_write.py", "old_text": "v3-todo", "new_text": "v3-planning"})]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2",
                                       "content": "Edited agents/s03_todo_write.py"}]},
         {"role": "assistant", "content": [said(DONE)]},
