@@ -16,7 +16,7 @@ summariser recovers the messages from each of these forms:
    keyword calls only: nothing is evaluated.
 3. **A plain transcript**, when the text holds no message dict: turns that
    open a line with a speaker, ``User:``, ``Human:``, ``Assistant:``, ``AI:``,
-   ``Claude:``, ``Tool call:``, ``Tool result:`` (also ``[user]``,
+   ``Claude:``, ``Tool call:``, ``Tool result:`` or ``Tool:`` (also ``[user]``,
    ``**User:**``, ``**User**:``, ``> User:``); the lines that follow belong to
    the same turn. An assistant turn or a ``Tool call:`` turn that writes a
    file tool call (``read_file({"path": "a.py"})``, ``read_file(path='a.py')``,

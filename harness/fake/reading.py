@@ -12,7 +12,8 @@ another form (a line holding a message dump, ``"role":`` or ``'role':``, or an
 SDK repr such as ``TextBlock(``; a transcript line that opens with a speaker,
 ``User:``, ``Human:``, ``Assistant:``, ``Tool result:``, ``[user]``,
 ``**User:**``; a line of a summary the fake wrote, ``- User: ...``,
-``- Finished: ...``). The system prompt is read the same way. A sentence that
+``- Finished: ...``; so an instruction written on the same line as a dump
+is lost with it). The system prompt is read the same way. A sentence that
 describes a capability ("You can compact your context with the compact
 tool.": it says "you can/may" or names a "tool") is a description, not an
 instruction, in either place.
@@ -49,8 +50,9 @@ The request is a summary request when one summary word of the latest
 instruction reads as a summary, or when the latest instruction is not one of
 the agent's requests (below), the last user message has text (not only tool
 results: mid-task, the model goes on working), and the system prompt's
-instruction reads as one ("You summarise conversations." with user "Go."). Tools offered or not, it
-makes no difference.
+instruction reads as one ("You summarise conversations." with user "Go.").
+Tools offered or not, it makes no difference. Each instruction's reading is
+cached by its text, since the fake reads every request.
 Limits: it does not understand a summary asked without one of those words
 ("Write notes so someone else can continue"), a negation ("do not summarise
 yet" is still a summary), or a pronoun whose antecedent is in an earlier
@@ -59,8 +61,11 @@ line end.
 
 **The agent's requests** (``REQUEST_KINDS``; the fake agent's handlers take
 the named arguments). Case does not matter; a path is ``[\\w./-]+\\.py``; a
-folder is written ``name/`` or ``the name folder`` or ends the clause after
-"in", "under", "inside", "within", "across" or "about" ("in agents"); a value
+folder is written ``name/`` (not ``name/file.py``) or ``the name folder`` or
+ends the clause after "in", "under", "inside", "within", "across", "of",
+"for" or "from" ("in agents"; for ``RECALL_RULE`` after "about", "for",
+"regarding", "on" or "concerning"), and is never a word such as "detail",
+"total", "it" or "memory"; a value
 is quoted with ``"``, ``'`` or backticks, or bare when it holds a digit, ``-``
 or ``_`` ("to v2"):
 
