@@ -2,7 +2,8 @@
 
 It understands a small set of requests (read a folder, change a VERSION_TAG,
 ask for a VERSION_TAG, count lines, search for TODOs, recall an early
-instruction, say without opening a file what a VERSION_TAG is). It needs the
+instruction, say without opening a file what a VERSION_TAG is), each in the
+forms a person types (``reading`` says which, and what it does not read). It needs the
 fact itself in view to answer or edit, not just the file (``View.fact``): a
 tag line for a tag question or an edit, a docstring for a purpose note, a
 whole ``wc`` total for a count, a whole match list for a search. When
@@ -31,20 +32,11 @@ from typing import Any, Callable
 
 from ..core.messages import Block, text
 from .memory import MEMORY, memory_step, pending_write, remembered_tag, written_in_task
+from .reading import (ASK_TAG, COUNT, EDIT, FIRST_CHANGE, INSTRUCTION, NEVER_EDIT, READ_ALL, RECALL_RULE,
+                      RECALL_TAG, SAVE, SEARCH, request_kind)
 from .view import PLAN, TAG_LINE, ToolCall, View, argument, whole_count, whole_matches
 
-READ_ALL = re.compile(r"Read every \.py file under (\S+?)/ and summarise what each does\.")
-EDIT = re.compile(r'In (\S+\.py), change VERSION_TAG to "([^"]+)"\.')
-ASK_TAG = re.compile(r"What is VERSION_TAG in (\S+\.py)\?")
-RECALL_TAG = re.compile(r"Without opening any file: what is VERSION_TAG in (\S+\.py) now\?")
-COUNT = re.compile(r"Count the lines of every \.py file under (\S+?)/\.")
-SEARCH = re.compile(r"Search (\S+?)/ for TODO comments\.")
-FIRST_CHANGE = re.compile(r"Which file did I first ask you to change\?")
-RECALL_RULE = re.compile(r"What did I tell you about (\S+?)/\?")
-INSTRUCTION = re.compile(r"From now on, (.+)")
-NEVER_EDIT = re.compile(r"never edit anything under (\S+?)/")
 PURPOSE = re.compile(r'^"""\S+: (.+?)\.?$', re.MULTILINE)
-SAVE = re.compile(r"Save what you have learned to memory")
 
 
 @dataclass(frozen=True)
@@ -64,11 +56,10 @@ def decide(view: View, offered: Tools) -> Action:
         return Action("I have lost track of the current request. What should I do next?")
     if (step := memory_step(view, offered)):
         return Action(tool=MEMORY, tool_input=step)
-    for pattern, handler in HANDLERS:
-        match = pattern.search(view.task)
-        if match:
-            return handler(view, offered, *match.groups())
-    return Action("I do not know how to do that in this workspace.")
+    if (kind := request_kind(view.task)) is None:
+        return Action("I do not know how to do that in this workspace.")
+    pattern, arguments = kind
+    return HANDLERS[pattern](view, offered, **arguments)
 
 
 def read_all(view: View, offered: Tools, folder: str) -> Action:
@@ -224,11 +215,11 @@ def purpose_in_view(view: View, path: str) -> str | None:
     return "no module docstring" if view.read_twice(path) and view.content(path) is not None else None
 
 
-HANDLERS: list[tuple[re.Pattern[str], Callable[..., Action]]] = [
-    (READ_ALL, read_all), (EDIT, edit_tag), (RECALL_TAG, recall_tag), (ASK_TAG, ask_tag), (COUNT, count_lines),
-    (SEARCH, search_todos), (FIRST_CHANGE, first_change), (RECALL_RULE, recall_rule),
-    (INSTRUCTION, acknowledge), (SAVE, save_to_memory),
-]
+HANDLERS: dict[re.Pattern[str], Callable[..., Action]] = {  # the request kinds of ``reading``, in its order
+    READ_ALL: read_all, EDIT: edit_tag, RECALL_TAG: recall_tag, ASK_TAG: ask_tag, COUNT: count_lines,
+    SEARCH: search_todos, FIRST_CHANGE: first_change, RECALL_RULE: recall_rule,
+    INSTRUCTION: acknowledge, SAVE: save_to_memory,
+}
 
 
 def action_blocks(action: Action, tool_id: str) -> list[Block]:

@@ -30,7 +30,7 @@ from .judgement import compaction_call, near_limit, system_text
 from .output import cap_output
 from .reading import is_summary_request, offered_tools, summary_material
 from .request import RequestRejected, check_request, check_window, read_body, request_tokens
-from .summarizer import summarise_text
+from .summarizer import SummaryStyle, summarise_text
 from .view import build_view
 
 CompactPolicy = Literal["judgement", "never", "after_task"] | int  # an int N: after a task, when above N tokens
@@ -49,6 +49,7 @@ class FakeModel:
     window: int | None = None
     fail_summaries: int = 0
     empty_summaries: bool = False
+    summary_style: SummaryStyle = "extractive"  # "lossy": a summariser that distorts, as a control (chapter 03)
     requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "count", in order
 
     def __post_init__(self) -> None:
@@ -86,7 +87,7 @@ class FakeModel:
             self.requests.append("summary")
             if self.requests.count("summary") <= self.fail_summaries:
                 raise RequestRejected(500, "api_error", "the fake summariser failed on purpose")
-            summary = "" if self.empty_summaries else summarise_text(summary_material(body))
+            summary = "" if self.empty_summaries else summarise_text(summary_material(body), self.summary_style)
             content = [text(summary)] if summary else []
         else:
             self.requests.append("agent")

@@ -1,8 +1,10 @@
 """The fake model's summaries: extractive and deterministic (chapter 03).
 
 It sees only the text of the summary request, which holds the tail of the
-history as JSON, so the start of that tail is usually cut mid-message. It
-recovers every whole message it can find, then keeps the user's requests
+history, so the start of that tail is usually cut mid-message. It recovers
+every whole message it can find, in whatever form the request holds the
+conversation (JSON, SDK reprs, Python literals, a plain transcript:
+``conversation_forms``), then keeps the user's requests
 verbatim, the files touched, the notes and decisions, and the current state.
 What was cut off the head is gone, exactly as with a real summariser.
 A request whose instructions list numbered sections, one of them for the
@@ -11,13 +13,23 @@ laid out under exactly the headings it asked for, each filled by what its
 title asks about. A summary quoted in the request's own tags,
 ``<previous_summary>`` (an incremental update) or ``<draft_summary>`` (a
 self-check), is read like an earlier summary in the history (chapter 12).
+
+A summariser that distorts, as a control (chapter 03): ``style="lossy"``
+(``FakeModel(summary_style="lossy")``) extracts the same facts, then
+paraphrases every request, note, decision and error to a gist (a quoted value
+becomes "a new value", everything after the first ";" or " — " goes, at most
+``GIST_WORDS`` words stay), merges those that then read the same, and keeps
+only the ``LOSSY_BUDGET`` most recent of each (and the latest plan). So an
+early instruction, or the exact value a request asked for, is gone, while
+the shape of the summary is the same and later summaries read it as before.
 """
 from __future__ import annotations
 
-import json
 import re
+from typing import Literal
 
-from ..core.messages import InvalidHistory, Message, blocks, check_message, result_text
+from ..core.messages import blocks, result_text
+from .conversation_forms import conversation_messages, whole_messages
 from .view import FLUSH_NOTICE, IN_PROGRESS, NOTE, PLAN, SUMMARY_GOAL, is_summary_text
 
 FOCUS = re.compile(r"^Focus especially on: (.+)$", re.MULTILINE)
@@ -27,35 +39,19 @@ PREVIOUS_FILE = re.compile(r"^- (read|edited): (\S+)$", re.MULTILINE)
 PREVIOUS_ERROR = re.compile(r"^- Error: (.+)$", re.MULTILINE)
 HEADING = re.compile(r"^\d+\. (.+)$", re.MULTILINE)
 QUOTED_SUMMARY = re.compile(r"<(previous_summary|draft_summary)>\n(.*?)\n</\1>", re.DOTALL)
+QUOTED_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
+GIST_WORDS = 8   # a lossy gist keeps at most this many words
+LOSSY_BUDGET = 3  # a lossy summary keeps only this many of the most recent requests, notes, files, decisions
+SummaryStyle = Literal["extractive", "lossy"]
+__all__ = ["SummaryStyle", "requested_sections", "summarise_text", "whole_messages"]
 
 
-def whole_messages(dump: str) -> list[Message]:
-    """Every complete, well-formed ``{"role": ...}`` message in a (possibly truncated) JSON dump."""
-    decoder, found, position = json.JSONDecoder(), [], 0
-    while (start := dump.find('{"role": ', position)) != -1:
-        try:
-            message, end = decoder.raw_decode(dump, start)
-        except json.JSONDecodeError:
-            position = start + 1
-            continue
-        if _well_formed(message):
-            found.append(message)
-        position = end
-    return found
-
-
-def _well_formed(message: object) -> bool:
-    try:
-        check_message(message, 0)
-    except InvalidHistory:
-        return False
-    return True
-
-
-def summarise_text(request_text: str) -> str:
-    """An extractive summary built only from ``request_text``."""
+def summarise_text(request_text: str, style: SummaryStyle = "extractive") -> str:
+    """A summary built only from ``request_text``: extractive, or ``"lossy"`` (the module's rule)."""
+    if style not in ("extractive", "lossy"):
+        raise ValueError(f"summary style must be 'extractive' or 'lossy', not {style!r}")
     quoted = [{"role": "user", "content": body} for _, body in QUOTED_SUMMARY.findall(request_text)]
-    messages = quoted + whole_messages(QUOTED_SUMMARY.sub("", request_text))
+    messages = quoted + conversation_messages(QUOTED_SUMMARY.sub("", request_text))
     goals, notes, plans, decisions, files, errors = [], {}, {}, [], {}, []
     state = None  # (goal, finished)
     for message in messages:
@@ -92,11 +88,37 @@ def summarise_text(request_text: str) -> str:
             elif kind == "tool_result" and block.get("is_error"):
                 errors.append((result_text(block).splitlines() or ["(no text)"])[0])
     goals = list(dict.fromkeys(goals))  # a request both in an earlier summary and kept verbatim: once
+    if style == "lossy":
+        goals, notes, plans, decisions, files, errors, state = _distorted(
+            goals, notes, plans, decisions, files, errors, state)
     focus = FOCUS.findall(request_text)
     headings = requested_sections(request_text)
     if headings:
         return _render_sections(headings, goals, notes, plans, decisions, files, errors, state, focus)
     return _render(goals, notes, plans, decisions, files, state, focus)
+
+
+def gist(said: str) -> str:
+    """A lossy paraphrase: quoted values become "a new value", everything after the first ";" or
+    " — " goes, and at most ``GIST_WORDS`` words stay."""
+    said = re.split(r";| — ", QUOTED_VALUE.sub("a new value", said), maxsplit=1)[0].strip()
+    words = said.split()
+    return " ".join(words[:GIST_WORDS]) + ("…" if len(words) > GIST_WORDS else "")
+
+
+def _distorted(goals, notes, plans, decisions, files, errors, state):
+    """The lossy style's rule: merge what reads the same as a gist, then keep the most recent few."""
+    goals = _recent(list(dict.fromkeys(gist(g) for g in goals)))
+    notes = dict(_recent([(path, gist(purpose)) for path, purpose in notes.items()]))
+    plans = dict(_recent(list(plans.items()))[-1:])
+    decisions = _recent(list(dict.fromkeys(gist(d) for d in decisions)))
+    files = dict(_recent(list(files.items())))
+    errors = _recent(list(dict.fromkeys(gist(e) for e in errors)))
+    return goals, notes, plans, decisions, files, errors, state and (gist(state[0]), state[1])
+
+
+def _recent(items: list) -> list:
+    return items[-LOSSY_BUDGET:]
 
 
 def requested_sections(request_text: str) -> list[str]:

@@ -1,0 +1,219 @@
+"""The conversation in whatever form a summary request holds it (chapter 03).
+
+A harness sends its history to the summariser as text, and not every harness
+writes it as the course does (``json.dumps(messages)`` inside tags). The fake
+summariser recovers the messages from each of these forms:
+
+1. **Message dicts**, JSON (``{"role": ...}``) or Python literals
+   (``{'role': ...}``: ``str(messages)``), anywhere in the text: every whole
+   one, so a dump cut mid-message at its head still yields the rest.
+2. **SDK objects turned to text** inside them: a content item that is a
+   string such as ``TextBlock(citations=None, text='...', type='text')`` or
+   ``ToolUseBlock(id='toolu_1', input={'path': 'a.py'}, name='read_file',
+   type='tool_use')`` (what ``json.dumps(messages, default=str)`` writes for
+   the SDK's response blocks), or the same call written bare in a Python
+   literal. Every such piece is parsed with ``ast`` and read as literals and
+   keyword calls only: nothing is evaluated.
+3. **A plain transcript**, when the text holds no message dict: turns that
+   open a line with a speaker, ``User:``, ``Human:``, ``Assistant:``, ``AI:``,
+   ``Claude:``, ``Tool call:``, ``Tool result:`` or ``Tool:`` (also ``[user]``,
+   ``**User:**``, ``**User**:``, ``> User:``); the lines that follow belong to
+   the same turn. An assistant turn or a ``Tool call:`` turn that writes a
+   file tool call (``read_file({"path": "a.py"})``, ``read_file(path='a.py')``,
+   ``read_file {"path": "a.py"}``) holds that call; a ``Tool result:`` turn
+   answers the latest call, an error when it starts with "Error".
+
+Every message is brought to the API's block shapes (text, tool_use,
+tool_result; other blocks as they are) and kept only when it is well formed
+(``check_message``). Limits: a transcript's speaker must open its line (a
+``- User:`` line is a summary's line, not a turn); a tool call written in
+other words ("I read a.py") is text; a piece that does not parse is skipped,
+never guessed.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any
+
+from ..core.messages import InvalidHistory, Message, check_message
+
+MESSAGE_START = re.compile(r"""\{\s*(["'])role\1\s*:\s*""")
+TOKEN = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[{}\[\]()]""")
+CALL_TEXT = re.compile(r"^[A-Z]\w*\(.*\)$", re.DOTALL)
+CLOSE = {"{": "}", "[": "]", "(": ")"}
+NAMED = {"None": None, "True": True, "False": False, "null": None, "true": True, "false": False}
+CLASS_TYPES = {"TextBlock": "text", "ToolUseBlock": "tool_use", "ToolResultBlock": "tool_result"}
+
+SPEAKER = re.compile(
+    r"^[ \t>#*_]*(?:\[(?P<bracketed>[a-z][a-z _-]*?)\]|(?P<named>[a-z][a-z _-]*?)(?:\*\*|__)?[ \t]*:)"
+    r"(?:\*\*|__)?[ \t]*(?P<said>.*)$", re.IGNORECASE | re.MULTILINE)
+ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "claude": "assistant",
+         "model": "assistant", "tool call": "call", "tool use": "call", "tool_use": "call", "function call": "call",
+         "tool result": "result", "tool_result": "result", "tool output": "result", "function result": "result",
+         "tool": "result"}
+FILE_CALL = re.compile(
+    r"""\b(read_file|edit_file|write_file)\b\s*(?:\(\s*)?(?:(\{.*?\})|path\s*=\s*(["'])(.+?)\3)""", re.DOTALL)
+
+
+def whole_messages(dump: str) -> list[Message]:
+    """Every whole, well-formed message dict in ``dump`` (forms 1 and 2 of the module docstring)."""
+    decoder, found, position = json.JSONDecoder(), [], 0
+    while (start := MESSAGE_START.search(dump, position)) is not None:
+        parsed, end = _parse_at(dump, start.start(), decoder)
+        if parsed is None:
+            position = start.start() + 1
+            continue
+        if (message := _message(parsed)) is not None:
+            found.append(message)
+        position = end
+    return found
+
+
+def conversation_messages(text: str) -> list[Message]:
+    """The messages ``text`` holds: its message dicts, else its plain transcript."""
+    return whole_messages(text) or transcript_messages(text)
+
+
+def _parse_at(text: str, start: int, decoder: json.JSONDecoder) -> tuple[Any, int]:
+    """The dict that starts at ``start`` and where it ends; (None, start) when it is cut or malformed."""
+    try:
+        return decoder.raw_decode(text, start)
+    except json.JSONDecodeError:
+        pass
+    end = _closing(text, start)
+    if end is None:
+        return None, start
+    try:
+        return _literal(ast.parse(text[start:end], mode="eval").body), end
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, start
+
+
+def _closing(text: str, start: int) -> int | None:
+    """The end of the bracketed literal that opens at ``start`` (strings skipped), or None if it is cut."""
+    expected: list[str] = []
+    for token in TOKEN.finditer(text, start):
+        mark = token.group()
+        if mark in CLOSE:
+            expected.append(CLOSE[mark])
+        elif mark in ")]}":
+            if not expected or expected.pop() != mark:
+                return None
+            if not expected:
+                return token.end()
+    return None
+
+
+def _literal(node: ast.AST) -> Any:
+    """A literal's value: constants, containers, None/True/False/null/true/false, and keyword calls
+    (``Name(key=value, ...)``) as a dict with a ``type`` taken from the class name when missing."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Dict):
+        return {_literal(k): _literal(v) for k, v in zip(node.keys, node.values) if k is not None}
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(item) for item in node.elts]
+    if isinstance(node, ast.Name) and node.id in NAMED:
+        return NAMED[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return -node.operand.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
+        fields = {kw.arg: _literal(kw.value) for kw in node.keywords if kw.arg}
+        if "type" not in fields and node.func.id in CLASS_TYPES:
+            fields["type"] = CLASS_TYPES[node.func.id]
+        return fields
+    raise ValueError(f"not a literal: {type(node).__name__}")
+
+
+def _message(value: Any) -> Message | None:
+    """``value`` as a well-formed message in the API's block shapes, or None."""
+    if not isinstance(value, dict) or value.get("role") not in ("user", "assistant"):
+        return None
+    content = value.get("content")
+    if isinstance(content, list):
+        content = [b for item in content if (b := _block(item)) is not None]
+    message = {"role": value["role"], "content": content}
+    try:
+        check_message(message, 0)
+    except InvalidHistory:
+        return None
+    return message
+
+
+def _block(item: Any) -> dict[str, Any] | None:
+    """One content item as an API block: a dict, an SDK repr string, or a plain string as text."""
+    if isinstance(item, str):
+        if not CALL_TEXT.match(item.strip()):
+            return {"type": "text", "text": item} if item.strip() else None
+        try:
+            item = _literal(ast.parse(item.strip(), mode="eval").body)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return {"type": "text", "text": item}
+    if not isinstance(item, dict):
+        return None
+    kind = item.get("type")
+    if kind == "text":
+        return {"type": "text", "text": item["text"]} if isinstance(item.get("text"), str) else None
+    if kind == "tool_use":
+        return {"type": "tool_use", "id": item.get("id"), "name": item.get("name"), "input": item.get("input")}
+    if kind == "tool_result":
+        content = item.get("content", "")
+        if isinstance(content, list):
+            content = [b for part in content if (b := _block(part)) is not None]
+        result = {"type": "tool_result", "tool_use_id": item.get("tool_use_id"), "content": content}
+        return {**result, "is_error": True} if item.get("is_error") else result
+    return item
+
+
+def transcript_messages(text: str) -> list[Message]:
+    """The turns of a plain transcript (form 3 of the module docstring), as messages."""
+    turns: list[tuple[str, str]] = []  # (role, what the turn's first line says)
+    ends: list[int] = []
+    for speaker in SPEAKER.finditer(text):
+        role = ROLES.get((speaker.group("bracketed") or speaker.group("named")).strip().lower())
+        if role is not None:  # another word before a colon ("Note: ...") is part of the turn
+            if ends:
+                turns[-1] = (turns[-1][0], turns[-1][1] + text[ends[-1]:speaker.start()])
+            turns.append((role, speaker.group("said")))
+            ends.append(speaker.end())
+    if ends:
+        turns[-1] = (turns[-1][0], turns[-1][1] + text[ends[-1]:])
+    messages: list[Message] = []
+    pending: list[str] = []
+    for role, said in turns:
+        said = said.strip()
+        if not said:
+            continue
+        if role == "result":
+            error = said.startswith("Error")
+            content = {"type": "tool_result", "tool_use_id": pending.pop() if pending else "unanswered",
+                       "content": said, **({"is_error": True} if error else {})}
+            messages.append({"role": "user", "content": [content]})
+            continue
+        calls = [_call(match, len(messages), n) for n, match in enumerate(FILE_CALL.finditer(said))]
+        calls = [c for c in calls if c is not None]
+        if role == "user":
+            messages.append({"role": "user", "content": said})
+            continue
+        content = ([] if role == "call" else [{"type": "text", "text": said}]) + calls
+        pending = [c["id"] for c in calls] or pending
+        if content:
+            messages.append({"role": "assistant", "content": content})
+    return messages
+
+
+def _call(match: re.Match[str], turn: int, n: int) -> dict[str, Any] | None:
+    """A file tool call written in a transcript, with an id made from where it stands."""
+    name, written, _, path = match.groups()
+    if written is not None:
+        try:
+            tool_input = _literal(ast.parse(written, mode="eval").body)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        if not isinstance(tool_input, dict):
+            return None
+    else:
+        tool_input = {"path": path}
+    return {"type": "tool_use", "id": f"transcript_{turn}_{n}", "name": name, "input": tool_input}
