@@ -50,8 +50,13 @@ def run_session(tmp_path, **fake_options) -> tuple[S06Port, FakeModel]:
     return port, model
 
 
+def by_compact_tool(before: list) -> bool:
+    """Whether the summary made from ``before`` was asked for by the model's own ``compact`` call."""
+    return getattr(before[-2]["content"][-1], "name", None) == "compact"
+
+
 def test_auto_compaction_summaries_keep_the_assistants_notes_files_and_the_requests(tmp_path):
-    port, model = run_session(tmp_path)
+    port, model = run_session(tmp_path, compact_policy="never")  # auto-compaction alone
     assert len(port.summaries) >= 3 and model.requests.count("summary") == len(port.summaries)
     assert "TextBlock(" in port.summaries[0][0] and "ToolUseBlock(" in port.summaries[0][0]  # the s06 form
     kept = {"notes": 0, "files": 0}
@@ -74,13 +79,25 @@ def test_summaries_after_the_compact_tool_read_finished(tmp_path):
     """The fake is told to call compact after each task (its own choice near the limit is tested elsewhere)."""
     port, _ = run_session(tmp_path, compact_policy=12_000)
     by_tool = [(dump, summary, before) for (dump, summary), before in zip(port.summaries, port.histories)
-               if getattr(before[-2]["content"][-1], "name", None) == "compact"]
+               if by_compact_tool(before)]
     assert len(by_tool) >= 3
     for dump, summary, before in by_tool:
         last_request = next(m["content"] for m in reversed(before) if m["role"] == "user"
                             and isinstance(m["content"], str))
         if json.dumps({"role": "user", "content": last_request}, default=str) in dump:
             assert f"- Finished: {last_request}" in summary, summary
+        notes, files, _ = expected_facts(whole_in(dump, before))
+        assert all(note in summary for note in notes)
+        assert all(f": {path}" in summary for path in files)
+
+
+def test_told_its_limit_the_model_compacts_on_its_own_near_it(tmp_path):
+    """No policy forced: the port's system prompt states its limit and offers ``compact`` (this fake: at 0.8
+    of the stated limit, after a task). Every summary still keeps the notes and files it was sent."""
+    port, _ = run_session(tmp_path)
+    own = [before for before in port.histories if by_compact_tool(before)]
+    assert own, "the model never called compact on its own"
+    for (dump, summary), before in zip(port.summaries, port.histories):
         notes, files, _ = expected_facts(whole_in(dump, before))
         assert all(note in summary for note in notes)
         assert all(f": {path}" in summary for path in files)
