@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 import subprocess
 import sys
 import tempfile
@@ -260,6 +261,21 @@ def test_a_log_that_is_garbage_collected_lets_the_next_writer_in(tmp_path):
     assert resumed.messages == [user("one")]
     del log
     SessionLog(path).close()
+
+
+def test_a_pickled_log_arrives_closed_and_the_lock_stays_with_the_original(tmp_path):
+    """A sweep's session comes back from its worker by pickle (chapter 04)."""
+    with SessionLog(tmp_path / "session.jsonl", fsync=False) as log:
+        log.append("message", message=user("one"))
+        copy = pickle.loads(pickle.dumps(log))
+        assert copy.closed and not log.closed and (copy.path, copy.seq) == (log.path, 1)
+        with pytest.raises(ValueError, match="the log is closed"):
+            copy.append("message", message=user("two"))
+        copy.close()  # closing a copy does not release the original's lock
+        with pytest.raises(LogInUse):
+            SessionLog(log.path)
+        log.append("message", message=user("two"))
+    assert len(read_log(log.path).records) == 2
 
 
 def test_reopen_closes_the_log_again_when_resuming_fails(tmp_path):

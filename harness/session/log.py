@@ -54,7 +54,8 @@ and ``resume`` only read, take no lock and never repair); it is Unix only; on
 network file systems ``flock`` may not exclude other machines; a process that
 forks while holding a log shares the lock with its child until both close it;
 the lock file is never deleted (deleting it while a log is open would let a
-second writer in), so it stays next to the log.
+second writer in), so it stays next to the log; a log pickled or copied (a
+sweep's session sent back from a worker) arrives closed, for reading only.
 """
 from __future__ import annotations
 
@@ -93,7 +94,7 @@ class SessionLog:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.fsync = fsync
-        self._release = weakref.finalize(self, os.close, take_lock(self.path))
+        self._release: weakref.finalize | None = weakref.finalize(self, os.close, take_lock(self.path))
         try:
             self.repair = repair_torn_tail(self.path)
         except BaseException:
@@ -104,11 +105,17 @@ class SessionLog:
 
     def close(self) -> None:
         """Release the lock; appending afterwards is an error. Closing twice is harmless."""
-        self._release()
+        if self._release:
+            self._release()
 
     @property
     def closed(self) -> bool:
-        return not self._release.alive
+        return self._release is None or not self._release.alive
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A log pickled to another process (a sweep's result, chapter 04) arrives closed: the lock
+        belongs to the process that opened the log, and goes when that copy does."""
+        return {**self.__dict__, "_release": None}
 
     def __enter__(self) -> SessionLog:
         return self
@@ -184,8 +191,7 @@ def take_lock(path: Path) -> int:
     except BaseException:
         os.close(fd)
         raise
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, b"%d\n" % os.getpid(), 0)
+    os.pwrite(fd, b"%-20d\n" % os.getpid(), 0)  # one width for every pid: it overwrites the last one whole
     return fd
 
 

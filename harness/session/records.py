@@ -149,11 +149,15 @@ def _refuse_constant(name: str) -> None:
     raise _NotStrict(f"{name} is not a JSON number")
 
 
+_STRICT = json.JSONDecoder(parse_constant=_refuse_constant)
+_LENIENT = json.JSONDecoder(strict=False)
+
+
 def parse_line(raw: bytes, line: int) -> tuple[Any, str | None]:
     """The JSON value on one line and what is wrong with it as a record (None if nothing).
     The value is ``NOT_JSON`` when the line is not strict JSON in UTF-8."""
     try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+        value = _STRICT.decode(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
         return NOT_JSON, f"not UTF-8 (byte {error.start}): {_show(raw)}"
     except _NotStrict as error:
@@ -205,7 +209,7 @@ def _holds_a_value(raw: bytes) -> bool:
     Lenient (control characters, NaN, bad UTF-8 allowed), so damage inside a finished record is not
     taken for a torn write."""
     try:
-        json.JSONDecoder(strict=False).raw_decode(raw.decode("utf-8", "surrogateescape"))
+        _LENIENT.raw_decode(raw.decode("utf-8", "surrogateescape"))
     except json.JSONDecodeError:
         return False
     except RecursionError:
