@@ -120,10 +120,10 @@ def test_a_crash_at_every_byte_repairs_to_the_last_complete_record(finished, tmp
         if len(expected) not in expected_records:
             expected_records[len(expected)] = read_log_bytes(expected, tmp_path)
         assert read_log(path).records == expected_records[len(expected)], cut  # only the torn write is skipped
-        log = SessionLog(path, fsync=False)
-        assert path.read_bytes() == expected, cut
-        assert (log.repair is None) == (cut in ends), cut
-        assert log.seq == expected.count(b"\n")
+        with SessionLog(path, fsync=False) as log:
+            assert path.read_bytes() == expected, cut
+            assert (log.repair is None) == (cut in ends), cut
+            assert log.seq == expected.count(b"\n")
 
 
 def read_log_bytes(data: bytes, folder: Path) -> list:
@@ -167,12 +167,13 @@ def test_a_crash_inside_the_interrupted_record_is_repaired_too(finished, tmp_pat
         path = tmp_path / f"open_{end}" / "session.jsonl"
         path.parent.mkdir()
         path.write_bytes(data[:end])
-        reopen(path, fsync=False)
+        reopen(path, fsync=False)[0].close()
         written = path.read_bytes()[end:]  # the interrupted record, one write
         assert json.loads(written)["kind"] == "interrupted"
         for cut in range(len(written)):
             path.write_bytes(data[:end] + written[:cut])
-            _, resumed = reopen(path, fsync=False)
+            log, resumed = reopen(path, fsync=False)
+            log.close()
             assert path.read_bytes() == data[:end] + written, (end, cut)
             assert resumed.messages == resume(path).messages and resumed.messages[-1]["content"][0]["content"] == INTERRUPTED
 

@@ -368,6 +368,7 @@ def test_session_log_reopened_continues_its_numbering(tmp_path):
     log = SessionLog(path)
     assert log.sync([user("one"), user("two")]) == 2
     assert log.sync([user("one"), user("two")]) == 0
+    log.close()  # one writer at a time
     again = SessionLog(path)
     record = again.append("message", message=user("three"))
     assert record == {"seq": 3, "kind": "message", "message": user("three")}

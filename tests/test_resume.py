@@ -5,6 +5,7 @@ times (seed 000's replacement and chapter 03's summary message, mixed); a
 crash can stop them anywhere, even in the middle of a write (chapter 07).
 """
 import copy
+import itertools
 import json
 import tempfile
 from pathlib import Path
@@ -36,6 +37,9 @@ summary_compaction = st.tuples(st.just("summarise"), sentence)
 steps = st.lists(st.one_of(ask, ask, work, work, answer, usage_compaction, summary_compaction), max_size=40)
 
 
+TOOL_IDS = itertools.count()  # unique across drivers: a resumed session goes on with the ids of the first
+
+
 class Driver:
     """Plays steps the way the loop does: append to the live history, then log what was committed."""
 
@@ -44,7 +48,6 @@ class Driver:
         self.log = SessionLog(path)
         self.history = history if history is not None else []
         self.log.mark_logged(self.history)
-        self.ids = 0
         self.logged: list = []  # every message committed, in order
 
     def play(self, steps) -> list:
@@ -54,8 +57,7 @@ class Driver:
             elif kind == "answer":
                 self.commit(assistant(value))
             elif kind == "work":
-                ids = [f"toolu_{id(self)}_{self.ids + k}" for k in range(len(value))]
-                self.ids += len(value)
+                ids = [f"toolu_{next(TOOL_IDS)}" for _ in value]
                 self.commit(assistant([tool_use(i, "read_file", {"path": v}) for i, v in zip(ids, value)]),
                             user([tool_result(i, v * 20) for i, v in zip(ids, value)]))
             elif kind == "replace":
@@ -92,10 +94,10 @@ def test_a_torn_last_write_is_reported_and_everything_before_it_recovered(first,
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "session.jsonl"
         live = Driver(path).play(first)
-        record = json.dumps({"seq": 0, "kind": "message", "message": user("cut short")}).encode()
+        lines = path.read_bytes().count(b"\n") + 1
+        record = json.dumps({"seq": lines, "kind": "message", "message": user("cut short")}).encode()
         with path.open("ab") as f:
             f.write(record[:data.draw(st.integers(1, len(record) - 1))])
-        lines = path.read_bytes().count(b"\n") + 1
         resumed = resume(path)
         assert resumed.messages == live and resumed.torn.line == lines
 
@@ -195,6 +197,7 @@ def test_a_resumed_session_continues_and_still_replays(tmp_path):
     resumed = resume(path).messages
     assert resumed == first.messages
     logged_before = len(resume_naive(path))
+    first.log.close()  # the first session is done: its log lets another writer in
     log = SessionLog(path)
     log.mark_logged(resumed)
     session = Session(FakeModel().client(), first.toolbox, CompactionConfig(), log=log,

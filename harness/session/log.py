@@ -4,6 +4,16 @@ Compaction rewrites the history the model sees; it never touches this log.
 A compaction appends one record of its own, so a resumed session can replay
 it (chapter 06). The record format and its reader are in ``records``.
 
+The writer refuses what the reader refuses (chapter 07). ``append`` builds the
+record, serialises it strictly (``allow_nan=False``, UTF-8, so bytes, sets,
+NaN, infinities, lone surrogates and nesting too deep for ``json`` are
+refused), reads those very bytes back with the reader's ``parse_line`` and
+checks they give the record back unchanged (a tuple would come back a list, an
+int key a string). Any refusal is a ValueError naming the record, raised
+before a byte is written. The check is the record's own: whether a message
+fits the history before it (a tool_result answering the tool_use just before)
+is checked by ``resume``, which names the line that breaks the history.
+
 Crash safety (chapter 07). The scheme:
 
 - every record is one line written with one ``write`` call to a file opened
@@ -11,26 +21,54 @@ Crash safety (chapter 07). The scheme:
 - with ``fsync=True`` (the default) the file is flushed to the disk after each
   round and each compaction, so a machine crash loses at most the round in
   progress;
-- opening a log repairs a torn last line in one step: a line that lost only its
-  newline gets it back (one 1-byte write); any other torn line is cut off
-  (one truncate back to the end of the last complete record).
+- opening a log repairs a torn last line in one step: a last line that is a
+  whole record without its newline gets the newline back (one 1-byte write);
+  a line cut short (``records.parse_last_line``: the start of a record, with
+  no complete JSON value in it) is cut off (one truncate back to the end of
+  the last complete record). A last line that holds a complete JSON value but
+  is not a whole record (a record followed by a stray byte where its newline
+  should be, say) is damage, not a crash: opening raises ``CorruptLog`` naming
+  the line and changes nothing. We do not guess that the stray byte was the
+  newline: only the reader's rule decides, and it never cuts a complete value.
 
 The guarantee: a crash at any byte of opening, repairing or appending leaves
 a file that the next ``SessionLog`` opens and ``read_log`` reads, holding every
 record whose write completed. Each repair step either happened or did not,
 and doing it again is harmless. A torn line never held a committed record, so
 cutting it loses nothing.
+
+One writer at a time. An open ``SessionLog`` holds an exclusive ``fcntl.flock``
+on a sidecar file, ``<log name>.lock`` next to the log, holding the pid of the
+process that holds it. A second ``SessionLog`` of the same log, in another
+process or in this one, raises ``LogInUse`` naming that pid, before it reads or
+repairs anything, so it never cuts a record another writer is still writing.
+The lock is released by ``close()``, by leaving a ``with`` block, when the log
+object is garbage collected, and by the kernel when the process dies (so a
+crash leaves no stale lock; the pid in a lock file nobody holds is not read).
+Why a sidecar and ``flock``: the log itself holds only records, so the pid
+needs a file of its own; ``flock`` locks belong to one open file, so two opens
+in one process exclude each other, whereas POSIX ``fcntl``/``lockf`` locks
+belong to the process and are dropped when it closes *any* descriptor of the
+file. Limits: the lock is advisory (only ``SessionLog`` takes it; ``read_log``
+and ``resume`` only read, take no lock and never repair); it is Unix only; on
+network file systems ``flock`` may not exclude other machines; a process that
+forks while holding a log shares the lock with its child until both close it;
+the lock file is never deleted (deleting it while a log is open would let a
+second writer in), so it stays next to the log; a log pickled or copied (a
+sweep's session sent back from a worker) arrives closed, for reading only.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..core.messages import Message
-from .records import NOT_JSON, parse_line, record_problem
+from .records import TORN, CorruptLog, parse_last_line, parse_line
 
 
 @dataclass(frozen=True)
@@ -41,14 +79,49 @@ class Repair:
     size: int   # bytes of the torn line
 
 
+class LogInUse(RuntimeError):
+    """The log is open in another ``SessionLog`` (chapter 07); ``holder`` is its pid, if it could be read."""
+
+    def __init__(self, path: Path, holder: int | None):
+        who = "this process" if holder == os.getpid() else f"process {holder}" if holder else "a process"
+        super().__init__(f"{path.name} is already open for writing by {who} (lock {lock_path(path).name}); "
+                         "close that SessionLog first (close() or a with block)")
+        self.path, self.holder = path, holder
+
+
 class SessionLog:
     def __init__(self, path: str | Path, *, fsync: bool = True):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.fsync = fsync
-        self.repair = repair_torn_tail(self.path)
+        self._release: weakref.finalize | None = weakref.finalize(self, os.close, take_lock(self.path))
+        try:
+            self.repair = repair_torn_tail(self.path)
+        except BaseException:
+            self.close()
+            raise
         self.seq = self.path.read_bytes().count(b"\n") if self.path.exists() else 0
         self._synced = 0  # how many messages of the live history are already logged
+
+    def close(self) -> None:
+        """Release the lock; appending afterwards is an error. Closing twice is harmless."""
+        if self._release:
+            self._release()
+
+    @property
+    def closed(self) -> bool:
+        return self._release is None or not self._release.alive
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A log pickled to another process (a sweep's result, chapter 04) arrives closed: the lock
+        belongs to the process that opened the log, and goes when that copy does."""
+        return {**self.__dict__, "_release": None}
+
+    def __enter__(self) -> SessionLog:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def mark_logged(self, messages: list[Message]) -> None:
         """Continue a resumed session: ``messages``, replayed from this log, are logged already (chapter 06)."""
@@ -57,11 +130,10 @@ class SessionLog:
     def append(self, kind: str, *, durable: bool = True, **fields: Any) -> dict[str, Any]:
         """Append one record in one write; flush it to the disk unless ``durable`` is False.
         A record the reader would refuse is a ValueError, and nothing is written."""
+        if self.closed:
+            raise ValueError(f"{self.path.name}: the log is closed")
         record = {"seq": self.seq + 1, "kind": kind, **fields}
-        problem = record_problem(record, record["seq"])
-        if problem:
-            raise ValueError(f"{self.path.name}: refusing to write record {record['seq']}: {problem}")
-        line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        line = encode_record(record, self.seq + 1, self.path)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             write_all(fd, line)
@@ -86,6 +158,43 @@ class SessionLog:
         return self.append("compaction", **fields)
 
 
+def encode_record(record: dict[str, Any], line: int, path: Path) -> bytes:
+    """The record's line, newline included, if the reader reads it back unchanged; else ValueError."""
+    try:
+        raw = json.dumps(record, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError, RecursionError) as error:  # UnicodeEncodeError is a ValueError
+        problem: str | None = f"not JSON a request can carry: {error}"
+    else:
+        value, problem = parse_line(raw, line)
+        if not problem and value != record:
+            problem = "it would not read back as written (a tuple, or a key that is not a string?)"
+    if problem:
+        raise ValueError(f"{path.name}: refusing to write record {line}: {problem}")
+    return raw + b"\n"
+
+
+def lock_path(path: Path) -> Path:
+    """The sidecar file whose ``flock`` says a ``SessionLog`` has ``path`` open."""
+    return path.with_name(path.name + ".lock")
+
+
+def take_lock(path: Path) -> int:
+    """Lock ``path``'s sidecar and write this pid in it; the descriptor holds the lock until closed.
+    LogInUse, naming the holder, if another open file holds it."""
+    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).strip()
+        os.close(fd)
+        raise LogInUse(path, int(holder) if holder.isdigit() else None) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    os.pwrite(fd, b"%-20d\n" % os.getpid(), 0)  # one width for every pid: it overwrites the last one whole
+    return fd
+
+
 def write_all(fd: int, data: bytes) -> None:
     """One write call for the whole line (a regular file takes it whole unless the disk is full)."""
     while data:
@@ -93,7 +202,8 @@ def write_all(fd: int, data: bytes) -> None:
 
 
 def repair_torn_tail(path: Path) -> Repair | None:
-    """End a last line that lost only its newline, or cut off a torn one; None if nothing was torn."""
+    """End a last line that lost only its newline, or cut off a torn one; None if nothing was torn.
+    CorruptLog, with nothing changed, if the last line is neither."""
     if not path.exists():
         return None
     data = path.read_bytes()
@@ -101,12 +211,15 @@ def repair_torn_tail(path: Path) -> Repair | None:
         return None
     start = data.rfind(b"\n") + 1
     tail, line = data[start:], data.count(b"\n") + 1
-    if parse_line(tail, line)[0] is not NOT_JSON:  # a whole record that lost its newline
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        try:
-            write_all(fd, b"\n")
-        finally:
-            os.close(fd)
-        return Repair("newline", line, len(tail))
-    os.truncate(path, start)
-    return Repair("cut", line, len(tail))
+    record, problem = parse_last_line(tail, line)
+    if record is TORN:
+        os.truncate(path, start)
+        return Repair("cut", line, len(tail))
+    if problem:
+        raise CorruptLog(path, line, problem)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # a whole record that lost its newline
+    try:
+        write_all(fd, b"\n")
+    finally:
+        os.close(fd)
+    return Repair("newline", line, len(tail))

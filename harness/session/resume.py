@@ -109,12 +109,19 @@ def _line_of(records: list[Record], index: int) -> int:
 
 
 def reopen(path: str | Path, *, fsync: bool = True) -> tuple[SessionLog, Resumed]:
-    """Open a log to continue its session: repair a torn tail, resume, and record any interruption."""
+    """Open a log to continue its session: repair a torn tail, resume, and record any interruption.
+
+    The log stays open (and locked: ``SessionLog``) for the caller to go on with; if resuming
+    fails (CorruptLog), it is closed again before the error is raised."""
     log = SessionLog(path, fsync=fsync)
-    resumed = resume(path)
-    if resumed.interrupted:
-        log.append("interrupted", message=resumed.interrupted)
-        resumed.interrupted = None
+    try:
+        resumed = resume(path)
+        if resumed.interrupted:
+            log.append("interrupted", message=resumed.interrupted)
+            resumed.interrupted = None
+    except BaseException:
+        log.close()
+        raise
     log.mark_logged(resumed.messages)
     return log, resumed
 
