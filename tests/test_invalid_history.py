@@ -182,7 +182,8 @@ def test_a_history_that_is_not_a_list_is_refused(call, case, tmp_path):
 def test_the_message_names_rule_message_block_and_tool_id():
     with pytest.raises(InvalidHistory) as info:
         check_shape([user("a"), assistant("b"), user("c"), user([tool_result("t1", "x"), {"type": "tool_result"}])])
-    assert str(info.value) == "block_fields: messages[3], block 1: a tool_result needs a string tool_use_id"
+    assert str(info.value) == ("block_fields: messages[3], block 1: "
+                               "messages.3.content.1.tool_result.tool_use_id: Field required")
     with pytest.raises(InvalidHistory) as info:
         check_shape([user([{"type": "tool_result", "tool_use_id": "t1", "content": 3}])])
     assert str(info.value).startswith("block_fields: messages[0], block 0, tool id t1: ")
