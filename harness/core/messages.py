@@ -89,16 +89,22 @@ class InvalidHistory(ValueError):
 
     def __init__(self, rule: str, index: int, detail: str, tool_id: str | None = None, block: int | None = None,
                  *, path: str | None = None):
-        self.rule, self.index, self.tool_id, self.block, self.detail = rule, index, tool_id, block, detail
-        self.path = path if path is not None else f"messages.{index}" + (
-            f".content.{block}" if block is not None else "")
-        self.where = (f"messages[{index}]" + (f", block {block}" if block is not None else "")
-                      + (f", tool id {tool_id}" if tool_id else ""))
+        self.rule, self.index, self.tool_id, self.block = rule, index, tool_id, block
+        self.detail = _printable(detail)
+        self.path = _printable(path if path is not None else f"messages.{index}" + (
+            f".content.{block}" if block is not None else ""))
+        self.where = _printable(f"messages[{index}]" + (f", block {block}" if block is not None else "")
+                                + (f", tool id {tool_id}" if tool_id else ""))
         super().__init__(f"{rule}: {self.where}: {self.api_message}")
 
     @property
     def api_message(self) -> str:
         return f"{self.path}: {self.detail}" if self.path else self.detail
+
+
+def _printable(value: str) -> str:
+    """``value`` with any lone surrogate (a bad field name or tool id quoted) escaped, so UTF-8 can carry it."""
+    return value if value.isascii() or _encodable(value) else value.encode("utf-8", "backslashreplace").decode()
 
 
 class _Fault(Exception):
@@ -289,6 +295,22 @@ def check_message(message: Any, i: int) -> None:
     if not content:
         raise InvalidHistory("non_empty_content", i, EMPTY_MESSAGE)
     for j, block in enumerate(content):
+        if type(block) is dict:  # the fast path: a block of the usual shape, plainly sound (else: checked in full)
+            kind, size = block.get("type"), len(block)
+            if kind == "text" and size == 2:
+                value = block.get("text")
+                if type(value) is str and value and not value.isspace() and (value.isascii() or _encodable(value)):
+                    continue
+            elif kind == "tool_result" and size == 3 and role == "user":
+                tool_id, value = block.get("tool_use_id"), block.get("content")
+                if (type(tool_id) is str and tool_id and tool_id.isascii() and type(value) is str
+                        and (value.isascii() or _encodable(value))):
+                    continue
+            elif kind == "tool_use" and size == 4 and role == "assistant":
+                tool_id, name, tool_input = block.get("id"), block.get("name"), block.get("input")
+                if (type(tool_id) is str and tool_id and tool_id.isascii() and type(name) is str and name
+                        and name.isascii() and type(tool_input) is dict and _flat_ascii(tool_input)):
+                    continue
         kind = block.get("type") if isinstance(block, dict) else None
         roles = BLOCK_ROLES.get(kind) if type(kind) is str else None
         if roles is None or role not in roles:
@@ -301,6 +323,14 @@ def check_message(message: Any, i: int) -> None:
             path = fault.fixed_path or ".".join([f"messages.{i}.content.{j}.{kind}", *map(str, fault.path)])
             raise InvalidHistory(fault.rule, i, fault.detail, tool_id if isinstance(tool_id, str) else None, j,
                                  path=path) from None
+
+
+def _flat_ascii(tool_input: dict[str, Any]) -> bool:
+    """A tool input of the usual shape: ASCII string keys and values (sound as it is)."""
+    for key, value in tool_input.items():
+        if type(key) is not str or type(value) is not str or not key.isascii() or not value.isascii():
+            return False
+    return True
 
 
 def check_sendable(value: Any, where: str = "value") -> None:
@@ -407,6 +437,8 @@ def _check_json(value: Any, depth: int) -> None:
         for key, item in value.items() if is_dict else enumerate(value):
             if is_dict and not isinstance(key, str):
                 raise _Fault(f"an object's keys are strings, not {type(key).__name__}", "json_value", at=[key])
+            if is_dict and not key.isascii() and not _encodable(key):
+                raise _Fault(SURROGATE, "json_value", at=[key])
             if type(item) is str:
                 if not item.isascii() and not _encodable(item):
                     raise _Fault(SURROGATE, "json_value", at=[key])

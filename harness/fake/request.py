@@ -62,6 +62,7 @@ class RequestRejected(Exception):
     """An HTTP error the fake server answers with instead of a reply."""
 
     def __init__(self, status: int, kind: str, message: str):
+        message = message.encode("utf-8", "backslashreplace").decode()  # a quoted lone surrogate, escaped
         super().__init__(message)
         self.status, self.kind = status, kind
 
