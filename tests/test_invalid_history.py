@@ -22,6 +22,7 @@ from harness.labs.cost import request_segments
 from harness.labs.growth import composition
 from harness.labs.loop_lab import memory_picture
 from harness.labs.micro_lab import measure_micro, outline, result_labels, result_tokens
+from harness.session.log import SessionLog
 from harness.session.replacement import describe_replacement, plan_replacement, replace_history
 from harness.strategies.base import Compactor
 from harness.strategies.batched_micro import BatchedMicro, clearable_tokens
@@ -298,3 +299,15 @@ def test_check_sendable_names_the_value_json_cannot_carry(value, path, problem):
         check_sendable(value, "record")
     assert info.value.rule == "json_value" and info.value.path.startswith(path) and problem in info.value.detail
     check_sendable({"seq": 1, "kind": "message", "nested": nested(MAX_DEPTH - 1), "x": [1.5, None, True, "é"]})
+
+
+@pytest.mark.parametrize("message", [assistant([tool_use("u1", "bash", {"paths": {"a"}})]),
+                                     assistant([tool_use("u1", "bash", {"blob": b"x"})]),
+                                     assistant([tool_use("u1", "bash", nested(1_500))]), user("a\ud800")])
+def test_the_session_log_refuses_a_message_json_cannot_carry_and_writes_nothing(message, tmp_path):
+    log = SessionLog(tmp_path / "session.jsonl", fsync=False)
+    with pytest.raises(InvalidHistory):
+        log.append("message", message=message)
+    with pytest.raises(InvalidHistory, match="record.summary"):  # a record's other fields too
+        log.append("compaction", summary="a\udc00", budget_chars=10)
+    assert log.seq == 0 and not (tmp_path / "session.jsonl").exists()

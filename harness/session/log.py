@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.messages import Message
+from ..core.messages import Message, check_sendable
 from .records import NOT_JSON, parse_line, record_problem
 
 
@@ -58,6 +58,7 @@ class SessionLog:
         """Append one record in one write; flush it to the disk unless ``durable`` is False.
         A record the reader would refuse is a ValueError, and nothing is written."""
         record = {"seq": self.seq + 1, "kind": kind, **fields}
+        check_sendable(record, "record")  # InvalidHistory (a ValueError) for a value JSON cannot carry
         problem = record_problem(record, record["seq"])
         if problem:
             raise ValueError(f"{self.path.name}: refusing to write record {record['seq']}: {problem}")
