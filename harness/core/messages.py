@@ -32,14 +32,26 @@ What ``check_message`` enforces, for every message (so every entry point):
 
 A fault is an ``InvalidHistory`` with our ``rule`` name, message ``index``,
 ``block`` index and ``tool_id`` as attributes, and ``path`` + ``detail``: the
-field at fault and the message, in the API's own words where public reports
-quote them (the issue threads are named at each wording below), in pydantic's
-words for a field's type (``Input should be a valid string``: the API's style
-in the reports that show it, unverified for each case), and in our words where
-no public wording was found (a block type in the wrong role, a compaction's
-blank content, a duplicated tool_result, a value JSON cannot carry, the depth).
-The API's prefill rule is the newer models' one: the conversation ends with a
-user message (``allow_prefill`` lifts it for a string).
+field at fault and the message. The API's own words, as public GitHub issues
+quote its 400s verbatim, for: no messages (devoxx/DevoxxGenieIDEAPlugin#567),
+an empty message (anthropics/claude-code#6774, #3196), an empty or blank text
+(stackblitz/bolt.new#7426; anthropics/claude-code#23440), a tool_use not
+answered first thing in the next message (anthropics/claude-code#5989, #1237;
+Kilo-Org/kilocode#5163: the API names the assistant message and lists every
+unanswered id, so a result placed after text reads the same), a tool_result
+answering nothing (anthropics/claude-code#13460, #18947;
+continuedev/continue#4751), a duplicate tool_use id
+(anthropics/claude-code#21317, #21083), an assistant message last
+(smallmain/vscode-unify-chat-provider#249: the newer models' rule, which the
+fake applies to every model; ``allow_prefill`` lifts it for a string), an
+unknown field (``Extra inputs are not permitted``). A field of the wrong type is
+in pydantic's words (``Input should be a valid string``), the API's style in the
+reports that show one, unverified case by case. Our own words, where no public
+wording was found: a block type in the wrong role, a compaction's blank content,
+a second tool_result after other blocks, a value JSON cannot carry, the depth.
+Not checked: the tool_use id pattern the API enforces (``^[a-zA-Z0-9_-]+$``,
+anomalyco/opencode#1279) and the trailing whitespace of a final assistant
+prefill.
 """
 from __future__ import annotations
 
@@ -483,7 +495,7 @@ def _object(value: Any, depth: int) -> None:
     _check_json(value, depth)
 
 
-def _text(value: Any, depth: int) -> None:
+def _check_text(value: Any, depth: int) -> None:
     _string(value, depth)
     if not value:
         raise _Fault(EMPTY_TEXT, "non_empty_content", path="messages")
@@ -563,7 +575,7 @@ def _result_content(value: Any, depth: int) -> None:
 
 
 FIELD_CHECKS: dict[str, dict[str, FieldCheck]] = {
-    "text": {"text": _text, "cache_control": _cache_control, "citations": _typed_list(CITATION_TYPES)},
+    "text": {"text": _check_text, "cache_control": _cache_control, "citations": _typed_list(CITATION_TYPES)},
     "tool_use": {"id": _id, "name": _id, "input": _object, "cache_control": _cache_control, "caller": _caller,
                  "toolset_name": _optional_string},
     "tool_result": {"tool_use_id": _id, "content": _result_content, "is_error": _boolean,

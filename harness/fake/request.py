@@ -1,7 +1,8 @@
 """What the fake server accepts: the whole request checked before anything reads it (chapter 00).
 
 Every fault is an HTTP error whose message starts with the field at fault,
-written as the API writes it (``messages.0.content.1.tool_use.text``):
+written as the API writes it (``messages.0.content.1.tool_use.text``), or with
+the API's sentence where it names no field (an assistant message last):
 
 - a field the API does not know: 400 ``<field>: Extra inputs are not permitted``, the
   real API's wording (public reports: ``response_format: ...``, ``messages.0.name: ...``).
