@@ -134,7 +134,8 @@ def test_server_compaction_keeps_its_block_in_the_history_and_the_context_drops(
     check_next_request(session.messages)
     [(index, block)] = compaction_blocks(session.messages)
     assert session.messages[index]["role"] == "assistant" and session.messages[index]["content"][0] is block
-    assert set(block) == {"type", "content"} and block["content"].startswith("1. What was accomplished:")
+    assert set(block) == {"type", "content", "encrypted_content", "signature", "tool_changes"}
+    assert block["content"].startswith("1. What was accomplished:")
     [event] = [e for e in session.events if e.kind == "compact_20260112"]
     assert event.detail == {"summary": block["content"], "paused": False}
     assert event.tokens_before > 50_000 > event.tokens_after

@@ -82,7 +82,7 @@ def test_broken_histories_get_http_400_naming_the_violation(case):
     assert error.status_code == 400
     assert error.body["error"]["type"] == "invalid_request_error"
     message = error.body["error"]["message"]
-    assert message.startswith(f"messages: {rule}: messages[{index}]")
+    assert f"[{rule}: messages[{index}]" in message  # after the API's own wording
     if tool_id:
         assert f"tool id {tool_id}" in message
     assert model.requests == []  # rejected before the model ran

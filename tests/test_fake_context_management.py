@@ -194,8 +194,10 @@ def test_past_the_trigger_a_compaction_block_opens_the_response_and_the_reply_fo
     response = send(client, BIG, [api_context.server_compaction(trigger=50_000)])
     block = response.content[0]
     assert isinstance(block, BetaCompactionBlock)
-    assert block.model_dump() == {"type": "compaction", "content": block.content, "encrypted_content": None,
-                                  "signature": None, "tool_changes": None}
+    dumped = block.model_dump()
+    assert set(dumped) == {"type", "content", "encrypted_content", "signature", "tool_changes"}
+    assert dumped["type"] == "compaction" and dumped["tool_changes"] == []
+    assert dumped["encrypted_content"].startswith("fake-encrypted-") and dumped["signature"].startswith("fake-")
     summary = summarise_text(f"{COMPACTION_PROMPT}\n\n<conversation>\n{json.dumps(BIG, ensure_ascii=False)}\n"
                              "</conversation>")
     assert block.content == summary and "- In progress: " + READ_AGENTS in summary

@@ -110,9 +110,10 @@ def test_any_body_that_is_not_an_object(value):
 
 MALFORMED = {  # named cases: (body, the field the error must name)
     "tool_result content 5": ({**VALID, "messages": HISTORY[:2] + [user([{"type": "tool_result", "tool_use_id": "t1",
-                                                                        "content": 5}])]}, "messages"),
+                                                                        "content": 5}])]},
+                              "messages.2.content.0.tool_result.content"),
     "tool_result list of non-blocks": ({**VALID, "messages": HISTORY[:2] + [user([tool_result("t1", "x") | {
-        "content": [5]}])]}, "messages"),
+        "content": [5]}])]}, "messages.2.content.0.tool_result.content.0"),
     "tool_result is_error a string": ({**VALID, "messages": HISTORY[:2] + [user([tool_result("t1", "x") | {
         "is_error": "yes"}])]}, "messages.2.content.0.tool_result.is_error"),
     "extra key on a message": ({**VALID, "messages": [{"role": "user", "content": "hi", "name": "Ann"}]},

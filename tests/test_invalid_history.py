@@ -14,7 +14,7 @@ from histories import corrupt_one_place, json_values, valid_histories
 from harness import (CompactionConfig, InvalidHistory, RunContext, assistant, auto_compact, build_summary_request,
                      count_tokens, exact_tokens, iter_tool_results, iter_tool_uses, micro_compact, run_agent,
                      summarise, text, tool_names_by_id, tool_result, tool_use, user, write_transcript)
-from harness.core.messages import check_shape
+from harness.core.messages import MAX_DEPTH, check_sendable, check_shape
 from harness.core.micro import first_kept
 from harness.labs.amnesia import ask_copy
 from harness.labs.auto_lab import placeholder_results
@@ -22,6 +22,7 @@ from harness.labs.cost import request_segments
 from harness.labs.growth import composition
 from harness.labs.loop_lab import memory_picture
 from harness.labs.micro_lab import measure_micro, outline, result_labels, result_tokens
+from harness.session.log import SessionLog
 from harness.session.replacement import describe_replacement, plan_replacement, replace_history
 from harness.strategies.base import Compactor
 from harness.strategies.batched_micro import BatchedMicro, clearable_tokens
@@ -31,6 +32,14 @@ from harness.strategies.three_layers import ThreeLayers
 from harness.strategies.usage_triggered import UsageTriggered
 
 LONG = "x" * 500
+
+
+def nested(levels: int) -> dict[str, Any]:
+    """An object ``levels`` deep."""
+    value: dict[str, Any] = {}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
 
 
 class Untouchable:
@@ -87,6 +96,38 @@ BAD_MESSAGES: dict[str, tuple[Any, str, int | None]] = {
     "text block with non-str text": (user([{"type": "text", "text": 5}]), "block_fields", 0),
     "text block with None text": (assistant([{"type": "text", "text": None}]), "block_fields", 0),
     "empty text block": (assistant([text("ok"), text("")]), "non_empty_content", 1),
+    # fields a message or block does not have (the API: "Extra inputs are not permitted")
+    "a message with a name": ({"role": "user", "content": "hi", "name": "Ann"}, "extra_inputs", None),
+    "a tool_result's content misspelt": (user([{"type": "tool_result", "tool_use_id": "t0", "bontent": "x"}]),
+                                         "extra_inputs", 0),
+    "a text block with an unknown field": (user([text("a") | {"x": 1}]), "extra_inputs", 0),
+    # optional fields of the wrong type
+    "cache_control a string": (user([text("a") | {"cache_control": "yes"}]), "block_fields", 0),
+    "cache_control with an unknown ttl": (user([text("a") | {"cache_control": {"type": "ephemeral", "ttl": "2h"}}]),
+                                          "block_fields", 0),
+    "citations a number": (user([text("a") | {"citations": 5}]), "block_fields", 0),
+    "is_error a string": (user([tool_result("t0", "x") | {"is_error": "yes"}]), "block_fields", 0),
+    "caller a string": (assistant([tool_use("u1", "bash", {}) | {"caller": "direct"}]), "block_fields", 0),
+    "compaction signature a number": (assistant([{"type": "compaction", "content": "S", "signature": 5}]),
+                                      "block_fields", 0),
+    "compaction encrypted_content a list": (assistant([{"type": "compaction", "content": "S",
+                                                        "encrypted_content": ["x"]}]), "block_fields", 0),
+    "compaction content blank": (assistant([{"type": "compaction", "content": "\u00a0"}]), "block_fields", 0),
+    "compaction content a newline": (assistant([text("a"), {"type": "compaction", "content": "\n"}]),
+                                     "block_fields", 1),
+    # values JSON cannot carry, or not as they are
+    "bytes in a tool input": (assistant([tool_use("u1", "bash", {"command": b"ls"})]), "json_value", 0),
+    "a set in a tool input": (assistant([tool_use("u1", "bash", {"paths": {"a", "b"}})]), "json_value", 0),
+    "a tuple in a tool input": (assistant([tool_use("u1", "bash", {"range": (1, 2)})]), "json_value", 0),
+    "NaN in a tool input": (assistant([tool_use("u1", "bash", {"n": [1, float("nan")]})]), "json_value", 0),
+    "-inf in a tool input": (assistant([tool_use("u1", "bash", {"n": float("-inf")})]), "json_value", 0),
+    "an int key in a tool input": (assistant([tool_use("u1", "bash", {1: "x"})]), "json_value", 0),
+    "a lone surrogate as content": (user("a\ud800"), "json_value", None),
+    "a lone surrogate in a text block": (assistant([text("ok"), text("a\udc80b")]), "json_value", 1),
+    "a lone surrogate in a tool input key": (assistant([tool_use("u1", "bash", {"\ud800": "x"})]), "json_value", 0),
+    "a lone surrogate in a tool result": (user([tool_result("t0", [text("\udfff")])]), "json_value", 0),
+    "a tool input nested too deep": (assistant([tool_use("u1", "bash", nested(MAX_DEPTH))]), "json_value", 0),
+    "bytes as a text": (user([{"type": "text", "text": b"x"}]), "block_fields", 0),
 }
 # 6: after two results micro would clear, before the newest three (its one pass); 13: the end, which
 # micro reads first. The other functions check the whole history one way, so one position is enough.
@@ -182,7 +223,8 @@ def test_a_history_that_is_not_a_list_is_refused(call, case, tmp_path):
 def test_the_message_names_rule_message_block_and_tool_id():
     with pytest.raises(InvalidHistory) as info:
         check_shape([user("a"), assistant("b"), user("c"), user([tool_result("t1", "x"), {"type": "tool_result"}])])
-    assert str(info.value) == "block_fields: messages[3], block 1: a tool_result needs a string tool_use_id"
+    assert str(info.value) == ("block_fields: messages[3], block 1: "
+                               "messages.3.content.1.tool_result.tool_use_id: Field required")
     with pytest.raises(InvalidHistory) as info:
         check_shape([user([{"type": "tool_result", "tool_use_id": "t1", "content": 3}])])
     assert str(info.value).startswith("block_fields: messages[0], block 0, tool id t1: ")
@@ -228,3 +270,44 @@ def test_micro_compact_raises_exactly_what_check_shape_raises(messages, junk, da
         found = (error.rule, error.index, error.block, error.tool_id)
         assert messages == before
     assert found == expected
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_a_tool_input_nested_past_the_stack_is_refused_before_anything_is_written(call, tmp_path):
+    """1,500 levels: deeper than Python's recursion limit, so ``json.dumps``, ``repr`` and ``copy.deepcopy``
+    would raise RecursionError; every public function refuses it as InvalidHistory first."""
+    history = base()
+    deep = assistant([tool_use("u1", "bash", nested(1_500))])
+    history[13] = deep
+    with pytest.raises(InvalidHistory) as info:
+        CALLS[call](history, tmp_path)
+    assert (info.value.rule, info.value.index, info.value.block) == ("json_value", 13, 0)
+    assert history[13] is deep and history[:13] == base()[:13]
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("value, path, problem", [
+    ({"seq": 1, "tags": {"a"}}, "record.tags", "a set is not a JSON value"),
+    ({"seq": 1, "blob": [b"x"]}, "record.blob.0", "a bytes is not a JSON value"),
+    ({"seq": 1, "score": float("nan")}, "record.score", "nan is not a JSON number"),
+    ({"seq": 1, "note": "a\ud800"}, "record.note", "lone surrogate"),
+    ({"seq": 1, 2: "x"}, "record.2", "keys are strings, not int"),
+    ({"seq": 1, "deep": nested(MAX_DEPTH)}, "record.deep.a", "nested deeper than 100 levels"),
+])
+def test_check_sendable_names_the_value_json_cannot_carry(value, path, problem):
+    with pytest.raises(InvalidHistory) as info:
+        check_sendable(value, "record")
+    assert info.value.rule == "json_value" and info.value.path.startswith(path) and problem in info.value.detail
+    check_sendable({"seq": 1, "kind": "message", "nested": nested(MAX_DEPTH - 1), "x": [1.5, None, True, "é"]})
+
+
+@pytest.mark.parametrize("message", [assistant([tool_use("u1", "bash", {"paths": {"a"}})]),
+                                     assistant([tool_use("u1", "bash", {"blob": b"x"})]),
+                                     assistant([tool_use("u1", "bash", nested(1_500))]), user("a\ud800")])
+def test_the_session_log_refuses_a_message_json_cannot_carry_and_writes_nothing(message, tmp_path):
+    log = SessionLog(tmp_path / "session.jsonl", fsync=False)
+    with pytest.raises(InvalidHistory):
+        log.append("message", message=message)
+    with pytest.raises(InvalidHistory, match="record.summary"):  # a record's other fields too
+        log.append("compaction", summary="a\udc00", budget_chars=10)
+    assert log.seq == 0 and not (tmp_path / "session.jsonl").exists()

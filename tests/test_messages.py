@@ -133,6 +133,10 @@ BROKEN = {
                                      user([tool_result("d", "x")])], "unique_tool_use_id", 1, "d"),
     "ends with assistant": ([user("a"), assistant("b")], "ends_with_user", 1, None),
     "only assistant": ([assistant("b")], "ends_with_user", 0, None),
+    "a field a message does not have": ([user("a") | {"id": "m1"}], "extra_inputs", 0, None),
+    "a field a block does not have": ([user([tool_result("t0", "x") | {"bontent": ""}])], "extra_inputs", 0, "t0"),
+    "a value JSON cannot carry": ([user("a"), assistant([tool_use("t1", "bash", {"n": float("inf")})]),
+                                   user([tool_result("t1", "x")])], "json_value", 1, None),
 }
 
 
@@ -152,5 +156,6 @@ def test_each_rule_is_named_with_index_and_tool_id(case):
 
 def test_every_rule_of_the_design_is_exercised():
     rules = {rule for _, rule, _, _ in BROKEN.values()}
-    assert {"role", "non_empty_content", "tool_use_answered", "tool_results_first",
-            "tool_result_answers_previous", "unique_tool_use_id", "ends_with_user"} <= rules
+    assert {"non_empty_history", "role", "extra_inputs", "non_empty_content", "block_type", "block_fields",
+            "json_value", "tool_use_answered", "tool_results_first", "tool_result_answers_previous",
+            "unique_tool_use_id", "ends_with_user"} == rules

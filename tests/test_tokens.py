@@ -3,14 +3,18 @@ from __future__ import annotations
 
 import json
 import socket
+from typing import Any
 
+import pytest
 import tiktoken
 import tiktoken.registry
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from histories import valid_histories
 
-from harness import assistant, count_tokens, estimate_tokens, exact_tokens, text, tool_result, tool_use, user
+from harness import (InvalidHistory, assistant, count_tokens, estimate_tokens, exact_tokens, text, tool_result,
+                     tool_use, user)
+from harness.core.messages import MAX_DEPTH, check_shape
 from harness.core.tokens import (ENCODING_NAME, MESSAGE_OVERHEAD, block_tokens, encoding,
                                  repr_length, text_tokens)
 from harness.fake import fake_client
@@ -60,10 +64,27 @@ def test_the_walk_adds_up_to_the_repr_of_any_value(value):
     assert estimate_tokens(value) == len(str(value)) // 4
 
 
-def test_the_estimate_of_a_list_that_holds_itself_is_str_s():
+def test_the_estimate_refuses_a_list_that_holds_itself_or_nests_too_deep():
     history = [user("hello")]
     history.append(history)
-    assert estimate_tokens(history) == len(str(history)) // 4
+    with pytest.raises(InvalidHistory, match="nested deeper than 100 levels"):
+        estimate_tokens(history)
+    deepest: Any = "x"
+    for _ in range(MAX_DEPTH - 4):  # the message, its content, a block and the input are the other four levels
+        deepest = [deepest]
+    fits = [assistant([tool_use("t", "bash", {"x": deepest})])]
+    check_shape(fits)
+    assert estimate_tokens(fits) == len(str(fits)) // 4
+    too_deep = [assistant([tool_use("t", "bash", {"x": [deepest]})])]
+    for refuse in (check_shape, estimate_tokens, count_tokens):
+        with pytest.raises(InvalidHistory, match="nested deeper than 100 levels"):
+            refuse(too_deep)
+    deeper: Any = {}
+    for _ in range(1_500):
+        deeper = {"a": deeper}
+    for refuse in (check_shape, estimate_tokens, count_tokens):
+        with pytest.raises(InvalidHistory):
+            refuse([assistant([tool_use("t", "bash", deeper)])])  # not RecursionError
 
 
 # --- the offline count --------------------------------------------------------

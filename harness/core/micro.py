@@ -101,9 +101,8 @@ def micro_compact(
     The four steps of chapter 02 in one pass, oldest first, over what comes before the newest
     ``keep_recent`` results: a tool_use names its tool (step 2) before its result comes up
     (step 1), which is then chosen (step 3). Step 4, the replacement, waits for the end of the
-    pass, which also checks every message it reads (``check_message``'s rules, inline: a separate
-    ``check_shape`` pass would cost about half as much again), so a malformed history raises
-    InvalidHistory and is left exactly as it was.
+    pass, which also checks every message it reads (``check_message``, as it reads it), so a malformed
+    history raises InvalidHistory and is left exactly as it was.
     """
     check_count("keep_recent", keep_recent)
     check_count("min_chars", min_chars)
@@ -116,55 +115,31 @@ def micro_compact(
     chosen: list[Block] = []
     for i in range(min(stop[0] + 1, len(messages))):
         message = messages[i]
-        try:
-            role, content = message["role"], message["content"]
-            if not isinstance(content, list) or not content:
-                check_message(message, i)  # a string passes (nothing to clear in it); anything else raises
+        check_message(message, i)
+        content = message["content"]
+        if isinstance(content, str):  # nothing to clear in it
+            continue
+        if message["role"] == "assistant":
+            for block in content:                                      # step 2
+                if block["type"] == "tool_use":
+                    names[block["id"]] = block["name"]
+            continue
+        for j, block in enumerate(content):
+            if block["type"] != "tool_result":                         # step 1
                 continue
-            if role == "assistant":
-                for block in content:                                  # step 2
-                    kind = block["type"]
-                    if kind == "tool_use":
-                        tool_id, name = block["id"], block["name"]
-                        if not (isinstance(tool_id, str) and tool_id and isinstance(name, str) and name
-                                and isinstance(block["input"], dict)):
-                            check_message(message, i)
-                        names[tool_id] = name
-                    elif kind != "text" or not _is_text(block["text"]):
-                        check_message(message, i)
+            tool_id, old = block["tool_use_id"], block.get("content", "")
+            if not isinstance(old, str):                               # step 3: list content is never cleared
                 continue
-            if role != "user":
-                check_message(message, i)
-            for j, block in enumerate(content):
-                kind = block["type"]
-                if kind != "tool_result":                              # step 1
-                    if kind != "text" or not _is_text(block["text"]):
-                        check_message(message, i)
-                    continue
-                tool_id, old = block["tool_use_id"], block.get("content", "")
-                if not (isinstance(tool_id, str) and tool_id):
-                    check_message(message, i)
-                if not isinstance(old, str):                           # step 3
-                    check_message(message, i)  # list content passes, and is never cleared
-                    continue
-                if (i, j) >= stop or len(old) <= min_chars:            # stop: the newest keep_recent
-                    continue
-                name = names.get(tool_id, "unknown")
-                if name in preserve_tools:
-                    continue
-                new = placeholder(name)
-                if old == new:  # cleared already
-                    continue
-                chosen.append(block)
-                report.cleared.append(Cleared(i, j, tool_id, name, old, new))
-        except (KeyError, TypeError, AttributeError):  # a missing field, a message or block of the wrong type
-            check_message(message, i)
-            raise
+            if (i, j) >= stop or len(old) <= min_chars:                # stop: the newest keep_recent
+                continue
+            name = names.get(tool_id, "unknown")
+            if name in preserve_tools:
+                continue
+            new = placeholder(name)
+            if old == new:  # cleared already
+                continue
+            chosen.append(block)
+            report.cleared.append(Cleared(i, j, tool_id, name, old, new))
     for block, cleared in zip(chosen, report.cleared, strict=True):  # step 4
         block["content"] = cleared.new_content
     return report
-
-
-def _is_text(value: object) -> bool:
-    """A text block's text as ``check_message`` wants it: a string, not blank."""
-    return isinstance(value, str) and bool(value) and not value.isspace()

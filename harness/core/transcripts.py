@@ -16,11 +16,12 @@ from .messages import Message, check_shape
 def write_transcript(messages: list[Message], folder: str | Path) -> Path:
     """Write one JSON object per line to a new ``transcript_NNNN.jsonl`` and return its path.
 
-    A malformed history raises InvalidHistory before anything is created."""
-    check_shape(messages)
+    A malformed history (a value JSON cannot carry too: ``check_message``) raises InvalidHistory before
+    anything is created: no folder, no file."""
+    check_shape(messages)  # also every value one JSON carries, so the lines below cannot fail half-way
+    lines = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    lines = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
     number = len(list(folder.glob("transcript_*.jsonl"))) + 1
     while True:
         path = folder / f"transcript_{number:04d}.jsonl"

@@ -22,6 +22,12 @@ Two ``context_management`` edits of the Messages API beta, applied in the order 
   that sends the block back has everything before it ignored: the block's
   content stands in for it. https://platform.claude.com/docs/en/build-with-claude/compaction
 
+A compaction block carries ``encrypted_content``, ``signature`` and ``tool_changes``
+(the fields the SDK's ``BetaCompactionBlock`` says to send back verbatim); sent back,
+they are accepted if of their types (``core.messages``) but not verified: the fake reads
+only ``content``. A blank or malformed block is a 400 naming the field, from the
+history's checks, before anything here reads it.
+
 Unverified, and the fake's own choice: the placeholder's wording (the docs only
 say "placeholder text"), a cleared input becoming ``{}``, ``keep`` counting the
 excluded tools' uses too, "passes" meaning strictly greater, the top-level usage
@@ -167,7 +173,16 @@ def compact_request(body: dict[str, Any], edit: dict[str, Any],
         f"{prompt}\n\n<conversation>\n{json.dumps(body['messages'], ensure_ascii=False)}\n</conversation>")
     usage = {"type": "compaction", "input_tokens": before + text_tokens(prompt),
              "output_tokens": text_tokens(summary), "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-    return {**body, "messages": [stand_in(summary)]}, {"type": "compaction", "content": summary}, usage
+    return {**body, "messages": [stand_in(summary)]}, compaction_block(summary), usage
+
+
+def compaction_block(summary: str) -> Block:
+    """The block a compaction returns, with every field the SDK's ``BetaCompactionBlock`` carries for
+    being sent back verbatim: ``encrypted_content`` and ``signature`` (opaque: the fake's are digests of the
+    summary) and ``tool_changes`` (``[]``: no tool changes within a request the fake serves)."""
+    digest = hashlib.sha256(summary.encode()).hexdigest()
+    return {"type": "compaction", "content": summary, "encrypted_content": "fake-encrypted-" + digest[:32],
+            "signature": "fake-signature-" + digest[32:], "tool_changes": []}
 
 
 # --- compaction blocks in a request ---------------------------------------------------

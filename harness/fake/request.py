@@ -1,7 +1,8 @@
 """What the fake server accepts: the whole request checked before anything reads it (chapter 00).
 
 Every fault is an HTTP error whose message starts with the field at fault,
-written as the API writes it (``messages.0.content.1.tool_use.text``):
+written as the API writes it (``messages.0.content.1.tool_use.text``), or with
+the API's sentence where it names no field (an assistant message last):
 
 - a field the API does not know: 400 ``<field>: Extra inputs are not permitted``, the
   real API's wording (public reports: ``response_format: ...``, ``messages.0.name: ...``).
@@ -14,7 +15,11 @@ written as the API writes it (``messages.0.content.1.tool_use.text``):
   ``model: String should have at most 256 characters``); the other cases are unverified,
   and so is the fake's strict choice to refuse ``null`` for an optional field (the SDK
   leaves an unset field out, never sends null);
-- a history that breaks the API's rules: 400 ``messages: <rule>: ...`` (chapter 02);
+- a message or block with a field it does not have, a field of the wrong type, a value JSON
+  cannot carry, or a history that breaks the API's rules: 400 in the API's words where public
+  reports quote them (``messages.3: `tool_use` ids were found without `tool_result` blocks
+  immediately after: ...``), then ``[<rule>: messages[N], block M]``: ``core.messages`` holds the
+  rules, the one table of the fields a block may have, and the sources of the wordings;
 - an unknown model: 404 ``not_found_error``, ``model: <id>``, as the API answers;
 - ``max_tokens`` above the model's maximum output (``core.models.max_output``): 400
   ``max_tokens: N > M, which is the maximum allowed number of output tokens for <model>``;
@@ -32,16 +37,14 @@ import re
 from typing import Any
 
 from anthropic.types import ToolParam, message_count_tokens_params, message_create_params
-from anthropic.types.beta import (BetaCompactionBlockParam, BetaMemoryTool20250818Param, BetaTextBlockParam,
-                                  BetaToolResultBlockParam, BetaToolUseBlockParam)
+from anthropic.types.beta import BetaMemoryTool20250818Param
 from anthropic.types.beta import message_count_tokens_params as beta_count_params
 from anthropic.types.beta import message_create_params as beta_create_params
 
-from ..core.messages import InvalidHistory, validate_messages
+from ..core.messages import BLOCK_FIELDS, EXTRA, InvalidHistory, validate_messages
 from ..core.models import context_window, max_output
 from ..core.tokens import count_checked
 
-EXTRA = "Extra inputs are not permitted"
 NOT_IN_FAKE = "not supported by the offline fake"
 SAMPLING = {"temperature", "top_p", "top_k"}  # gone from the SDK's types, still taken by the API (unverified)
 KNOWN_CREATE = (set(message_create_params.MessageCreateParamsBase.__annotations__)
@@ -51,11 +54,7 @@ KNOWN_COUNT = (set(message_count_tokens_params.MessageCountTokensParams.__annota
 SERVED_CREATE = {"model", "max_tokens", "messages", "system", "tools", "tool_choice", "metadata", "stream",
                  "stop_sequences", "context_management"} | SAMPLING  # context_management: context_management.py
 SERVED_COUNT = {"model", "messages", "system", "tools", "tool_choice"}
-BLOCK_FIELDS = {kind: frozenset(param.__annotations__) for kind, param in (
-    ("text", BetaTextBlockParam), ("tool_use", BetaToolUseBlockParam),
-    ("tool_result", BetaToolResultBlockParam), ("compaction", BetaCompactionBlockParam))}  # what each block may hold
-TEXT_FIELDS = BLOCK_FIELDS["text"]
-MESSAGE_FIELDS = frozenset({"role", "content"})
+TEXT_FIELDS = BLOCK_FIELDS["text"]  # the one table of a block's fields is core.messages'
 MEMORY_TYPE = "memory_20250818"  # chapter 11: the one typed (built-in) tool the fake serves
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")  # unverified: the fake's choice of a tool name's form
 
@@ -64,6 +63,7 @@ class RequestRejected(Exception):
     """An HTTP error the fake server answers with instead of a reply."""
 
     def __init__(self, status: int, kind: str, message: str):
+        message = message.encode("utf-8", "backslashreplace").decode()  # a quoted lone surrogate, escaped
         super().__init__(message)
         self.status, self.kind = status, kind
 
@@ -282,24 +282,27 @@ def _check_options(body: dict[str, Any]) -> None:
 
 
 def _check_messages(messages: Any) -> None:
-    """The API's rules (chapter 02), then no field a message or block does not have."""
+    """The API's rules and every field's type (``validate_messages``, chapter 02), then what the fake does not
+    serve: a citation, a tool change, a non-text block in a tool_result (it serves no document, image or
+    tool set that changes)."""
     try:
         validate_messages(messages)
     except InvalidHistory as error:
-        raise invalid("messages", str(error)) from None
+        raise invalid_history(error) from None
     for i, message in enumerate(messages):
-        if (extra := _extra_key(message, MESSAGE_FIELDS)) is not None:
-            raise invalid(f"messages.{i}.{extra}", EXTRA)
         if isinstance(message["content"], str):
             continue
         for j, block in enumerate(message["content"]):
-            kind = block["type"]
-            if (extra := _extra_key(block, BLOCK_FIELDS[kind])) is not None:
-                raise invalid(f"messages.{i}.content.{j}.{kind}.{extra}", EXTRA)
-            if kind != "tool_result":
-                continue
-            if isinstance(block.get("content"), list):
+            for field in ("citations", "tool_changes"):
+                if block.get(field):
+                    raise invalid(f"messages.{i}.content.{j}.{block['type']}.{field}",
+                                  f"a non-empty list is {NOT_IN_FAKE}")
+            if block["type"] == "tool_result" and isinstance(block.get("content"), list):
                 for k, inner in enumerate(block["content"]):
-                    _check_text_block(f"messages.{i}.content.{j}.{kind}.content.{k}", inner)
-            if not isinstance(block.get("is_error", False), bool):
-                raise invalid(f"messages.{i}.content.{j}.{kind}.is_error", "Input should be a valid boolean")
+                    _check_text_block(f"messages.{i}.content.{j}.tool_result.content.{k}", inner)
+
+
+def invalid_history(error: InvalidHistory) -> RequestRejected:
+    """The 400 for a history fault: the API's words (``messages.2.content.0: unexpected `tool_use_id` ...``),
+    then our rule and where, in brackets."""
+    return RequestRejected(400, "invalid_request_error", f"{error.api_message} [{error.rule}: {error.where}]")

@@ -3,8 +3,10 @@
 Every request is checked whole with the API's rules (``request``): a
 malformed field, a broken history, an unknown model or a request over the
 model's window gets the HTTP error the real API would send, so the SDK raises
-``BadRequestError`` (or ``NotFoundError``). The model then reads the request as
-a model would (``reading``): a summary request gets a summary, anything else
+``BadRequestError`` (or ``NotFoundError``); a fault of the fake itself is an
+HTTP 500 (``InternalServerError``), so no request makes the SDK see a broken
+connection. The model then reads the request as a model would (``reading``):
+a summary request gets a summary, anything else
 the agent's next step, with only the tools offered; ``max_tokens`` caps the
 reply (``output``). When the agent ends its turn it may call a compaction
 tool first: by default on its own judgement, when the system prompt states
@@ -79,6 +81,9 @@ class FakeModel:
         except RequestRejected as error:  # a bad edit too (EditRejected)
             return httpx2.Response(error.status, json={
                 "type": "error", "error": {"type": error.kind, "message": str(error)}})
+        except Exception as error:  # a fault of the fake itself: an HTTP 500, never a broken transport
+            return httpx2.Response(500, json={"type": "error", "error": {
+                "type": "api_error", "message": f"the offline fake failed: {type(error).__name__}: {error}"}})
 
     def reply(self, body: dict[str, Any], request_id: str) -> dict[str, Any]:
         used = request_tokens(body)

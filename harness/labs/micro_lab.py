@@ -138,6 +138,7 @@ def measure_micro(history: list[Message], keep_recent: int, preserve_tools: froz
     config = CompactionConfig(keep_recent=keep_recent, preserve_tools=preserve_tools, auto=False,
                               max_turns=LAB_MAX_TURNS)
     layer = micro_layer(clear)
+    check_shape(history)  # before the copy: a history too deep for deepcopy is InvalidHistory, not RecursionError
     compacted = copy.deepcopy(history)
     report = layer(compacted, config.keep_recent, config.preserve_tools, config.min_chars)
     session = run_scenario(TWELVE_FILES, config, root, compactor=ThreeLayers(micro=layer))

@@ -67,7 +67,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.messages import Message
+from ..core.messages import Message, check_sendable
 from .records import TORN, CorruptLog, parse_last_line, parse_line
 
 
@@ -133,6 +133,7 @@ class SessionLog:
         if self.closed:
             raise ValueError(f"{self.path.name}: the log is closed")
         record = {"seq": self.seq + 1, "kind": kind, **fields}
+        check_sendable(record, "record")  # InvalidHistory (a ValueError) for a value JSON cannot carry
         line = encode_record(record, self.seq + 1, self.path)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
