@@ -281,3 +281,14 @@ def test_held_out_tasks_are_tasks(instruction):
 def test_held_out_requests_get_the_course_phrasings_reply(tmp_path, variant):
     assert run(LONG_SESSION.build(tmp_path / "b"), variant) == \
         run(LONG_SESSION.build(tmp_path / "a"), HELD_OUT_REQUESTS[variant])
+
+
+@pytest.mark.parametrize("edit", ["set the version tag in agents/s03_todo_write.py to 'v3-typed'",
+                                  "Please update VERSION_TAG in agents/s03_todo_write.py to v3-typed",
+                                  'In agents/s03_todo_write.py, change VERSION_TAG to "v3-typed".'])
+def test_a_recall_answers_from_an_edit_asked_in_any_form(edit):
+    """Without the file in view, the agent answers from the latest request that set the tag, whatever its words."""
+    messages = [user(edit), assistant("Done."), user("Without opening any file: what is VERSION_TAG in "
+                                                     "agents/s03_todo_write.py now?")]
+    _, reply = ask(messages)
+    assert reply.content[0].text == 'As far as I can see, VERSION_TAG in agents/s03_todo_write.py is "v3-typed".'

@@ -161,12 +161,12 @@ def test_a_line_that_does_not_start_as_a_record_is_damage_not_a_torn_write(logge
     ("compaction", {"summary": "   ", "budget_chars": 100}, "a summary must have some text"),
     ("compaction", {"summary": "s", "budget_chars": 100, "reasno": "x"}, "unknown field 'reasno'"),
     ("message", {"message": user("x"), "note": "x"}, "unknown field 'note'"),
-    ("message", {"message": assistant([tool_use("t", "bash", {"x": math.inf})])}, "not JSON a request can carry"),
-    ("message", {"message": assistant([tool_use("t", "bash", {"x": b"bytes"})])}, "bytes is not JSON"),
-    ("message", {"message": assistant([tool_use("t", "bash", {"x": {1, 2}})])}, "set is not JSON"),
+    ("message", {"message": assistant([tool_use("t", "bash", {"x": math.inf})])}, "inf is not a JSON number"),
+    ("message", {"message": assistant([tool_use("t", "bash", {"x": b"bytes"})])}, "bytes is not a JSON value"),
+    ("message", {"message": assistant([tool_use("t", "bash", {"x": {1, 2}})])}, "set is not a JSON value"),
     ("message", {"message": user("half a pair \ud800")}, "surrogate"),
-    ("message", {"message": assistant([tool_use("t", "bash", {"x": (1, 2)})])}, "not read back as written"),
-    ("message", {"message": assistant([tool_use("t", "bash", {1: "x"})])}, "not read back as written"),
+    ("message", {"message": assistant([tool_use("t", "bash", {"x": (1, 2)})])}, "tuple is not a JSON value"),
+    ("message", {"message": assistant([tool_use("t", "bash", {1: "x"})])}, "keys are strings"),
 ])
 def test_the_writer_refuses_before_writing_a_byte(tmp_path, kind, fields, problem):
     path = tmp_path / "session.jsonl"

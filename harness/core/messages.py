@@ -100,12 +100,12 @@ class InvalidHistory(ValueError):
     ``api_message`` is the two together, as the API's 400 reads, and the text is ours, then that."""
 
     def __init__(self, rule: str, index: int, detail: str, tool_id: str | None = None, block: int | None = None,
-                 *, path: str | None = None):
+                 *, path: str | None = None, where: str | None = None):
         self.rule, self.index, self.tool_id, self.block = rule, index, tool_id, block
         self.detail = _printable(detail)
         self.path = _printable(path if path is not None else f"messages.{index}" + (
             f".content.{block}" if block is not None else ""))
-        self.where = _printable(f"messages[{index}]" + (f", block {block}" if block is not None else "")
+        self.where = _printable(where or f"messages[{index}]" + (f", block {block}" if block is not None else "")
                                 + (f", tool id {tool_id}" if tool_id else ""))
         super().__init__(f"{rule}: {self.where}: {self.api_message}")
 
@@ -345,14 +345,16 @@ def _flat_ascii(tool_input: dict[str, Any]) -> bool:
     return True
 
 
-def check_sendable(value: Any, where: str = "value") -> None:
+def check_sendable(value: Any, name: str = "value", where: str | None = None) -> None:
     """Raise InvalidHistory (rule ``json_value``, index 0) unless ``value`` is one JSON carries and reads back
     the same, nested at most ``MAX_DEPTH`` levels: the rule ``check_message`` applies inside a message, for any
-    value (a session log's record, chapter 07). ``path`` names the bad value from ``where``."""
+    value (a session log's record, chapter 07). ``path`` names the bad value from ``name``; ``where`` says
+    what the value is (default: ``messages[0]``)."""
     try:
         _check_json(value, 1)
     except _Fault as fault:
-        raise InvalidHistory(fault.rule, 0, fault.detail, path=".".join([where, *map(str, fault.path)])) from None
+        raise InvalidHistory(fault.rule, 0, fault.detail, path=".".join([name, *map(str, fault.path)]),
+                             where=where) from None
 
 
 def _check_tool_uses(messages: list[Message], i: int, seen_ids: set[str]) -> None:

@@ -33,7 +33,7 @@ from typing import Any, Callable
 from ..core.messages import Block, text
 from .memory import MEMORY, memory_step, pending_write, remembered_tag, written_in_task
 from .reading import (ASK_TAG, COUNT, EDIT, FIRST_CHANGE, INSTRUCTION, NEVER_EDIT, READ_ALL, RECALL_RULE,
-                      RECALL_TAG, SAVE, SEARCH, request_kind)
+                      RECALL_TAG, SAVE, SEARCH, request_arguments, request_kind)
 from .view import PLAN, TAG_LINE, ToolCall, View, argument, whole_count, whole_matches
 
 PURPOSE = re.compile(r'^"""\S+: (.+?)\.?$', re.MULTILINE)
@@ -123,12 +123,20 @@ def recall_tag(view: View, offered: Tools, path: str) -> Action:
     shown = view.fact(path, TAG_LINE)
     if shown is not None:
         return Action(f'VERSION_TAG in {path} is "{shown.group(1)}".')
-    said = re.compile(rf'(?:In {re.escape(path)}, change VERSION_TAG to|VERSION_TAG in {re.escape(path)} is'
-                      rf'(?: already)?|Changed VERSION_TAG in {re.escape(path)} to) "([^"]+)"')
-    values = [value for t in view.all_text for value in said.findall(t)]
+    reported = re.compile(rf'(?:VERSION_TAG in {re.escape(path)} is(?: already)?'
+                          rf'|Changed VERSION_TAG in {re.escape(path)} to) "([^"]+)"')
+    values = [value for t in view.all_text for line in t.splitlines() for value in _tag_said(line, path, reported)]
     if not values:
         return Action(f"I can no longer see anything about VERSION_TAG in {path}.")
     return Action(f'As far as I can see, VERSION_TAG in {path} is "{values[-1]}".')
+
+
+def _tag_said(line: str, path: str, reported: re.Pattern[str]) -> list[str]:
+    """The values one line gives ``path``'s tag: a request to set it (in any form ``reading`` reads),
+    or the agent's own answer or report."""
+    if (asked := EDIT.search(line)) and asked["path"] == path:
+        return [request_arguments(asked)["value"]]
+    return reported.findall(line)
 
 
 def count_lines(view: View, offered: Tools, folder: str) -> Action:
@@ -143,7 +151,7 @@ def search_todos(view: View, offered: Tools, folder: str) -> Action:
 
 
 def first_change(view: View, offered: Tools) -> Action:
-    asked = [m.group(1) for t in view.user_texts if (m := EDIT.search(t))]
+    asked = [m.group("path") for t in view.user_texts if (m := EDIT.search(t))]
     if not asked:
         return Action("I can no longer see which file you first asked me to change.")
     return Action(f"The first file you asked me to change was {asked[0]}.")

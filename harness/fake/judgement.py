@@ -57,12 +57,6 @@ SCALE = {"k": 1_000, "m": 1_000_000}
 SMALLEST_LIMIT = 1_000
 
 
-def system_text(body: dict[str, Any]) -> str:
-    """The system prompt of a checked request as one string (text blocks joined by line breaks)."""
-    system = body.get("system", "")
-    return system if isinstance(system, str) else "\n".join(block["text"] for block in system)
-
-
 @lru_cache(maxsize=256)
 def stated_limit(system: str) -> int | None:
     """The context limit ``system`` states, in tokens (the module's rule); None when it states none.

@@ -28,9 +28,9 @@ from ..core.messages import text
 from ..core.tokens import block_tokens
 from .agent import Action, action_blocks, decide
 from .context_management import serve_context_managed
-from .judgement import compaction_call, near_limit, system_text
+from .judgement import compaction_call, near_limit
 from .output import cap_output
-from .reading import is_summary_request, offered_tools, summary_material
+from .reading import is_summary_request, offered_tools, summary_material, system_text
 from .request import RequestRejected, check_request, check_window, read_body, request_tokens
 from .summarizer import SummaryStyle, summarise_text
 from .view import build_view

@@ -133,7 +133,8 @@ class SessionLog:
         if self.closed:
             raise ValueError(f"{self.path.name}: the log is closed")
         record = {"seq": self.seq + 1, "kind": kind, **fields}
-        check_sendable(record, "record")  # InvalidHistory (a ValueError) for a value JSON cannot carry
+        check_sendable(record, "record",  # InvalidHistory (a ValueError) for a value JSON cannot carry
+                       where=f"refusing to write record {record['seq']} of {self.path.name}")
         line = encode_record(record, self.seq + 1, self.path)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
