@@ -292,3 +292,27 @@ def test_a_recall_answers_from_an_edit_asked_in_any_form(edit):
                                                      "agents/s03_todo_write.py now?")]
     _, reply = ask(messages)
     assert reply.content[0].text == 'As far as I can see, VERSION_TAG in agents/s03_todo_write.py is "v3-typed".'
+
+
+def test_a_call_that_failed_is_not_made_again_in_the_same_task():
+    """A model that saw a call fail does not send the same call again: it says what failed and stops."""
+    request = "Read every .py file under nowhere/ and summarise what each does."
+    messages = [user(request), assistant([{"type": "tool_use", "id": "toolu_1", "name": "list_files",
+                                           "input": {"path": "nowhere"}}]),
+                user([tool_result("toolu_1", "Error: nowhere: no such file or directory", is_error=True)])]
+    _, reply = ask(messages)
+    assert reply.stop_reason == "end_turn" and [b.type for b in reply.content] == ["text"]
+    assert reply.content[0].text == ("list_files failed: Error: nowhere: no such file or directory "
+                                     "I cannot finish this request.")
+    _, first = ask(messages[:1])  # the first try is made
+    assert first.content[-1].type == "tool_use" and first.content[-1].input == {"path": "nowhere"}
+
+
+def test_a_summary_cut_after_its_first_heading_is_a_summary_not_a_request():
+    """A summary reply cut by its budget before "2. Current state" names no request: the agent says it lost
+    track instead of reading the summary's words (file names, "read") as a task."""
+    cut = ("[Conversation compressed. Transcript: grid/transcripts/transcript_0001.jsonl]\n\n"
+           "1. What was accomplished:\n- read: agents/s01_agent_loop.py\nNote: agents/s01_agent_loop.py — runs every"
+           " loop\n2. Current state:\n-")
+    _, reply = ask([user(cut)])
+    assert reply.content[0].text == "I have lost track of the current request. What should I do next?"

@@ -13,6 +13,8 @@ rather than guess. Otherwise it reads the file again (or, when a reversible plac
 shows a recall id, recalls it: chapter 09); it answers recall questions
 (chapter 08's amnesia probe) only from what is still visible, never with a tool.
 
+It never repeats a call that already failed in the same task: it says what failed and ends its turn.
+
 It calls only the tools the request offers. When the natural tool is missing
 it uses another offered one that can do the job (``bash`` with ``cat <path>``
 to read, ``ls <folder>/*.py`` to list; ``write_file`` with the whole new
@@ -59,7 +61,13 @@ def decide(view: View, offered: Tools) -> Action:
     if (kind := request_kind(view.task)) is None:
         return Action("I do not know how to do that in this workspace.")
     pattern, arguments = kind
-    return HANDLERS[pattern](view, offered, **arguments)
+    action = HANDLERS[pattern](view, offered, **arguments)
+    failed = next((c for c in view.task_calls if c.is_error and c.name == action.tool
+                   and c.input == action.tool_input), None)
+    if failed is None:
+        return action
+    error = (failed.result or "").splitlines()[:1] or ["(no text)"]
+    return Action("\n\n".join(filter(None, [action.say, f"{failed.name} failed: {error[0]} I cannot finish this request."])))
 
 
 def read_all(view: View, offered: Tools, folder: str) -> Action:

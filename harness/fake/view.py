@@ -48,7 +48,8 @@ NOTE = re.compile(r"^Note: (\S+) — (.+)$", re.MULTILINE)
 PLAN = re.compile(r"^Plan for (\S+?)/: (.+)$", re.MULTILINE)
 SUMMARY_GOAL = re.compile(r"^- User: (.+)$", re.MULTILINE)
 IN_PROGRESS = re.compile(r"^- In progress: (.+)$", re.MULTILINE)
-SUMMARY_LINE = re.compile(r"^- (User|In progress|Finished): |^- No request is visible", re.MULTILINE)
+SUMMARY_LINE = re.compile(r"^- (User|In progress|Finished): |^- No request is visible|^1\. What was accomplished:$",
+                          re.MULTILINE)  # its own lines, the first heading included (a reply cut after it)
 TAG_LINE = re.compile(r'^VERSION_TAG = "([^"]*)"$', re.MULTILINE)  # a module's tag line
 FILE_SHOWN = re.compile(r'^VERSION_TAG = "|^"""\S+: ', re.MULTILINE)  # what a read of a course module shows
 EDITING_TOOLS = ("edit_file", "write_file")

@@ -502,7 +502,7 @@ assert (lab_cleared.tokens_after, lab_cleared.cleared) == (estimate_tokens(clear
 # ([handle tool calls](https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls);
 # the real API's 400 reads "Each `tool_result` block must have a corresponding `tool_use` block
 # in the previous message", quoted in anthropics/claude-code#13460). Drop the `tool_use` blocks
-# and the request is refused, here by the fake, which applies the same rule:
+# and the request is refused, here by the fake, which applies the same rule in the same words:
 
 # %%
 client = fake_client()
@@ -517,7 +517,9 @@ except anthropic.BadRequestError as error:
 print(rejected.status_code, rejected.body["error"]["message"])
 
 # %%
-assert rejected.status_code == 400 and "tool_result_answers_previous" in rejected.body["error"]["message"]
+assert rejected.status_code == 400
+assert "Each `tool_result` block must have a corresponding `tool_use` block in the previous message" in \
+    rejected.body["error"]["message"]
 
 # %% [markdown]
 # **The agent still knows what it did.** The placeholder says that a `read_file` happened; the

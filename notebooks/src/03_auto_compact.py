@@ -508,6 +508,33 @@ print(f"first 20 requests: re-reads uncompressed {first20.stats.re_reads}, "
 assert (first20.stats.re_reads, first20_compacted.stats.re_reads) == (0, 7)
 
 # %% [markdown]
+# ### What a copying summariser hides
+#
+# *This fake*'s summaries copy: every request they can find, word for word. A real summary
+# paraphrases and drops. As a control, run the same session with a summariser that distorts by a
+# fixed rule (`summary_style="lossy"`: each item cut to a gist of at most 8 words, items that then
+# read alike merged, only the 3 most recent of each kind kept) and list the answers that change:
+
+# %%
+lossy = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "lossy", summary_style="lossy",
+                     compactor=ThreeLayers(summarise=my_auto_compact))
+changed = [i for i, (a, b) in enumerate(zip(long.answers, lossy.answers)) if a != b]
+for i in changed:
+    print(f"request {i + 1}: {LONG_SESSION.requests[i]}\n  copying: {long.answers[i]}\n  lossy:   {lossy.answers[i]}")
+
+# %%
+assert [i + 1 for i in changed] == [7, 21, 48, 69] and len(lossy.answers) == len(long.answers) == 71
+assert lossy.answers[6] == "I do not know how to do that in this workspace."
+assert lossy.answers[20] == 'VERSION_TAG in core/c06_storage.py is "v6-storage".'
+
+# %% [markdown]
+# The first compaction came in the middle of request 7, an edit. The lossy gist kept "change
+# VERSION_TAG to a new value" and dropped the value, so no message the agent could see held it:
+# *any model* would have to ask or guess; *this fake* says it cannot. The edit never happened, and
+# requests 21 and 48 read the old tag back. A summary that reads well can still have lost the one
+# string the next step needs; the copying fake never shows that, so treat its results as a best case.
+
+# %% [markdown]
 # ## 7. Why the tail, not the head
 #
 # The reference sends `json.dumps(messages, default=str)[-80000:]`, the *last* 80,000 characters. An older

@@ -25,9 +25,10 @@
 # ## Setup
 #
 # Everything runs offline: `FakeModel` is a deterministic fake of Claude behind the real `anthropic`
-# SDK. `FakeModel(compact_policy=...)` decides when the fake agent calls `compact`: `"never"` (the
-# default), `"after_task"` (whenever it has finished a request), or an integer *N* (after a request,
-# if the request it just sent was above *N* tokens). Scratch files go under `_work/04/`,
+# SDK. `FakeModel(compact_policy=...)` decides when the fake agent calls `compact`: `"judgement"`
+# (the default: after a request, once the request nears a context limit its system prompt states;
+# our prompts state none, so never here), `"never"`, `"after_task"` (whenever it has finished a
+# request), or an integer *N* (after a request, if the request it just sent was above *N* tokens). Scratch files go under `_work/04/`,
 # inside a fresh folder under `_work/` for each run, removed when the kernel stops.
 
 # %%
@@ -191,8 +192,8 @@ for name, history in histories.items():
 # %%
 broken = list(histories)[:2]
 assert all(outcomes[name].startswith("HTTP 400") for name in broken)
-assert "tool_result_answers_previous: messages[1], tool id toolu_compact_01" in outcomes[broken[0]]
-assert "tool_use_answered: messages[1], tool id toolu_compact_01" in outcomes[broken[1]]
+assert "unexpected `tool_use_id` found in `tool_result` blocks: toolu_compact_01" in outcomes[broken[0]]
+assert "`tool_use` ids were found without `tool_result` blocks immediately after: toolu_compact_01" in outcomes[broken[1]]
 assert all(outcomes[name] == "accepted" for name in list(histories)[2:])
 
 # %% [markdown]

@@ -331,8 +331,9 @@ assert small.answers[0].splitlines()[-12].startswith("- agents/s01_agent_loop.py
 # `harness/session/runner.py`) says nothing about a limit. The manual layer fires here because
 # **this fake** reads the size of the request it was sent: it tidies up at the end of a task once that
 # request passes 97% of the threshold (`agent_limit`), just before auto would cut in mid-task. A real
-# model would have to be told its limit, or count. These are the only two full runs of the session in
-# this notebook.
+# model would have to be told its limit, or count. Told one in its system prompt, *this fake* does the
+# same at 80% of it (`compact_policy="judgement"`, the default). These are the only two full runs of
+# the session in this notebook.
 
 # %%
 compressed = three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), WORK, loop=my_run_agent)

@@ -318,13 +318,15 @@ assert resumed.messages == session.messages and resumed.compactions == 7 and res
 # %% [markdown]
 # Now continue the session from the replayed history. `reopen(path)` opens the log to go on: it
 # repairs what a crash may have left (chapter 07), resumes, and tells the log that the replayed
-# messages are already in it, so nothing is written twice. The question is about an instruction
+# messages are already in it, so nothing is written twice. A log has one writer at a time (a second
+# opener gets `LogInUse`), so the stopped session closes its log first. The question is about an instruction
 # given at the second request, seven compactions ago. Every replacement kept it verbatim, so it is
 # in what the model is sent (*any model* could read it there); that the agent answers by quoting it
 # is *this fake*'s way. The first call costs the 3,870 tokens announced above.
 
 # %%
 log_bytes_before = LOG.read_bytes()
+session.log.close()
 log, reopened = reopen(LOG)
 continued = Session(session.client, session.toolbox, CONFIG, log=log, compactor=UsageTriggered(retry=NO_WAIT),
                     messages=reopened.messages)

@@ -259,7 +259,8 @@ print(f"requests that carried it: calls {sent_with[0]} to {sent_with[-1]} of {le
 
 # %%
 assert event.call == 39 and (event.tokens_before, event.tokens_after) == (50_304, 1_094)
-assert kept == {"type": "compaction", "content": event.detail["summary"]}  # as the server sent it
+assert kept["content"] == event.detail["summary"]  # the summary, with the fields to send back verbatim:
+assert sorted(kept) == ["content", "encrypted_content", "signature", "tool_changes", "type"]
 assert sent_with == list(range(event.call + 1, len(recorder.records) + 1))  # every later request, none before
 assert all(sent == [kept] for sent in recorder.records[event.call:])
 

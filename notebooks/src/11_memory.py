@@ -113,8 +113,10 @@ assert refusal == "tools.0.memory_20250818.name: Input should be 'memory'"
 #    `/memoriesX/a`);
 # 3. a `..` part anywhere (`/memories/../x`, `/memories/a/../../b`).
 #
-# Drop `.` parts. Symlinks are not your job: the store then hands the relative path to chapter 00's
-# `Workspace.resolve`, which follows every link and refuses one that leads out.
+# Drop `.` parts. Symlinks are not your job: the store then walks the relative path one folder at a
+# time through open folder handles and refuses any symlink on the way, so a folder swapped for a link
+# between your check and the write still cannot lead out; it writes a temporary file and renames it
+# over the old one, as the SDK's helper does.
 
 # %%
 def my_memory_path(path):
