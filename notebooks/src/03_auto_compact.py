@@ -733,6 +733,8 @@ assert THRESHOLD_RANGE == (10_000, 80_000, 10_000) and max(t.estimated for t in 
 #   fall off, and at the end the agent edits the file the user had put off limits.
 # - The history becomes one user message naming the transcript. In a long session this
 #   repeats: the sawtooth.
+# - *This fake*'s summaries copy, a best case: with a lossy summariser as the control, an edit
+#   whose value the gist dropped never happened, and two later answers read the old tag.
 # - Micro-compaction runs before the transcript is written, on every call, so a transcript has
 #   already lost tool outputs (11 in the long session). Changing the order inside one turn does
 #   not help; an append-only log written before any layer rewrites the history does.
