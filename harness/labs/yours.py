@@ -40,7 +40,7 @@ class Difference:
     got: Any
 
     def __str__(self) -> str:
-        return f"{self.case}: at {self.where}: expected {_short(self.expected)}, got {_short(self.got)}"
+        return f"{self.case}: at {self.where}: expected {short(self.expected)}, got {short(self.got)}"
 
 
 @dataclass
@@ -152,6 +152,7 @@ def _result(rng: random.Random, words: tuple[str, ...]) -> str | list[dict[str, 
     return [text(" ".join(rng.choice(words) for _ in range(3)))]  # list content, never cleared
 
 
-def _short(value: Any, width: int = 70) -> str:
+def short(value: Any, width: int = 70) -> str:
+    """``repr(value)``, cut to ``width`` characters."""
     shown = repr(value)
     return shown if len(shown) <= width else shown[: width - 3] + "..."

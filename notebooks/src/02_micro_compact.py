@@ -51,6 +51,7 @@ from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
 from harness.labs.scratch import own_scratch
+from harness.labs.steps import check
 from harness.labs.yours import compare, random_histories
 
 WORK = own_scratch("02_micro_compact")
@@ -83,19 +84,23 @@ print("\n".join(outline(history)[-4:]))
 # A tool result lives inside a *user* message whose content is a list of blocks. One user
 # message can hold several results: when the model asks for two tools in one turn, both
 # answers come back together. So we record the message index **and** the block index.
+#
+# **Write it.** Each step is a stub: fill it in, run it, and run the cell after it, which checks
+# yours against the reference on many cases and says *not written yet*, where yours differs, or
+# that it passes. Until yours passes, the rest of the chapter runs the reference (stuck? it is in
+# `harness/labs/solutions/ch02.py`).
 
-# %%
+# %% tags=["stub"]
 def collect_tool_results(messages):
     """Every tool_result block as (message index, block index, block), oldest first."""
-    found = []
-    for i, message in enumerate(messages):
-        if message["role"] == "user" and isinstance(message["content"], list):
-            for j, block in enumerate(message["content"]):
-                if block.get("type") == "tool_result":
-                    found.append((i, j, block))
-    return found
+    # for each message i: skip it unless it is a user message whose content is a list
+    #     for each block j of it: a block whose "type" is "tool_result" gives (i, j, block)
+    raise NotImplementedError("your code here")
 
+# %%
+collect_tool_results = check(collect_tool_results)
 
+# %%
 two_at_once = [
     user("Compare a.py and b.py."),
     assistant([tool_use("t1", "read_file", {"path": "a.py"}), tool_use("t2", "read_file", {"path": "b.py"})]),
@@ -116,18 +121,17 @@ assert len(results) == 13 and all(j == 0 for _, j, _ in results)
 # the assistant message before it. We need the name twice: to skip preserved tools, and to
 # write the placeholder. So we build the map `{tool_use_id: name}` first, in one pass.
 
-# %%
+# %% tags=["stub"]
 def tool_name_map(messages):
     """{tool_use id: tool name} for every tool_use block of the assistant messages."""
-    names = {}
-    for message in messages:
-        if message["role"] == "assistant" and isinstance(message["content"], list):
-            for block in message["content"]:
-                if block.get("type") == "tool_use":
-                    names[block["id"]] = block["name"]
-    return names
+    # for each assistant message whose content is a list:
+    #     every block whose "type" is "tool_use" maps its "id" to its "name"
+    raise NotImplementedError("your code here")
 
+# %%
+tool_name_map = check(tool_name_map)
 
+# %%
 names = tool_name_map(history)
 print(Counter(names.values()))
 
@@ -201,19 +205,20 @@ assert tool_name_map(round_trip) == names
 # that one by returning early when `len(tool_results) <= KEEP_RECENT`; this course's harness
 # had exactly this bug until the slider tests of this chapter found it.) Clamp at zero.
 
-# %%
+# %% tags=["stub"]
 def choose_to_clear(results, names, keep_recent, preserve_tools, min_chars=100):
-    """The (block, tool name) pairs micro-compaction should clear."""
-    older = results[: max(0, len(results) - keep_recent)]
-    chosen = []
-    for _, _, block in older:
-        content = block.get("content")
-        name = names.get(block["tool_use_id"], "unknown")
-        if isinstance(content, str) and len(content) > min_chars and name not in preserve_tools:
-            chosen.append((block, name))
-    return chosen
+    """The (block, tool name) pairs micro-compaction should clear, oldest first.
 
+    ``results`` as step 1 returns them, ``names`` as step 2 does (an id it lacks is "unknown")."""
+    # older = every result but the newest keep_recent (clamp the end index at zero)
+    # for each older block: its name; keep (block, name) if its content is a string longer than
+    #     min_chars and the name is not in preserve_tools
+    raise NotImplementedError("your code here")
 
+# %%
+choose_to_clear = check(choose_to_clear)
+
+# %%
 print("[:-0] keeps", len(results[:-0]), "of", len(results), "results")
 print("with 2 results and keep_recent=3, [:2 - 3] still selects", len(results[:2][: 2 - 3]), "of them")
 for label, preserve, name_map in [("read_file preserved", {"read_file"}, names),
@@ -241,21 +246,23 @@ assert [n for _, n in choose_to_clear(results, reference_style_name_map(round_tr
 # threshold check that saves the transcript (`agent_loop` in the same file). Chapter 03 runs
 # straight into that.
 
-# %%
+# %% tags=["stub"]
 def replace_in_place(chosen):
-    for block, name in chosen:
-        block["content"] = f"[Previous: used {name}]"
-    return len(chosen)
+    """Give each chosen (block, name) the placeholder "[Previous: used <name>]" as its content; return how many."""
+    # assign to block["content"]: the block is the very dict inside the history
+    raise NotImplementedError("your code here")
 
 
 def my_micro_compact(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
     """Steps 1-4: clear old, long, non-preserved tool results in place; returns how many."""
-    results = collect_tool_results(messages)                                    # step 1
-    names = tool_name_map(messages)                                             # step 2
-    chosen = choose_to_clear(results, names, keep_recent, preserve_tools, min_chars)  # step 3
-    return replace_in_place(chosen)                                             # step 4
+    # step 1, then step 2, then step 3 with the knobs; return what step 4 returns
+    raise NotImplementedError("your code here")
 
+# %%
+replace_in_place = check(replace_in_place)
+my_micro_compact = check(my_micro_compact)
 
+# %%
 mine = copy.deepcopy(history)
 held_elsewhere = mine[4]["content"][0]  # say, a transcript writer kept a reference to this block
 cleared = my_micro_compact(mine, keep_recent=3, preserve_tools=frozenset())
@@ -358,7 +365,8 @@ assert (fewer, len(failing), len(finished)) == (51, 51, 0)
 # %% [markdown]
 # ## Your function, as the harness's micro layer
 #
-# From here on, every measurement, figure and slider runs **your** `my_micro_compact`. The
+# From here on, every measurement, figure and slider runs `my_micro_compact`: yours once it passed
+# its check, else the reference (the check's line above says which). The
 # agent loop and the lab expect a micro layer to return a `MicroReport` (which results it
 # cleared, from which tool, how many characters it saved), so they can draw and log it; yours
 # returns a count. `micro_layer` bridges the two: it notes every tool result, runs your
@@ -605,10 +613,11 @@ assert (one_kept.model_calls, one_kept.re_reads, one_kept.hit_max_turns, max(one
 #   than `min_chars`, tool not preserved), replace in place.
 # - Build the name map from dicts. The reference's `hasattr` lookup finds no names after a
 #   JSON round trip, so every placeholder says `unknown` and `read_file` is cleared after all.
-# - `compare` checked your function against the harness on 648 cases; the unclamped slice
+# - You wrote each step as a stub filled in, checked against the reference; `compare` then
+#   matched `my_micro_compact` with `harness.micro_compact` on 648 cases. The unclamped slice
 #   fails 51 of them, all with fewer results than `keep_recent`, none on the finished history.
-# - `micro_layer` turns your function into the loop's micro layer by looking at what it
-#   changed; from then on your function drew every figure and slider.
+# - `micro_layer` turns `my_micro_compact` into the loop's micro layer by looking at what it
+#   changed; from then on it drew every figure and slider (yours once it passed).
 # - On the 12-file task, preserving `read_file` saves 0.3%; clearing it saves 69.8% of the
 #   history and 53% of the input billed in the loop. The seed's −78% is a round estimate that
 #   needs `read_file` compacted.
@@ -735,3 +744,16 @@ else:
     display(micro_figure(at_zero, baseline))
     print(f"Exercise 4: correct; keep_recent=0 now takes {at_zero.model_calls} calls (peak context "
           f"{max(at_zero.context):,}) instead of a spiral of {spiral.model_calls}.")
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch02.py`).
+#
+# 1. Why does step 1 record the block index as well as the message index?
+# 2. What does `results[:-0]` select, and what goes wrong with `results[:len(results) - keep_recent]`
+#    early in a task?
+# 3. Why does the reference's name map find no names after a JSON round trip, and what does that cost?
+# 4. Why must the `tool_use` blocks stay when their results are cleared?
+# 5. After `replace_in_place`, what does anything else holding the history see, and why?

@@ -1,0 +1,44 @@
+"""The reference of every step a chapter asks you to write, and the cases it is checked on (chapters 02-12).
+
+One module per chapter (``ch02``, ...), each with ``STEPS``: open it when you are stuck, not before. A
+reference is written the way a student would write the stub, in the stub's shape (the harness's own
+version of the same layer is the concise one, in ``harness/core``). ``harness.labs.steps`` checks
+your function against it.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable
+
+CHAPTERS = ("ch02",)  # the chapters with steps, in course order
+
+
+@dataclass(frozen=True)
+class Step:
+    """One function you write: its reference, the cases it is checked on, and what is compared."""
+    name: str
+    chapter: str
+    reference: Callable[..., Any]
+    cases: Callable[[], list[tuple[str, tuple[Any, ...]]]]  # (case name, arguments); built when first checked
+    observe: Callable[[Callable[..., Any], tuple[Any, ...]], Any] | None = None  # None: what it returns
+    label: str = "result"
+    hint: str = ""                                   # one line on the usual mistake, shown when yours differs
+    needs: tuple[str, ...] = field(default=())        # earlier steps of the chapter it calls
+
+
+@lru_cache(maxsize=None)
+def all_steps() -> dict[str, Step]:
+    """Every step of every chapter, by function name."""
+    steps: dict[str, Step] = {}
+    for chapter in CHAPTERS:
+        for step in importlib.import_module(f"{__name__}.{chapter}").STEPS:
+            if step.name in steps:
+                raise ValueError(f"two steps named {step.name!r}")
+            steps[step.name] = step
+    return steps
+
+
+def find_step(name: str) -> Step | None:
+    return all_steps().get(name)

@@ -1,0 +1,164 @@
+"""The checks of the steps a student writes (harness/labs/steps.py): each can fail, points at the mistake,
+never shows the answer and never raises; the reference passes; a passing function is kept for chapter 05."""
+from __future__ import annotations
+
+import copy
+import importlib.util
+import textwrap
+
+import pytest
+
+from harness.labs.solutions import all_steps, find_step
+from harness.labs.steps import check, judge, keep, yours_or_reference
+
+# --- a typical wrong answer for every step, and what its check must say --------------------------------------
+
+
+def collect_only_the_first_block(messages):
+    return [(i, 0, m["content"][0]) for i, m in enumerate(messages)
+            if m["role"] == "user" and isinstance(m["content"], list) and m["content"][0].get("type") == "tool_result"]
+
+
+def name_map_by_attribute(messages):
+    return {b.id: b.name for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
+            for b in m["content"] if hasattr(b, "type") and b.type == "tool_use"}
+
+
+def choose_unclamped(results, names, keep_recent, preserve_tools, min_chars=100):
+    older = results[: len(results) - keep_recent]
+    return [(b, names.get(b["tool_use_id"], "unknown")) for _, _, b in older
+            if isinstance(b.get("content"), str) and len(b["content"]) > min_chars
+            and names.get(b["tool_use_id"], "unknown") not in preserve_tools]
+
+
+def replace_without_counting(chosen):
+    for block, name in chosen:
+        block["content"] = f"[Previous: used {name}]"
+
+
+def micro_compact_ignoring_preserve(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
+    reference = find_step("my_micro_compact").reference
+    return reference(messages, keep_recent, frozenset(), min_chars)
+
+
+WRONG = {  # step -> (a typical wrong version, what the check's line must name)
+    "collect_tool_results": (collect_only_the_first_block, "two results in one message: at result, yours has 1 items"),
+    "tool_name_map": (name_map_by_attribute, "the 12-file history: at result"),
+    "choose_to_clear": (choose_unclamped, "keep_recent=3, preserve=[], min_chars=0: at result, yours has 1 items"),
+    "replace_in_place": (replace_without_counting, "at after.returned, yours gave None"),
+    "my_micro_compact": (micro_compact_ignoring_preserve, "preserve=['read_file']"),
+}
+
+
+def test_every_step_has_a_wrong_answer_here():
+    assert set(WRONG) == set(all_steps())
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_a_typical_wrong_answer_is_caught_and_pointed_at(name, capsys):
+    wrong, says = WRONG[name]
+    wrong.__name__ = name
+    step = find_step(name)
+    chosen = check(wrong)
+    line = capsys.readouterr().out
+    assert chosen is step.reference
+    assert line.startswith(f"{name}: differs in ") and says in line and step.hint in line, line
+    assert "goes on with the reference" in line
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_the_line_never_shows_what_the_reference_gives(name):
+    """The first difference's expected value is not in the line (the check would hand out the answer)."""
+    from harness.labs.yours import compare
+    wrong, _ = WRONG[name]
+    step = find_step(name)
+    first = compare(name, wrong, step.reference, step.cases(), step.observe, step.label).differences[0]
+    line, passed = judge(step, wrong)
+    shown = repr(first.expected)
+    assert not passed and "expected" not in line
+    assert len(shown) < 8 or shown[:40] not in line  # a short value (a count) may appear by coincidence
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_a_stub_is_not_written_yet(name, capsys):
+    def stub(*args, **kwargs):
+        raise NotImplementedError("your code here")
+    stub.__name__ = name
+    assert check(stub) is find_step(name).reference
+    assert capsys.readouterr().out == f"{name}: not written yet; the chapter goes on with the reference.\n"
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_the_reference_passes_its_own_check(name):
+    step = find_step(name)
+    line, passed = judge(step, step.reference)
+    assert passed and line == f"{name}: yours passes all {len(step.cases())} cases; the chapter goes on with yours."
+
+
+@pytest.mark.parametrize("broken", [lambda *a: 1 / 0, lambda: None, lambda *a: object()])
+def test_a_check_never_raises(broken, capsys):
+    broken.__name__ = "choose_to_clear"
+    assert check(broken) is find_step("choose_to_clear").reference
+    assert "differs" in capsys.readouterr().out
+
+
+def test_an_unknown_name_is_said_and_the_function_kept(capsys):
+    def my_own_helper():
+        return 1
+    assert check(my_own_helper) is my_own_helper
+    assert "no step of this course has that name" in capsys.readouterr().out
+
+
+def module_from(tmp_path, name: str, source: str):
+    """Functions defined in a real file, so that their source can be read back (as in a notebook cell)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_passing_function_is_kept_and_chapter_05_runs_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path / "yours"))
+    written = module_from(tmp_path, "student", '''
+        def replace_in_place(chosen):
+            for block, name in chosen:
+                block["content"] = "[Previous: used " + name + "]"
+            return len(chosen)
+        ''')
+    assert check(written.replace_in_place) is written.replace_in_place
+    assert (tmp_path / "yours" / "replace_in_place.py").exists()
+    capsys.readouterr()
+    loaded = yours_or_reference("replace_in_place")
+    assert loaded is not find_step("replace_in_place").reference
+    assert capsys.readouterr().out == "replace_in_place: yours, from chapter 02.\n"
+    block = {"type": "tool_result", "tool_use_id": "t", "content": "x" * 200}
+    assert loaded([(block, "bash")]) == 1 and block["content"] == "[Previous: used bash]"
+
+
+def test_a_kept_function_that_no_longer_passes_is_not_used(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    (tmp_path / "replace_in_place.py").write_text("def replace_in_place(chosen):\n    return 0\n", encoding="utf-8")
+    assert yours_or_reference("replace_in_place") is find_step("replace_in_place").reference
+    out = capsys.readouterr().out
+    assert "differs" in out and out.endswith("replace_in_place: using the reference.\n")
+
+
+def test_nothing_kept_means_the_reference(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    assert yours_or_reference("my_micro_compact") is find_step("my_micro_compact").reference
+    assert "not kept yet (write it in chapter 02)" in capsys.readouterr().out
+
+
+def test_a_kept_composition_runs_the_kept_steps_it_calls(tmp_path, monkeypatch):
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    reference = find_step("my_micro_compact").reference
+    (tmp_path / "my_micro_compact.py").write_text(
+        "def my_micro_compact(messages, keep_recent=3, preserve_tools=frozenset({'read_file'}), min_chars=100):\n"
+        "    chosen = choose_to_clear(collect_tool_results(messages), tool_name_map(messages), keep_recent,"
+        " preserve_tools, min_chars)\n    return replace_in_place(chosen)\n", encoding="utf-8")
+    loaded = yours_or_reference("my_micro_compact")
+    assert loaded is not reference
+    history = copy.deepcopy(find_step("my_micro_compact").cases()[-1][1][0])
+    assert loaded(copy.deepcopy(history)) == reference(copy.deepcopy(history))
