@@ -1,6 +1,7 @@
 """The reference of every step a chapter asks you to write, and the cases it is checked on (chapters 02-12).
 
-One module per chapter (``ch02``, ...), each with ``STEPS``: open it when you are stuck, not before. A
+One module per chapter (``ch02``, ...), each with ``STEPS`` (the functions you write; empty in a chapter
+without any) and ``RECAP`` (the answers to its recap questions): open it when you are stuck, not before. A
 reference is written the way a student would write the stub, in the stub's shape (the harness's own
 version of the same layer is the concise one, in ``harness/core``). ``harness.labs.steps`` checks
 your function against it.
@@ -8,11 +9,15 @@ your function against it.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
-CHAPTERS = ("ch02",)  # the chapters with steps, in course order
+
+def chapters() -> list[str]:
+    """The chapter modules of this package (``ch02``, ...), in course order."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("ch"))
 
 
 @dataclass(frozen=True)
@@ -32,7 +37,7 @@ class Step:
 def all_steps() -> dict[str, Step]:
     """Every step of every chapter, by function name."""
     steps: dict[str, Step] = {}
-    for chapter in CHAPTERS:
+    for chapter in chapters():
         for step in importlib.import_module(f"{__name__}.{chapter}").STEPS:
             if step.name in steps:
                 raise ValueError(f"two steps named {step.name!r}")
