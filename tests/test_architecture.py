@@ -90,7 +90,9 @@ def test_no_module_level_name_is_defined_twice():
                 names = []
             for name in names:
                 homes[name].append(dotted(path))
-    twice = {name: where for name, where in homes.items() if len(where) > 1}
+    chapter_protocol = {"STEPS", "RECAP"}  # every chapter module of harness/labs/solutions has its own
+    twice = {name: where for name, where in homes.items() if len(where) > 1 and not (
+        name in chapter_protocol and all(w.startswith("harness.labs.solutions.ch") for w in where))}
     assert twice == {}
 
 
