@@ -520,3 +520,15 @@ else:
     assert error_at_16k == ("input length and max_tokens" if fits_alone else "prompt is too long"), (
         "not that error: does that call's input fit the window on its own?")
     print("Exercise 4: correct.")
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch00.py`).
+#
+# 1. Why was the 12-file task billed about 6.7 times its final context?
+# 2. What are the API's two context-window errors, and why was call 216 refused with *prompt is too long*?
+# 3. What is almost all of the context made of, and what does that tell compaction?
+# 4. Why did the second half of the calls bill 2.29 times the first half, and not the 3.02 of a square law?
+# 5. Which lesson of the chapter does this fake not show, and why?

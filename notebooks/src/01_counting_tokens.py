@@ -498,3 +498,16 @@ else:
     assert mixed_direction == ("earlier" if fires_at < needed_at else "later"), (
         "not that direction: is the estimate of a half-Chinese text above or below its count?")
     print(f"Exercise 4: correct; cl100k passes {THRESHOLD:,} at message {needed_at:,}.")
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch01.py`).
+#
+# 1. What does `len(str(messages)) // 4` count, and why is it within 1% on the English code?
+# 2. Why is the estimate 74% low on the Chinese prose?
+# 3. When an estimate runs low, does compaction fire early or late, and what did that cost on the Chinese
+#    conversation?
+# 4. Where can a loop get Claude's own count, and what does each way cost?
+# 5. Why is a count with a memory cheap before every call, and a recount from scratch not?

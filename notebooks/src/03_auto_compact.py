@@ -44,9 +44,8 @@ from IPython.display import display
 from ipywidgets import IntSlider
 
 from harness import (COMPRESSED_HEADER, DEFAULT_MODEL, SUMMARY_PROMPT, AutoReport, CompactionConfig,
-                     SummaryFailed, assistant, auto_compact, estimate_tokens, iter_tool_results, micro_compact,
-                     read_transcript, text, tool_result, tool_use, user, validate_messages)
-from harness.core.auto import tail_request
+                     SummaryFailed, assistant, auto_compact, estimate_tokens, is_placeholder, iter_tool_results,
+                     micro_compact, read_transcript, text, tool_result, tool_use, user, validate_messages)
 from harness.fake import fake_client
 from harness.fake.summarizer import whole_messages
 from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, explore_threshold,
@@ -57,6 +56,7 @@ from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
+from harness.labs.steps import check
 from harness.labs.yours import Raised, compare, random_histories
 from harness.strategies.three_layers import ThreeLayers
 from harness.session.records import read_log
@@ -135,24 +135,28 @@ assert (len(small), estimate_tokens(small)) == (5, 125)
 # Name each file from a counter, and open it with mode `"x"`: *create, and fail if it exists*.
 # If the name is taken, try the next number. A file is never overwritten. (`json.dumps` with
 # `ensure_ascii=False` keeps non-ASCII characters as they are.)
+#
+# **Write it.** Each step is a stub: fill it in, run it, and run the cell after it, which checks
+# yours against the reference on many cases and says *not written yet*, where yours differs, or
+# that it passes. Until yours passes, the rest of the chapter runs the reference (stuck? it is in
+# `harness/labs/solutions/ch03.py`).
+
+# %% tags=["stub"]
+def save_transcript(messages, folder):
+    """Write one JSON object per line to a new transcript_NNNN.jsonl in folder; return its path.
+
+    The first free name from transcript_0001.jsonl; the folder (and its parents) is created if missing;
+    an existing file is never overwritten."""
+    # folder = Path(folder); create it if it is missing
+    # lines: json.dumps(m, ensure_ascii=False) + "\n" for each message
+    # number = 1; open folder / f"transcript_{number:04d}.jsonl" with mode "x" and write the lines;
+    #     on FileExistsError try the next number; return the path you wrote
+    raise NotImplementedError("your code here")
 
 # %%
-def save_transcript(messages, folder):
-    """Write one JSON object per line to a new transcript_NNNN.jsonl in folder; return its path."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    lines = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
-    number = 1
-    while True:
-        path = folder / f"transcript_{number:04d}.jsonl"
-        try:
-            with path.open("x", encoding="utf-8") as f:  # "x": never overwrite
-                f.write(lines)
-            return path
-        except FileExistsError:
-            number += 1
+save_transcript = check(save_transcript)
 
-
+# %%
 folder = fresh(WORK / "transcripts")
 first = save_transcript(small, folder)
 print(first.as_posix())
@@ -218,17 +222,22 @@ assert SUMMARY_PROMPT.count("?") == 3 and "accomplished" in SUMMARY_PROMPT
 # a conversation in Chinese fills its 80,000 characters sooner. `focus` is what chapter 04's
 # `compact` tool may ask the summary to attend to; it is `None` here.
 
-# %%
+# %% tags=["stub"]
 def my_summary_request(messages, config, focus=None):
-    """The keyword arguments of the summary call: the prompt, then the tail of the history as JSON."""
-    conversation = json.dumps(messages, ensure_ascii=False)[-config.tail_chars:]
-    prompt = SUMMARY_PROMPT
-    if focus:
-        prompt += f"\nFocus especially on: {focus}"
-    content = f"{prompt}\n\n<conversation>\n{conversation}\n</conversation>"
-    return {"model": config.model, "max_tokens": config.summary_max_tokens, "messages": [user(content)]}
+    """The keyword arguments of the summary call: the prompt, then the tail of the history as JSON.
 
+    {"model": config.model, "max_tokens": config.summary_max_tokens, "messages": [one user message]};
+    the message: SUMMARY_PROMPT, then (when focus is given and not "") a line "Focus especially on: <focus>",
+    a blank line, and the conversation between a line "<conversation>" and a line "</conversation>"."""
+    # conversation: the last config.tail_chars characters of json.dumps(messages, ensure_ascii=False)
+    # prompt: SUMMARY_PROMPT, plus the focus line if focus
+    # the message: user(prompt, a blank line, the conversation in its tags); return the three arguments
+    raise NotImplementedError("your code here")
 
+# %%
+my_summary_request = check(my_summary_request)
+
+# %%
 config = CompactionConfig(transcript_dir=folder)
 request = my_summary_request(small, config)
 print(f"keys: {sorted(request)}; max_tokens {request['max_tokens']:,}; the message:\n")
@@ -240,26 +249,15 @@ assert config.tail_chars == 80_000
 
 # %% [markdown]
 # On the 12-file history the JSON is longer than 80,000 characters, so the conversation sent
-# starts in the middle of a message. Before going on, check your request against the
-# harness's (`tail_request` in `harness/core/auto.py`) on the small and the 12-file history (once
-# with a focus) and on 40 random histories, with a 200-character tail so that the cut falls
-# inside a message:
+# starts in the middle of a message:
 
 # %%
 dump = json.dumps(twelve, ensure_ascii=False)
 tail_start = my_summary_request(twelve, config)["messages"][0]["content"].split("<conversation>\n")[1]
 print(f"history as JSON: {len(dump):,} characters; the conversation sent starts {tail_start[:60]!r}")
 
-request_cases = [("small", (small, config, None)), ("twelve", (twelve, config, None)),
-                 ("twelve, with a focus", (twelve, config, "the user's requests"))]
-request_cases += [(f"random {n}", (h, config.with_(tail_chars=200), None))
-                  for n, h in enumerate(random_histories(40, seed=3))]
-request_agreement = compare("my_summary_request", my_summary_request, tail_request, request_cases,
-                            label="request")
-print(request_agreement)
-
 # %%
-assert len(dump) == 104_162 and request_agreement.ok and request_agreement.cases == 3 + 40
+assert len(dump) == 104_162
 
 # %% [markdown]
 # Now send it. Two things can go wrong, and both must leave the history alone: the call raises
@@ -267,19 +265,21 @@ assert len(dump) == 104_162 and request_agreement.ok and request_agreement.cases
 # exception, `SummaryFailed`, so the caller has one thing to catch. The reply's text is the text
 # of all its `text` blocks.
 
-# %%
+# %% tags=["stub"]
 def ask_for_summary(client, request):
-    """(summary text, usage) of one summary call, or SummaryFailed."""
-    try:
-        response = client.messages.create(**request)
-    except Exception as error:  # any API or transport failure
-        raise SummaryFailed(f"summary call failed: {error}") from error
-    summary = "".join(b.text for b in response.content if b.type == "text").strip()
-    if not summary:
-        raise SummaryFailed("summary call returned no text")
-    return summary, response.usage
+    """(summary text, usage) of one summary call, or SummaryFailed.
 
+    The text: the text of all the reply's text blocks, stripped. SummaryFailed (with the cause chained) when
+    the call raises anything, or when that text is empty."""
+    # response = client.messages.create(**request), inside try; any exception: raise SummaryFailed(...) from it
+    # summary: "".join of b.text for the blocks b whose b.type is "text", stripped; empty: SummaryFailed
+    # return summary, response.usage
+    raise NotImplementedError("your code here")
 
+# %%
+ask_for_summary = check(ask_for_summary)
+
+# %%
 client = fake_client()
 summary, usage = ask_for_summary(client, request)
 print(summary)
@@ -321,25 +321,30 @@ assert (twelve_usage.input_tokens, twelve_usage.output_tokens) == (21_963, 358)
 #
 # Now the three steps together, in this order: save, summarise, and only then replace.
 # `messages[:] = [...]` replaces the *contents* of the list the loop holds, so the loop keeps
-# working with the same object. If `ask_for_summary` raises, the third line never runs: the
+# working with the same object. If `ask_for_summary` raises, the replacement never runs: the
 # history is untouched, and the transcript written first is still on disk.
 #
 # The function returns an `AutoReport` (from `harness`): what happened, for the loop's trace
 # and the charts (the transcript, the summary, the sizes before and after, the summary call's
 # tokens). `build` is the request builder, yours by default; an exercise swaps it.
 
-# %%
+# %% tags=["stub"]
 def my_auto_compact(client, messages, config, focus=None, build=my_summary_request):
-    """Transcript first, then the summary, then replace messages in place; SummaryFailed changes nothing."""
-    tokens_before, count_before = estimate_tokens(messages), len(messages)
-    transcript = save_transcript(messages, config.transcript_dir)              # 1. save everything
-    summary, usage = ask_for_summary(client, build(messages, config, focus))   # 2. may raise SummaryFailed
-    header = COMPRESSED_HEADER.format(path=transcript.as_posix())
-    messages[:] = [user(f"{header}\n\n{summary}")]                             # 3. only now, replace
-    return AutoReport(transcript, summary, count_before, tokens_before, estimate_tokens(messages),
-                      usage.input_tokens, usage.output_tokens)
+    """Transcript first, then the summary, then replace messages in place; SummaryFailed changes nothing.
 
+    The one message left: COMPRESSED_HEADER with path= the transcript's as_posix(), a blank line, the summary.
+    Returns AutoReport(transcript, summary, messages before, tokens before, tokens after, summary input
+    tokens, summary output tokens), tokens by estimate_tokens."""
+    # note len(messages) and estimate_tokens(messages) first
+    # 1. transcript = save_transcript(messages, config.transcript_dir)
+    # 2. summary, usage = ask_for_summary(client, build(messages, config, focus))  (let SummaryFailed through)
+    # 3. only now: messages[:] = [user(...)]; return the AutoReport
+    raise NotImplementedError("your code here")
 
+# %%
+my_auto_compact = check(my_auto_compact)
+
+# %%
 history = copy.deepcopy(small)
 report = my_auto_compact(client, history, config)
 print(history[0]["content"])
@@ -724,9 +729,10 @@ assert THRESHOLD_RANGE == (10_000, 80_000, 10_000) and max(t.estimated for t in 
 #   works in a fixed order: transcript, summary, replace. A failed or empty summary changes
 #   nothing (the reference replaces the history by "No summary generated." on an empty one).
 # - You wrote it in three steps (`save_transcript`, `my_summary_request` and
-#   `ask_for_summary`, `my_auto_compact`), it agrees with `harness.auto_compact` on all 49
-#   cases, and it ran the long session: three compactions, 36 re-reads (7 in the first 20
-#   requests, against none uncompressed).
+#   `ask_for_summary`, `my_auto_compact`), each a stub checked against the reference;
+#   `my_auto_compact` agrees with `harness.auto_compact` on all 49 cases, and it ran the long
+#   session: three compactions, 36 re-reads (7 in the first 20 requests, against none
+#   uncompressed).
 # - The summary request has no tools, three questions (accomplished, current state, key
 #   decisions) and the last 80,000 characters of the history as JSON: the tail knows what is
 #   going on now; the head is old work, or placeholders. The tail's price: early instructions
@@ -746,66 +752,64 @@ assert THRESHOLD_RANGE == (10_000, 80_000, 10_000) and max(t.estimated for t in 
 # ## Exercises
 #
 # ### 1. What did the first compaction forget?
-# Write `forgotten(transcript, summary)`: the user requests (user messages whose content is a
-# string) of a transcript that the summary does not repeat word for word. Run it on the first
-# transcript of the long session and the tail summary above.
+# Write `forgotten_requests(transcript, summary)`: the user requests (user messages whose content
+# is a string) of a transcript that the summary does not repeat word for word. Once it passes, run
+# it on the first transcript of the long session (`at_first`) and the tail summary above.
 #
-# *Hint:* the summary lists the requests it kept as `- User: ...` lines.
+# *Hint:* a request the summary repeats is part of its text (it lists the requests it kept as
+# `- User: ...` lines).
 
-# %%
-def forgotten(transcript, summary):
+# %% tags=["stub"]
+def forgotten_requests(transcript, summary):
+    """The user requests of transcript (its user messages whose content is a string) that summary does not
+    repeat word for word, in the transcript's order, repeats included."""
+    # the content of each user message whose content is a string; keep those that are not in summary
     raise NotImplementedError("your code here")
 
 # %%
-try:
-    missing = forgotten(at_first, tail_summary)
-except NotImplementedError:
-    print("Exercise 1: not implemented yet.")
-else:
-    assert rule in missing, "the tools/ rule was forgotten: it should be in your list"
-    assert LONG_SESSION.requests[6] not in missing, "the current request is in the summary"
-    assert missing == [r for r in LONG_SESSION.requests[:6] if r in missing], "keep the order of the transcript"
-    print(f"Exercise 1: correct; {len(missing)} requests forgotten.")
+forgotten_requests = check(forgotten_requests)
 
 # %% [markdown]
 # ### 2. Summarise the head instead
 # Write `head_summary_request(messages, config, focus=None)`: your `my_summary_request`, but
-# sending the *first* `config.tail_chars` characters of the JSON instead of the last. The check
-# runs the whole long session with `my_auto_compact(..., build=head_summary_request)` and draws
-# its sawtooth. Before you run it, predict: will the agent still make the edit the user asked
-# for just before the first compaction (request 7, `core/c06_storage.py`)? Will it compact more
-# or less often?
+# sending the *first* `config.tail_chars` characters of the JSON instead of the last. Then set
+# `run_head = True` below: it runs the whole long session with
+# `my_auto_compact(..., build=head_summary_request)` and draws its sawtooth. Before you run it,
+# predict: will the agent still make the edit the user asked for just before the first
+# compaction (request 7, `core/c06_storage.py`)? Will it compact more or less often?
 #
-# *Hint:* one slice changes. The check also looks at the request itself.
+# *Hint:* one slice changes.
 
-# %%
+# %% tags=["stub"]
 def head_summary_request(messages, config, focus=None):
+    """my_summary_request, but the conversation is the first config.tail_chars characters of the JSON."""
+    # the same three arguments and the same message as my_summary_request; only the slice changes
     raise NotImplementedError("your code here")
 
 # %%
+head_summary_request = check(head_summary_request)
+
+# %%
+run_head = False  # True once you have written down your prediction (the whole long session, some seconds)
+
+
 def head_compact(client, messages, config, focus=None):
     return my_auto_compact(client, messages, config, focus, build=head_summary_request)
 
 
-try:
-    head_request = head_summary_request(twelve, config)
-except NotImplementedError:
-    print("Exercise 2: not implemented yet.")
+if not run_head:
+    print("Exercise 2: write down your prediction, set run_head = True, then run this cell.")
 else:
-    assert head_request["messages"][0]["content"].endswith(
-        f"<conversation>\n{json.dumps(twelve, ensure_ascii=False)[:config.tail_chars]}\n</conversation>"), \
-        "the conversation should be the first tail_chars characters of the JSON, in <conversation> tags"
     head_run = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "exercise_head",
                             compactor=ThreeLayers(summarise=head_compact))
     display(sawtooth_figure(threshold_run(head_run), run.context, "head summaries (the tail's run in grey)",
                             uncompressed_label="your tail summaries"))
     storage = (WORK / "exercise_head" / "workspace" / "core" / "c06_storage.py").read_text(encoding="utf-8")
+    edited = 'VERSION_TAG = "v6-append-only"' in storage
     head_autos = [e for e in head_run.events if e.kind == "auto"]
-    assert state_line(head_autos[0].detail["summary"]) == state_line(head_summary), \
-        "the first summary should be the head's"
-    assert 'VERSION_TAG = "v6-append-only"' not in storage, "with the head, the edit of request 7 is lost"
-    print(f"Exercise 2: correct. With the head: {len(head_autos)} compactions (tail: {len(autos)}), "
-          f"{head_run.stats.re_reads} re-reads (tail: {stats.re_reads}); request 7's edit was never made.")
+    print(f"With the head: {len(head_autos)} compactions (tail: {len(autos)}), {head_run.stats.re_reads} "
+          f"re-reads (tail: {stats.re_reads}); request 7's edit made: {edited}; the first summary says "
+          f"{state_line(head_autos[0].detail['summary'])!r}")
 
 # %% [markdown]
 # ### 3. One tooth
@@ -831,24 +835,35 @@ else:
 
 # %% [markdown]
 # ### 4. Restore a transcript from the log
-# Write `restore(transcript, full)` that returns a copy of a transcript in which every
+# Write `restore_from_log(transcript, full)` that returns a copy of a transcript in which every
 # placeholder is replaced by the output logged for the same `tool_use_id` (`full` is the
-# `logged_results` dict above). Do not change the transcript you were given.
+# `logged_results` dict above). Do not change the transcript you were given. Once it passes, try
+# it on `read_transcript(transcripts[1])`.
 #
-# *Hint:* `iter_tool_results` gives you each result block; change the blocks of a deep copy.
+# *Hint:* `iter_tool_results` gives you each result block, `is_placeholder` tells a placeholder;
+# change the blocks of a deep copy.
 
-# %%
-def restore(transcript, full):
+# %% tags=["stub"]
+def restore_from_log(transcript, full):
+    """A copy of transcript in which every placeholder whose tool_use_id is in full holds full[id] again.
+
+    A placeholder whose id full lacks stays as it is; the transcript given is not changed."""
+    # restored = a deep copy; for each result block of it: a placeholder with its id in full gets full[id]
     raise NotImplementedError("your code here")
 
 # %%
-try:
-    original = read_transcript(transcripts[1])
-    restored = restore(original, full)
-except NotImplementedError:
-    print("Exercise 4: not implemented yet.")
-else:
-    assert placeholder_results(restored) == [], "placeholders remain"
-    assert len(placeholder_results(original)) == 5, "you changed the transcript you were given"
-    assert all(block["content"] == full[block["tool_use_id"]] for _, _, block in iter_tool_results(restored))
-    print("Exercise 4: correct.")
+restore_from_log = check(restore_from_log)
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch03.py`).
+#
+# 1. Why is the transcript written before the summary is asked for, and what is left when the summary
+#    call fails?
+# 2. Why a counter and mode `"x"` rather than the clock's whole second and mode `"w"`?
+# 3. Why does the summary request quote the tail of the history, and what does the tail cost?
+# 4. What does the reference agent do with an empty summary reply, and what does raising `SummaryFailed`
+#    keep instead?
+# 5. Why does a transcript already miss tool outputs, and what keeps them?

@@ -53,6 +53,7 @@ from harness.labs.loop_lab import compact_tool_lab, compact_tool_runs, layer_mar
 from harness.labs.panel import panel
 from harness.labs.scenarios import LONG_SESSION, READ_AGENTS, TWELVE_FILES
 from harness.labs.scratch import own_scratch
+from harness.labs.steps import check
 from harness.labs.yours import compare, random_histories
 from harness.session.runner import SYSTEM_PROMPT, Session
 from harness.strategies.three_layers import ThreeLayers
@@ -110,21 +111,28 @@ assert "tools" not in request, "the summary call offers no tools"
 #
 # So the handler does what every handler does first, check its input against the schema, and then
 # only acknowledges. The loop notes that `compact` was called, and acts once the round is whole
-# (step 2). Write it:
+# (step 2).
+#
+# **Write it.** Each step is a stub: fill it in, run it, and run the cell after it, which checks
+# yours against the reference on many cases and says *not written yet*, where yours differs, or
+# that it passes. Until yours passes, the rest of the chapter runs the reference (stuck? it is in
+# `harness/labs/solutions/ch04.py`).
+
+# %% tags=["stub"]
+def handle_compact(tool_input):
+    """compact's handler: refuse an input its schema does not allow, else only acknowledge.
+
+    Returns a ToolOutcome: is_error=True (the wording is yours) unless tool_input is a dict with no key
+    but "focus", whose value (if present) is a string; then ToolOutcome(COMPACT_ACK)."""
+    # not a dict: an error outcome
+    # for each key and value: a key other than "focus", or a value that is not a str: an error outcome
+    # else: acknowledge, nothing more
+    raise NotImplementedError("your code here")
 
 # %%
-def handle_compact(tool_input):
-    """compact's handler: check the input against the schema, then only acknowledge."""
-    if not isinstance(tool_input, dict):
-        return ToolOutcome("Error: compact expects an object of arguments", is_error=True)
-    for key, value in tool_input.items():
-        if key != "focus":
-            return ToolOutcome(f"Error: compact got unexpected argument {key!r}", is_error=True)
-        if not isinstance(value, str):
-            return ToolOutcome("Error: compact's focus must be a string", is_error=True)
-    return ToolOutcome(COMPACT_ACK)
+handle_compact = check(handle_compact)
 
-
+# %%
 for tool_input in ({"focus": "the notes on each file"}, {}, {"focus": 3}, {"topic": "notes"}):
     outcome = handle_compact(tool_input)
     print(f"{json.dumps(tool_input):36} -> is_error={outcome.is_error!s:5} {outcome.content!r}")
@@ -225,22 +233,22 @@ assert all(outcomes[name] == "accepted" for name in list(histories)[2:])
 # and only then, if the model called `compact`, calls `compact(focus)`, the loop's way of running the
 # summary of chapter 03. It returns True when the loop must end. First, the tools:
 
-# %%
+# %% tags=["stub"]
 def run_tools(content, tools):
-    """Run every tool_use of a reply, in order: (result blocks, whether compact was called, its focus)."""
-    results, called, focus = [], False, None
-    for block in content:
-        if block["type"] != "tool_use":
-            continue
-        if block["name"] == COMPACT_TOOL_NAME:
-            outcome = handle_compact(block["input"])        # step 1: it only acknowledges
-            called, focus = True, compact_focus(block["input"])
-        else:
-            outcome = tools.run(block["name"], block["input"])
-        results.append(tool_result(block["id"], outcome.content, outcome.is_error))
-    return results, called, focus
+    """Run every tool_use of a reply, in order: (result blocks, whether compact was called, its focus).
 
+    ``content`` is the reply's list of blocks; ``tools.run(name, input)`` runs any tool but compact and
+    returns a ToolOutcome. Returns a tuple (list of tool_result blocks, bool, str or None)."""
+    # for each block that is a tool_use:
+    #     compact: its outcome from handle_compact (step 1); note it was called, its focus = compact_focus(input)
+    #     any other tool: its outcome from tools.run
+    #     append tool_result(the block's id, the outcome's content, its is_error)
+    raise NotImplementedError("your code here")
 
+# %%
+run_tools = check(run_tools)
+
+# %%
 sample_reply = [text("One more file, then I tidy up."),
                 tool_use("toolu_read_01", "read_file", {"path": "agents/s01_agent_loop.py"}),
                 tool_use("toolu_compact_02", "compact", {"focus": " the notes on each file "})]
@@ -257,18 +265,19 @@ assert results[1]["content"] == COMPACT_ACK and (called, focus) == (True, "the n
 # Then the exit. Three lines carry the whole lesson of section 3: the results go in, *then* the
 # compaction, *then* the loop ends.
 
-# %%
+# %% tags=["stub"]
 def my_finish_round(messages, content, tools, compact):
     """End a round: append the reply and all its results, then compact if the model asked; True ends the loop."""
-    messages.append(assistant(content))
-    results, called, focus = run_tools(content, tools)
-    if results:
-        messages.append(user(results))   # every tool_use has its answer now, compact's included
-    if called:
-        compact(focus)                   # only now may the history be replaced
-    return called                        # True: leave the loop
+    # append the reply: assistant(content)
+    # run its tools (step 2); if there are results, append them all in one user message
+    # only then, if compact was called: compact(focus)
+    # return whether compact was called
+    raise NotImplementedError("your code here")
 
+# %%
+my_finish_round = check(my_finish_round)
 
+# %%
 def stand_in_compact(messages, seen):
     """A compaction for testing: note what it was handed (was it valid? which focus?), then replace the history."""
     def compact(focus):
@@ -362,13 +371,14 @@ assert all(d.where == "round.compactions[0].valid" for d in shortcut_check.diffe
 # ## 5 · Your round in the loop
 #
 # `run_agent` (the harness's loop) takes the function that ends each round as `finish`. `my_loop` is
-# that loop with your round in it, so from here on every run of this chapter goes through
-# `handle_compact` and `my_finish_round`. The fake agent with `compact_policy="after_task"` reads the
+# that loop with `my_finish_round` in it, so from here on every run of this chapter goes through
+# `handle_compact` and `my_finish_round`: yours once they passed their checks, else the reference
+# (the checks' lines above say which). The fake agent with `compact_policy="after_task"` reads the
 # twelve files of `agents/`, answers, and in the same reply calls `compact`.
 
 # %%
 def my_loop(*args, **kwargs):
-    """The harness's loop, with your handler and your end of round."""
+    """The harness's loop, with the chapter's handler and end of round."""
     return run_agent(*args, finish=my_finish_round, **kwargs)
 
 
@@ -536,9 +546,11 @@ assert no_compaction.first(12).stats.peak_context > lab_run.stats.peak_context
 # - `compact` is a tool that acts on the agent itself. Its schema has one optional argument, `focus`,
 #   which adds a line to the summary request.
 # - Its handler checks its input and only acknowledges (`COMPACT_ACK`): it cannot see the history, and
-#   it runs mid-round. Yours agreed with the harness's on all 12 inputs.
+#   it runs mid-round. You wrote it as a stub, checked against the reference; `compare` then matched
+#   `handle_compact` with the harness's handler on all 12 inputs.
 # - The end of a round: append the reply, run every tool, append every result (`compact`'s too), then
-#   compact, then leave the loop. Yours agreed with the harness's `finish_round` on all 420 rounds;
+#   compact, then leave the loop. You wrote `run_tools` and `my_finish_round`; `compare` then matched
+#   `my_finish_round` with the harness's `finish_round` on all 420 rounds;
 #   compacting first made every one of the 129 rounds that call `compact` hand the compaction an
 #   invalid history. The API answers both wrong orders with HTTP 400 (any model).
 # - After a manual compaction the loop returns; the last reply travels in `RunResult.reply`.
@@ -579,25 +591,21 @@ else:
 # %% [markdown]
 # ### 2. Two `compact` calls in one reply
 # A reply calls `compact` twice: first with focus `"the notes"`, then with `"the rules"`. How many
-# times does the harness's `finish_round` compact, and with which focus? Predict, write the pair
-# `(times, focus)`, run the check. Then check your own `my_finish_round` agrees (the comparison of
+# times does the harness's `finish_round` compact, and with which focus? Predict, return the pair
+# `(times, focus)` from `two_compacts`, run the check. Then check your own `my_finish_round` agrees (the comparison of
 # section 4 had this case).
 #
 # *Hint:* read `finish_round` in `harness/core/loop.py`: where is `compact` called, and what does the
 # loop over the tool calls do to `focus`?
 
-# %%
-two_compacts = None  # e.g. (1, "the notes")
+# %% tags=["stub"]
+def two_compacts():
+    """Your prediction, as a tuple: (how many times finish_round compacts, with which focus)."""
+    # return (times, focus)
+    raise NotImplementedError("your code here")
 
 # %%
-if two_compacts is None:
-    print("Exercise 2: fill in two_compacts, then run this cell.")
-else:
-    seen_twice, history = [], [user(READ_AGENTS)]
-    finish_round(history, two_compacts_reply, toolbox, stand_in_compact(history, seen_twice))
-    truth = (len(seen_twice), seen_twice[0]["focus"])
-    assert tuple(two_compacts) == truth, f"not quite: the harness compacts {truth[0]} time(s), focus {truth[1]!r}"
-    print("Exercise 2: correct.")
+two_compacts = check(two_compacts)
 
 # %% [markdown]
 # ### 3. How often can the agent compact?
@@ -624,3 +632,16 @@ else:
     peak = compact_runs[largest_limit_with_two].first(12).stats.peak_context
     print(f"Exercise 3: correct. The context still peaks at {peak:,} tokens, "
           f"{peak - largest_limit_with_two:,} above the limit.")
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch04.py`).
+#
+# 1. Why can `compact`'s handler not do the compaction itself?
+# 2. What does the API answer when the history is compacted first and the round's results appended
+#    after, and why?
+# 3. The summary replaces the history anyway: why append `compact`'s own result before compacting?
+# 4. Why does the loop return after a manual compaction, and where does the agent's last reply go?
+# 5. Why did the agent with a limit of 30,000 still peak at 49,468 tokens, and what guards against that?

@@ -513,3 +513,16 @@ else:
     else:
         assert naive_rule_compacts is False, "input_tokens + output_tokens is 92 here, far below 8,000"
         print("Exercise 3: correct.")
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch06.py`).
+#
+# 1. Why must the reported total add the cache fields to `input_tokens`, and what did that change for
+#    `cached_round`?
+# 2. What does `replace_history` keep, and why can it never separate a `tool_use` from its result?
+# 3. Why does `UsageTriggered` compact only in `after_round`?
+# 4. What does the naive resume give back after a compacted session, and why does nothing complain?
+# 5. How does `resume` rebuild the very history the session had, with no new kind of record?

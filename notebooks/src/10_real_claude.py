@@ -422,3 +422,15 @@ else:
     assert claude_count == truth, "not Claude's number: call the endpoint with the system prompt and tools too"
     print(f"Exercise 4: correct; Claude counts {claude_count:,}, cl100k {counted:,} "
           f"({claude_count / counted - 1:+.1%}).")
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch10.py`).
+#
+# 1. What must be set for `default_client()` to return real Claude?
+# 2. Which of our layers does each server-side edit stand for, and which knobs match?
+# 3. What happens to an edit with a typo, and when?
+# 4. Why must a `compaction` block go back unchanged, and what did dropping it cost on the fake?
+# 5. Does `clear_tool_uses_20250919` shorten the history the client keeps?

@@ -1,0 +1,214 @@
+"""Chapter 04's steps: compact's handler, the tools of a round, the end of a round; and exercise 2.
+
+The cases: the chapter's inputs and replies (its sample reply, a blank focus, two
+``compact`` calls in one reply, a reply without tools), what trips a hand-written
+version (``compact`` among other calls, a focus then a blank one, a failing or
+unknown tool, text after the calls), and every reply of ``random_histories(100,
+seed=4)``, each ended from the history before it (the 420 rounds of the chapter's
+comparison are among them). The tools run over the 12-file workspace, built once
+in a temporary folder that lasts until the process exits.
+
+Limit: in the rounds, ``compact`` is only called with valid input. The wording of a
+refused input is yours (step 1 checks only that it is refused), so a refusal's
+text would differ between your round and the reference's for no fault of the round.
+"""
+from __future__ import annotations
+
+import atexit
+import copy
+import shutil
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ...core.manual import COMPACT_ACK, COMPACT_TOOL_NAME, compact_focus
+from ...core.messages import (InvalidHistory, Message, assistant, text, tool_result, tool_use, user,
+                              validate_messages)
+from ...core.tools import Toolbox, ToolOutcome
+from ..scenarios import READ_AGENTS, TWELVE_FILES
+from ..yours import random_histories
+from . import Step
+
+
+def handle_compact(tool_input):
+    """compact's handler: refuse an input its schema does not allow, else only acknowledge."""
+    if not isinstance(tool_input, dict):
+        return ToolOutcome("Error: compact expects an object of arguments", is_error=True)
+    for key, value in tool_input.items():
+        if key != "focus":
+            return ToolOutcome(f"Error: compact got unexpected argument {key!r}", is_error=True)
+        if not isinstance(value, str):
+            return ToolOutcome("Error: compact's focus must be a string", is_error=True)
+    return ToolOutcome(COMPACT_ACK)
+
+
+def run_tools(content, tools):
+    """Run every tool_use of a reply, in order: (result blocks, whether compact was called, its focus)."""
+    results, called, focus = [], False, None
+    for block in content:
+        if block["type"] != "tool_use":
+            continue
+        if block["name"] == COMPACT_TOOL_NAME:
+            outcome = handle_compact(block["input"])
+            called, focus = True, compact_focus(block["input"])
+        else:
+            outcome = tools.run(block["name"], block["input"])
+        results.append(tool_result(block["id"], outcome.content, outcome.is_error))
+    return results, called, focus
+
+
+def my_finish_round(messages, content, tools, compact):
+    """End a round: append the reply and all its results, then compact if the model asked; True ends the loop."""
+    messages.append(assistant(content))
+    results, called, focus = run_tools(content, tools)
+    if results:
+        messages.append(user(results))
+    if called:
+        compact(focus)
+    return called
+
+
+def two_compacts():
+    """Exercise 2: (how many times finish_round compacts, with which focus) for a reply that calls compact
+    with focus "the notes", then with focus "the rules"."""
+    return (1, "the rules")
+
+
+class StandInCompact:
+    """A compaction for the checks: note what it was handed (valid? which focus? the history), then replace
+    the history. It holds the case's own history, so a deep copy of a case's arguments stays wired."""
+
+    def __init__(self, messages: list[Message]):
+        self.messages = messages
+        self.seen: list[dict[str, Any]] = []
+
+    def __call__(self, focus: str | None) -> None:
+        try:
+            validate_messages(self.messages)
+            valid = True
+        except InvalidHistory:
+            valid = False
+        self.seen.append({"valid": valid, "focus": focus, "history": copy.deepcopy(self.messages)})
+        self.messages[:] = [user("[Conversation compressed.]")]
+
+
+@lru_cache(maxsize=1)
+def twelve_file_toolbox() -> Toolbox:
+    """The chapter's tools over the 12-file workspace, in a folder of its own until the process exits."""
+    folder = Path(tempfile.mkdtemp(prefix="ch04-steps-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return Toolbox(TWELVE_FILES.build(folder / "workspace"))
+
+
+HANDLER_INPUTS = (  # the chapter's twelve, then what a hand-written check lets through
+    {}, {"focus": "the notes"}, {"focus": ""}, {"focus": "  the rules  "}, {"focus": 3}, {"focus": None},
+    {"focus": ["a", "b"]}, {"topic": "notes"}, {"focus": "x", "topic": "y"}, [], "focus", None,
+    {"focus": "the notes on each file"}, {"focus": True}, {"focus": 0}, {"focus": {"text": "x"}},
+    {"Focus": "x"}, {"focus ": "x"}, {"": ""}, {1: "x"}, {"topic": "x", "focus": "y"}, {"focus": "é 言\n"},
+    3, 2.5, ("focus",), {"focus"}, "",
+)
+
+
+def _handler_cases() -> list[tuple[str, tuple[Any, ...]]]:
+    return [(f"input {tool_input!r}", (tool_input,)) for tool_input in HANDLER_INPUTS]
+
+
+def handler_outcome(function, args):
+    """What a handler is judged by: whether it refuses, and the acknowledgement when it does not."""
+    outcome = function(*args)
+    return {"is_error": outcome.is_error, "content": None if outcome.is_error else outcome.content}
+
+
+def _by_hand() -> list[tuple[str, list[Message], list[dict[str, Any]]]]:
+    """(name, history before the reply, the reply's blocks): the chapter's own, then the awkward ones."""
+    ask = [user(READ_AGENTS)]
+    read = tool_use("toolu_read_01", "read_file", {"path": "agents/s01_agent_loop.py"})
+    return [
+        ("a focus", ask, [text("One more file, then I tidy up."), read,
+                          tool_use("toolu_compact_02", "compact", {"focus": " the notes on each file "})]),
+        ("a blank focus", ask, [tool_use("t1", "compact", {"focus": "   "})]),
+        ("two compact calls", ask, [tool_use("t1", "compact", {"focus": "the notes"}),
+                                    tool_use("t2", "compact", {"focus": "the rules"})]),
+        ("no tool", ask, [text("Done.")]),
+        ("compact between two reads", ask, [read, tool_use("t2", "compact", {}),
+                                            tool_use("t3", "read_file", {"path": "agents/s02_tool_use.py"})]),
+        ("a focus, then a blank one", ask, [tool_use("t1", "compact", {"focus": "the notes"}),
+                                            tool_use("t2", "compact", {})]),
+        ("a file that is not there, then compact", ask, [tool_use("t1", "read_file", {"path": "agents/nope.py"}),
+                                                          tool_use("t2", "compact", {})]),
+        ("an unknown tool", ask, [tool_use("t1", "grep_all", {"pattern": "TODO"})]),
+        ("text after the calls", ask, [tool_use("t1", "list_files", {"path": "agents"}), text("Listing first.")]),
+    ]
+
+
+@lru_cache(maxsize=1)
+def _rounds() -> tuple[tuple[str, list[Message], list[dict[str, Any]]], ...]:
+    """Every reply of the cases: the ones by hand, then every assistant reply of 100 random histories."""
+    rounds = _by_hand()
+    for n, history in enumerate(random_histories(100, seed=4)):
+        for i, message in enumerate(history):
+            if message["role"] == "assistant":
+                content = message["content"]
+                rounds.append((f"history {n}, reply {i}", history[:i],
+                               [text(content)] if isinstance(content, str) else content))
+    return tuple(rounds)
+
+
+@lru_cache(maxsize=1)
+def _tools_cases() -> list[tuple[str, tuple[Any, ...]]]:
+    return [(name, (content, twelve_file_toolbox())) for name, _, content in _rounds()]
+
+
+@lru_cache(maxsize=1)
+def _round_cases() -> list[tuple[str, tuple[Any, ...]]]:
+    cases = []
+    for name, before, content in _rounds():
+        messages = copy.deepcopy(before)
+        cases.append((name, (messages, content, twelve_file_toolbox(), StandInCompact(messages))))
+    return cases
+
+
+def round_after(function, args):
+    """What an end of round is judged by: whether the loop ends, what each compaction was handed, the history."""
+    messages, _, _, compact = args
+    ended = function(*args)
+    return {"ended": ended, "compactions": compact.seen, "history": messages}
+
+
+def as_tuple(function, args):
+    """What a prediction is judged by: the pair it returns, as a tuple (a list will do)."""
+    return tuple(function(*args))
+
+
+STEPS = [
+    Step("handle_compact", "04", handle_compact, _handler_cases, handler_outcome, label="outcome",
+         hint="Refuse (is_error=True) anything but a dict with no key but 'focus', whose focus (if any) is "
+              "a string; {} is fine. Otherwise return ToolOutcome(COMPACT_ACK)."),
+    Step("run_tools", "04", run_tools, _tools_cases,
+         hint="Skip blocks that are not tool_use; one tool_result(id, content, is_error) per call, in the "
+              "reply's order; the focus is compact_focus of the last compact call.",
+         needs=("handle_compact",)),
+    Step("my_finish_round", "04", my_finish_round, _round_cases, round_after, label="round",
+         hint="Append the reply, then one user message with every result (none without a tool call), and only "
+              "then compact(focus) if compact was called; return whether it was.",
+         needs=("handle_compact", "run_tools")),
+    Step("two_compacts", "04", two_compacts, lambda: [("a reply that calls compact twice", ())], as_tuple,
+         hint="Read finish_round in harness/core/loop.py: where is compact called, and what does each compact "
+              "call of the loop over the tool calls do to focus?"),
+]
+
+RECAP = [  # the answers to the chapter's recap questions, in order
+    "It gets only the tool's input, never the history the loop owns; and it runs in the middle of a round, "
+    "when other calls of the same reply may not have run and none of their results is in the history.",
+    "HTTP 400, unexpected tool_use_id in tool_result blocks: the results appended after the summary answer "
+    "tool_use blocks the history no longer has.",
+    "So the history is valid before anything can fail: if the summary call fails, the history is kept as it "
+    "was, and without compact's result it would end in an unanswered tool_use, and the next request would "
+    "be refused. A compaction that keeps the newest messages would keep that tool_use too.",
+    "The agent called compact because it judged a piece of work finished, so control goes back to the user. "
+    "The summary replaced the last reply, so the loop returns it in RunResult.reply (the transcript has it too).",
+    "This fake calls compact only once a request is done, and one request (the twelve files of core/) took it "
+    "from about 25,000 to over 49,000 tokens; in this loop a compaction mid-task would end the task. The "
+    "agent's judgement tidies at natural breaks; only auto-compaction's threshold guards a long task.",
+]

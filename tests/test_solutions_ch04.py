@@ -1,0 +1,51 @@
+"""Chapter 04's references do what the harness does (harness/labs/solutions/ch04.py): the handler refuses
+what the toolbox refuses, the end of a round matches ``finish_round`` on every case, exercise 2's answer is
+what ``finish_round`` does, and a case's stand-in compaction stays wired to its history when copied."""
+from __future__ import annotations
+
+import copy
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness import finish_round, tool_use, user
+from harness.labs.solutions.ch04 import STEPS, StandInCompact, handler_outcome, round_after, twelve_file_toolbox
+from harness.labs.yours import compare
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5)
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
+                      | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=6)
+STEP = {step.name: step for step in STEPS}  # this chapter's only: all_steps() would import every chapter
+INPUTS = VALUES | st.dictionaries(st.sampled_from(["focus", "topic", "Focus", ""]), VALUES, max_size=3)
+
+
+@settings(max_examples=50, deadline=None)
+@given(INPUTS)
+def test_the_reference_handler_refuses_what_the_toolbox_refuses(tool_input):
+    reference = STEP["handle_compact"].reference
+    harness = lambda i: twelve_file_toolbox().run("compact", i)  # noqa: E731
+    assert handler_outcome(reference, (tool_input,)) == handler_outcome(harness, (tool_input,))
+
+
+def test_the_reference_round_is_finish_round_on_every_case():
+    step = STEP["my_finish_round"]
+    agreement = compare(step.name, step.reference, finish_round, step.cases(), round_after, step.label)
+    assert agreement.ok, str(agreement)
+    assert agreement.cases > 420
+
+
+def test_exercise_2s_answer_is_what_finish_round_does():
+    history = [user("Compact, twice.")]
+    compact = StandInCompact(history)
+    finish_round(history, [tool_use("t1", "compact", {"focus": "the notes"}),
+                           tool_use("t2", "compact", {"focus": "the rules"})], twelve_file_toolbox(), compact)
+    assert STEP["two_compacts"].reference() == (len(compact.seen), compact.seen[0]["focus"])
+
+
+def test_a_copied_case_compacts_its_own_history():
+    _, args = STEP["my_finish_round"].cases()[0]
+    messages, content, tools, compact = copy.deepcopy(args)
+    assert compact.messages is messages
+    assert finish_round(messages, content, tools, compact) is True
+    assert compact.seen[0]["valid"] and messages == [user("[Conversation compressed.]")]
+    assert len(args[0]) == 1 and args[3].seen == []  # the case itself is untouched
