@@ -67,6 +67,10 @@ WORK = own_scratch("05")                     # _work/05, in a fresh folder of it
 DEFAULTS = CompactionConfig()                # the reference agent's knobs
 KEEP_RECENT, THRESHOLD = DEFAULTS.keep_recent, DEFAULTS.threshold
 print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {sorted(DEFAULTS.preserve_tools)}")
+# your kept functions run in this notebook's names: what chapters 02-04 had at hand
+from harness import COMPACT_ACK, COMPRESSED_HEADER, SUMMARY_PROMPT, AutoReport, SummaryFailed, ToolOutcome, compact_focus
+import json
+
 my_micro_compact = yours_or_reference("my_micro_compact", globals())  # chapter 02
 my_auto_compact = yours_or_reference("my_auto_compact", globals())    # chapter 03
 my_finish_round = yours_or_reference("my_finish_round", globals())    # chapter 04
