@@ -11,7 +11,9 @@ The cases: the histories the chapter's incremental session asks a summary of
 requested), with the tail of the chapter and two shorter ones, one shorter than its summary;
 the chapter's 640 (40 random histories, each with and without a summary in
 front, four tails, one shorter than that summary, with and without a focus);
-and two malformed histories, which must raise ``check_shape``'s error.
+and two malformed histories, which must raise ``check_shape``'s error. The
+self-check's: the same histories (random ones at tails 40 and 2,000), each
+with the draft's own view and larger or smaller ones, an empty draft or not.
 """
 from __future__ import annotations
 
