@@ -74,6 +74,9 @@ def test_import_harness_is_light():
     assert done.stdout.strip() == "[]"
 
 
+PER_CHAPTER = {"STEPS", "RECAP"}  # every chapter module of harness/labs/solutions/ defines both
+
+
 def test_no_module_level_name_is_defined_twice():
     homes = defaultdict(list)
     for path in modules():
@@ -90,7 +93,8 @@ def test_no_module_level_name_is_defined_twice():
                 names = []
             for name in names:
                 homes[name].append(dotted(path))
-    twice = {name: where for name, where in homes.items() if len(where) > 1}
+    twice = {name: where for name, where in homes.items() if len(where) > 1 and not (
+        name in PER_CHAPTER and all(w.startswith("harness.labs.solutions.ch") for w in where))}
     assert twice == {}
 
 
