@@ -90,7 +90,9 @@ def test_no_module_level_name_is_defined_twice():
                 names = []
             for name in names:
                 homes[name].append(dotted(path))
-    twice = {name: where for name, where in homes.items() if len(where) > 1}
+    per_chapter = {"STEPS", "RECAP"}  # harness.labs.solutions reads these from each of its chapter modules
+    twice = {name: where for name, where in homes.items() if len(where) > 1 and not (
+        name in per_chapter and all(w.startswith("harness.labs.solutions.ch") for w in where))}
     assert twice == {}
 
 
