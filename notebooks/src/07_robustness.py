@@ -17,8 +17,8 @@
 #
 # ## What you will be able to do
 #
-# - survive a crash at any byte of the log, even between a tool call and its result, and refuse a
-#   log that is corrupt;
+# - survive a crash at any byte of the log, even between a tool call and its result (you write the
+#   answer to the calls left open), and refuse a log that is corrupt;
 # - retry a failed summary with backoff, only when trying again can help, and stop auto-compaction
 #   after 3 failures in a row;
 # - set a threshold per model, as a fraction of its context window or as the window minus room for
@@ -53,10 +53,10 @@ from harness.labs.inspector import compaction_cards, compaction_inspector
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION
 from harness.labs.scratch import own_scratch
-from harness.labs.yours import compare, random_histories
+from harness.labs.steps import check
 from harness.session.log import Repair, SessionLog
 from harness.session.records import CorruptLog, TornLine, read_log
-from harness.session.resume import INTERRUPTED, interruption, reopen, replay, resume, resume_naive
+from harness.session.resume import INTERRUPTED, replay, resume, resume_naive
 from harness.session.retry import RetryPolicy, call_with_retry, is_transient
 from harness.session.runner import SYSTEM_PROMPT, Session
 from harness.strategies.usage_triggered import UsageTriggered
@@ -165,17 +165,45 @@ assert refused == 400
 # writes the answer to the log as an `interrupted` record, so replay stays a pure function of the
 # log: resuming before and after gives the same history.
 #
-# What the agent does with that error depends on *this fake*: it reads the file again and answers
-# as the uninterrupted session did. A real model reads the same words and may choose otherwise.
+# **Write it.** The answer is the stub below: fill it in, run it, and run the cell after it, which
+# checks yours against the reference on many histories and says *not written yet*, where yours
+# differs, or that it passes. Until yours passes, the chapter runs the reference (stuck? it is in
+# `harness/labs/solutions/ch07.py`).
+
+# %% tags=["stub"]
+def my_interruption(history):
+    """The user message answering the tool calls the history ends with, or None if no call is open.
+
+    Only the last message can hold open calls, and only if it is the assistant's with tool_use blocks
+    (its content may also be a plain string). The answer: one user message with, for each of those
+    blocks in order, tool_result(its id, INTERRUPTED, is_error=True)."""
+    # None for an empty history, or one whose last message is not the assistant's
+    # the ids of the tool_use blocks of that last message (none if its content is a string)
+    # None if there are none; else user([...one error tool_result per id...])
+    raise NotImplementedError("your code here")
 
 # %%
-log, reopened = reopen(mid_round)
+my_interruption = check(my_interruption)
+
+# %% [markdown]
+# The cell below continues the session as `reopen` does, with your answer: open the log (which cuts
+# the torn line), replay it, record the answer, go on. What the agent does with that error depends on
+# *this fake*: it reads the file again and answers as the uninterrupted session did. A real model
+# reads the same words and may choose otherwise.
+
+# %%
+log = SessionLog(mid_round)                    # the lock, then the torn line cut off
+history = replay(read_log(mid_round).records)  # ends with the open call
+answer = my_interruption(history)
+log.append("interrupted", message=answer)      # in the log before the session goes on
+history.append(answer)
+log.mark_logged(history)                       # all of it is in the log already
 print("repair:", log.repair)
 print("last record:", {k: v for k, v in read_log(mid_round).records[-1].items() if k != "message"})
-answer_given = reopened.messages[-1]["content"][0]
+answer_given = answer["content"][0]
 print("answer given:", answer_given["content"])
 after = Session(session.client, session.toolbox, CONFIG, log=log, compactor=UsageTriggered(retry=NO_WAIT),
-                messages=reopened.messages)
+                messages=history)
 after.ask(REQUESTS[7])
 print("the session goes on:", after.tool_calls, "->", after.answers[-1])
 
@@ -467,8 +495,8 @@ display(compaction_inspector(all_events))
 #
 # - One record, one line, one write, flushed after every round: a crash can only tear the last
 #   line, which every reader skips and reopening cuts off in one step. A tool call a crash left
-#   unanswered gets an "interrupted" error result, recorded in the log, as Codex answers "aborted";
-#   without it the API refuses the history (400). Any other bad line is an error naming it.
+#   unanswered gets an "interrupted" error result (you wrote it: `my_interruption`), recorded in the
+#   log, as Codex answers "aborted"; without it the API refuses the history (400). Any other bad line is an error naming it.
 # - Retry the summary with backoff (1 s, then 2 s), and only when trying again can succeed: a 400
 #   is raised after 1 try. After 3 failed compactions in a row, stop auto-compacting and say so,
 #   history untouched, as Claude Code's breaker does since 2.1.76.
@@ -512,35 +540,7 @@ else:
     print(f"Exercise 1: correct for all {len(extra) - 1} cut points.")
 
 # %% [markdown]
-# ### 2. Answer the open calls
-# Write `my_interruption(history)`: if the history ends with an assistant message holding `tool_use`
-# blocks, return one user message with an error `tool_result` (content `INTERRUPTED`,
-# `is_error=True`) for each of them, in their order; otherwise return `None`. The check compares it
-# with `harness.session.resume.interruption` on 200 generated histories, each also cut just before
-# its last message, and prints the first difference it finds.
-#
-# *Hint:* `harness.tool_result(tool_id, INTERRUPTED, is_error=True)`, and `harness.user([...])`.
-
-# %%
-def my_interruption(history):
-    raise NotImplementedError("your code here")
-
-# %%
-histories = random_histories(200, seed=7)
-open_cases = [(f"history {i}{cut}", (h[:-1] if cut else h,)) for i, h in enumerate(histories)
-              for cut in ("", " without its last message") if len(h) > 1 or not cut]
-try:
-    my_interruption(histories[0])
-except NotImplementedError:
-    print("Exercise 2: not implemented yet.")
-else:
-    agreement = compare("interruption", my_interruption, interruption, open_cases)
-    print(agreement)
-    assert agreement.ok, "see the first difference above"
-    print("Exercise 2: correct.")
-
-# %% [markdown]
-# ### 3. Which failures are tried again?
+# ### 2. Which failures are tried again?
 # Below are ten HTTP statuses an API call can fail with. Predict which of them `is_transient` says
 # are worth trying again, write them as a set in `retried`, then run the check.
 #
@@ -559,7 +559,21 @@ def status_error(status):
 
 truth = {status for status in STATUSES if is_transient(status_error(status))}
 if retried is None:
-    print("Exercise 3: fill in retried, then run this cell.")
+    print("Exercise 2: fill in retried, then run this cell.")
 else:
     assert retried == truth, f"not quite: missing {sorted(truth - retried)}, extra {sorted(retried - truth)}"
-    print("Exercise 3: correct.")
+    print("Exercise 2: correct.")
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch07.py`).
+#
+# 1. Why can a crash only tear the last line of the log, and why may a reader skip a torn last line
+#    but no other bad line?
+# 2. What does the API do with a history cut inside a round, and why answer the open calls with an
+#    error rather than drop the round?
+# 3. Why does `reopen` write that answer to the log before the session goes on?
+# 4. Which failed summary calls are tried again, and why is the SDK's own retry turned off for them?
+# 5. Why count the threshold down from the window rather than take 90% of it?

@@ -51,6 +51,7 @@ from harness.labs.panel import panel
 from harness.labs.runs import fresh_folder, run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
+from harness.labs.steps import check
 from harness.labs.strategy_lab import (ClearingKnobs, cleared_so_far, retention_figure, retention_table,
                                        run_strategies, run_strategy, strategy_table, summary_requests)
 from harness.session.runner import Session
@@ -676,7 +677,7 @@ if ex1_kept is None:
 else:
     longer = run_strategy(chosen[1], WORK / "ex1", config=CompactionConfig(tail_chars=160_000)).amnesia
     truth = {fact for fact, kept in longer.remembered.items() if kept}
-    assert set(ex1_kept) == truth, f"not quite: it keeps {sorted(truth)}"
+    assert set(ex1_kept) == truth, f"not quite: {len(set(ex1_kept) ^ truth)} of the facts are the other way"
     print(f"Exercise 1: correct; {len(truth)} of 8, the same as with the 80,000-character tail.")
 
 # %% [markdown]
@@ -734,26 +735,70 @@ else:
 # %% [markdown]
 # ### 4. A ninth fact
 # `tools/t03_edit.py` was asked about once, at request 19, and never changed: its tag (`v3-edit`) was
-# only ever in a tool result and the agent's answer. Write a `Probe` for it with its grading (`said_in`,
-# `centrality`, `source`), asked with `tag_from_memory`, and predict the set of strategy keys that keep
-# it. The check asks your probe of every run of section 5.
+# only ever in a tool result and the agent's answer. Write `ninth_probe`, then predict the set of
+# strategy keys that keep the fact. The check after that asks the probe of every run of section 5.
 #
 # *Hint:* compare request 19 with each strategy's `summaries` (section 6), and remember what clearing
 # keeps.
+#
+# **Write it.** Exercises 4 and 5 are stubs: fill one in, run it, and run the cell after it, which checks
+# yours against the reference and says *not written yet*, where yours differs, or that it passes (stuck?
+# the reference is in `harness/labs/solutions/ch08.py`).
+
+# %% tags=["stub"]
+def ninth_probe():
+    """A Probe of t03_edit's tag: asked with tag_from_memory, expecting the tag's value, and graded by
+    said_in (work requests, counted from 1), centrality and source."""
+    # return Probe(name, question, expect, said_in=..., centrality=..., source=...)
+    raise NotImplementedError("your code here")
 
 # %%
-ex4_probe = None   # Probe("t03_edit's tag", tag_from_memory(...), (...,), said_in=..., source=...)
+ninth_probe = check(ninth_probe)
+
+# %%
 ex4_keep = None    # e.g. {"none", "s06"}
 
 # %%
-if ex4_probe is None or ex4_keep is None:
-    print("Exercise 4: fill in ex4_probe and ex4_keep, then run this cell.")
+if ex4_keep is None:
+    print("Exercise 4: fill in ex4_keep, then run this cell.")
 else:
-    assert ex4_probe.question == tag_from_memory("tools/t03_edit.py"), "ask with tag_from_memory and the file's path"
-    assert ex4_probe.matches('VERSION_TAG is "v3-edit".'), "the expected phrase should be the tag's value"
-    assert ex4_probe.said_in == (19,) and "t03_edit" in WORK_REQUESTS[18], "said_in counts requests from 1"
-    assert (ex4_probe.position, ex4_probe.centrality, ex4_probe.source) == ("early", "incidental", "tool"), \
-        f"check the grading: {ex4_probe.position}, {ex4_probe.centrality}, {ex4_probe.source}"
-    truth = {key for key, run in by_key.items() if probe_amnesia(run.session, (ex4_probe,)).score == 1.0}
-    assert set(ex4_keep) == truth, f"not quite: kept by {sorted(truth)}"
+    truth = {key for key, run in by_key.items() if probe_amnesia(run.session, (ninth_probe(),)).score == 1.0}
+    assert set(ex4_keep) == truth, f"not quite: {len(set(ex4_keep) ^ truth)} of the strategies are the other way"
     print("Exercise 4: correct.")
+
+# %% [markdown]
+# ### 5. Grade a reply
+# Write the probe's grading rule (section 4) yourself. The cell after the check grades every answer of
+# section 5 again, with yours.
+
+# %% tags=["stub"]
+def answered_from_memory(reply, tools, expect):
+    """Whether a probe's reply counts as remembered.
+
+    ``reply``: the reply's text; ``tools``: the names of the tools it called; ``expect``: the probe's
+    phrases, each a string or a tuple of alternatives. Remembered: no tool called, and every phrase
+    (for a tuple, any one of its alternatives) in the reply, ignoring case."""
+    # a tool called: False
+    # for each phrase of expect: its alternatives (a string is one); none in the lowered reply: False
+    # else True
+    raise NotImplementedError("your code here")
+
+# %%
+answered_from_memory = check(answered_from_memory)
+
+# %%
+regraded = {key: sum(answered_from_memory(a.reply, a.tools, a.probe.expect) for a in run.amnesia.answers)
+            for key, run in by_key.items()}
+print("facts kept, graded by the function in use:", regraded)
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch08.py`).
+#
+# 1. Why does every strategy run under a pretend 60,000-token window, with matched triggers?
+# 2. Why does s06 forget the three early facts, and what does its control change?
+# 3. c04's tag was lost by every summarising strategy and kept by clearing. Why both?
+# 4. Why can this probe not tell a central fact from a recent one?
+# 5. What does `Guarded` check after every compaction, and what does it make of a compaction loop?

@@ -53,6 +53,7 @@ from harness.labs.recording import RecordingClient
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES, python_module
 from harness.labs.scratch import own_scratch
+from harness.labs.steps import check
 from harness.labs.tables import Table
 from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, PRESERVE_CHOICES, READ_FILE,
                                  THRESHOLD_SLIDER, TUNING_PROBES, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
@@ -744,3 +745,53 @@ else:
     truth = recommend(candidates, max_peak=15_000)[0].setting
     assert best_without_re_reads == truth, "not quite: check the peak limit and the re-reads"
     print("Exercise 4: correct.")
+
+# %% [markdown]
+# ### 5. Price a run
+# Write the bill of section 1 yourself: from each call's token counts, a run's cache reads, cache writes,
+# uncached input, output and dollars, with caching and without. The cell after the check prices every
+# run of the lab with yours.
+#
+# **Write it.** A stub: fill it in, run it, and run the cell after it, which checks yours against the
+# reference and says *not written yet*, where yours differs, or that it passes (stuck? the reference is
+# in `harness/labs/solutions/ch09.py`).
+
+# %% tags=["stub"]
+def price_calls(calls, prices, caching=True):
+    """A run's tokens and dollars: {"cache_read", "cache_write", "uncached", "output": tokens, "dollars": ...}.
+
+    ``calls``: one (kind, input tokens, tokens found in the cache, output tokens) per call; ``prices``: a
+    ``Prices``. With ``caching``, an agent call of at least ``prices.min_cacheable`` tokens reads what was
+    found and writes the rest; any other call (a summary, a shorter one, every call without caching) is
+    uncached. ``prices.input`` is dollars per million uncached input tokens; a token written costs
+    ``cache_write_factor`` times as much, one read ``cache_read_factor`` times; ``prices.output`` is
+    dollars per million output tokens."""
+    # sum each call's tokens into the four counts
+    # then price the four sums
+    raise NotImplementedError("your code here")
+
+# %%
+price_calls = check(price_calls)
+
+# %%
+def calls_of(outcome):
+    """A lab run's calls as price_calls takes them: (kind, input, found in the cache, output)."""
+    return [(c.kind, c.input, c.cache_read, c.output) for c in outcome.cost.calls]
+
+
+same = [o for o in lab.outcomes.values()
+        if abs(price_calls(calls_of(o), PRICES)["dollars"] - o.dollars) < 1e-9
+        and abs(price_calls(calls_of(o), PRICES, caching=False)["dollars"] - o.dollars_uncached) < 1e-9]
+print(f"the function in use prices {len(same)} of the lab's {len(lab.outcomes)} runs as the lab does")
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch09.py`).
+#
+# 1. In section 1, why does the fifth request, shorter than the fourth, cost more?
+# 2. Why does clearing one result cost a write of the whole request from KEEP_RECENT=10 on?
+# 3. Clearing on every call bills the fewest input tokens. Why is it the dearest with caching, and what helps?
+# 4. What do reversible placeholders buy, and what do they not?
+# 5. Why is the KEEP_RECENT=0 row of every table marked not comparable?

@@ -49,6 +49,7 @@ from harness.labs.memory_lab import (GUARD_REQUEST, SECOND_SESSION, FlushPoint, 
                                      flush_sweep, probe_memory, retention_map, second_session, sessions_figure)
 from harness.labs.panel import panel
 from harness.labs.scratch import own_scratch
+from harness.labs.steps import check
 from harness.labs.yours import compare
 from harness.memory.store import MemoryStore, memory_path
 from harness.memory.toolbox import MEMORY_TOOL
@@ -117,21 +118,26 @@ assert refusal == "tools.0.memory_20250818.name: Input should be 'memory'"
 # time through open folder handles and refuses any symlink on the way, so a folder swapped for a link
 # between your check and the write still cannot lead out; it writes a temporary file and renames it
 # over the old one, as the SDK's helper does.
+#
+# **Write it.** Fill in the stub, run it, and run the cell after it, which checks yours against the
+# reference on many paths and says *not written yet*, where yours differs, or that it passes. Until
+# yours passes, the chapter runs the reference (stuck? it is in `harness/labs/solutions/ch11.py`).
+
+# %% tags=["stub"]
+def my_memory_path(path):
+    """The path relative to the memory folder ("" for /memories itself), or PathEscape."""
+    # rule 1: PathEscape unless path is a non-empty str without "\x00"
+    # rule 2: PathEscape unless path is "/memories" or starts with "/memories/"
+    # the parts after "/memories" (split on "/"); rule 3: PathEscape if one of them is ".."
+    # return the other parts joined by "/", without the empty ones and the "." ones
+    raise NotImplementedError("your code here")
 
 # %%
-def my_memory_path(path):
-    if not isinstance(path, str) or not path or "\x00" in path:
-        raise PathEscape(f"invalid path {path!r}")
-    if path != "/memories" and not path.startswith("/memories/"):
-        raise PathEscape(f"Path must start with /memories, got: {path}")
-    parts = path.split("/")[2:]
-    if ".." in parts:
-        raise PathEscape(f"Path {path} would escape /memories directory")
-    return "/".join(p for p in parts if p not in ("", "."))
+my_memory_path = check(my_memory_path)
 
 # %% [markdown]
-# `compare` runs yours and the harness's `memory_path` on the same cases and reports the first difference of
-# each failing one; an exception counts by its type.
+# `compare` runs the function in use (yours once it passes) and the harness's `memory_path` on the chapter's
+# paths and reports the first difference of each failing one; an exception counts by its type.
 
 # %%
 PATHS = ["/memories", "/memories/", "/memories/a.md", "/memories/notes/a.md", "/memories/./a.md",
@@ -408,8 +414,8 @@ assert 'In core/c06_storage.py, change VERSION_TAG to "v6-append-only".' in earl
 # ## Summary
 #
 # - The memory tool (`memory_20250818`) is client-side: six commands on `/memories`, run by your code; the
-#   one piece that must be right is the path check. Yours agreed with the harness on 24 paths, and 9
-#   hostile commands were refused without touching the folder.
+#   one piece that must be right is the path check. You wrote it; the one in use agreed with the harness
+#   on 24 paths, and 9 hostile commands were refused without touching the folder.
 # - A second conversation with memory read 1 file instead of 26 and was billed 41,796 input tokens instead
 #   of 901,545; without memory it broke the user's standing rule and edited a vendored file (*any model*
 #   forgets what its request does not hold; the size of the cut is *this fake*'s; the cookbook reports 4
@@ -450,30 +456,16 @@ else:
 # ### 2. A path check that also hides dot-files
 # The SDK's helper leaves hidden items (names starting with `.`) out of a listing. Write
 # `no_hidden_memory_path`, your check plus one rule: refuse any part that starts with `.` (other than a lone
-# `.`, which you drop). The check compares it with the harness's on `PATHS` (where they must agree except on
-# hidden names) and on two hidden paths that it must refuse.
+# `.`, which you drop). The check runs it on the paths `my_memory_path` is checked on.
 
-# %%
+# %% tags=["stub"]
 def no_hidden_memory_path(path):
+    """my_memory_path, and also PathEscape for any part that starts with "." (a lone "." is dropped)."""
+    # your path check first; then look at the parts of what it returns
     raise NotImplementedError("your code here")
 
 # %%
-try:
-    no_hidden_memory_path("/memories/a.md")
-except NotImplementedError:
-    print("Exercise 2: not implemented yet.")
-else:
-    plain = [p for p in PATHS if not (isinstance(p, str) and any(x.startswith(".") and x not in (".", "..")
-                                                                  for x in p.split("/")))]
-    agree = compare("no_hidden", no_hidden_memory_path, memory_path, [(repr(p), (p,)) for p in plain])
-    assert agree.ok, str(agree)
-    for hidden in ("/memories/.secret", "/memories/a/.git/config"):
-        try:
-            no_hidden_memory_path(hidden)
-        except PathEscape:
-            continue
-        raise AssertionError(f"{hidden!r} should be refused")
-    print("Exercise 2: correct.")
+no_hidden_memory_path = check(no_hidden_memory_path)
 
 # %% [markdown]
 # ### 3. The cheapest safe notice
@@ -492,3 +484,16 @@ else:
     best = min((p for p in sweep if p.kept == 8), key=lambda p: p.billed).at
     assert cheapest == best, f"{cheapest} is not the cheapest of those; look at the billed column"
     print("Exercise 3: correct.")
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch11.py`).
+#
+# 1. Why must a hostile path be refused before anything is touched, and why is
+#    `path.startswith("/memories")` not enough?
+# 2. Why are symlinks not the path check's job, and what stops a folder swapped for a link?
+# 3. What did the control (memory offered, no notice) show about where the gain comes from?
+# 4. How can a note give a wrong answer with no sign of it, and what guarded against it here?
+# 5. Why did a notice at 50% of the trigger lose a fact?

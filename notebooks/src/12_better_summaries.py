@@ -36,7 +36,6 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 from ipywidgets import FloatSlider, SelectionSlider
 
-from harness import CompactionConfig
 from harness.core.auto import SUMMARY_PROMPT, is_summary, tail_request
 from harness.core.messages import check_shape, user
 from harness.labs.amnesia import WORK_REQUESTS
@@ -45,11 +44,10 @@ from harness.labs.scratch import own_scratch
 from harness.labs.summary_lab import (MATCHED_SETTING, READ_TOKENS_PER_SECOND, WRITE_TOKENS_PER_SECOND, ahead_figure,
                                       ahead_outcomes, blocking_wait, drift_figure, drift_sweep, run_drift,
                                       wait_seconds)
-from harness.labs.yours import compare, random_histories
-from harness.core.auto import compressed_message
-from harness.strategies.incremental_summary import MERGE_PROMPT, IncrementalSummary, merge_request
+from harness.labs.steps import check
+from harness.strategies.incremental_summary import MERGE_PROMPT, IncrementalSummary
 from harness.strategies.three_layers import ThreeLayers
-from harness.strategies.verified_summary import VerifiedSummary
+from harness.strategies.verified_summary import VERIFY_PROMPT, VerifiedSummary
 
 WORK = own_scratch("12_better_summaries")
 assert len(WORK_REQUESTS) == 68
@@ -97,40 +95,32 @@ print(f"matched setting: threshold {MATCHED_SETTING.threshold:,} estimated token
 print(MERGE_PROMPT)
 
 
-# %%
+# %% [markdown]
+# **Write it.** Fill in the stub and run the cell after it: it checks yours against the reference on
+# the histories this chapter's incremental session summarises and 640 random ones (with and without a
+# summary in front, four tails, one shorter than the summary, with and without a focus), and says *not
+# written yet*, where yours differs, or that it passes. Until yours passes, the chapter runs the
+# reference (stuck? it is in `harness/labs/solutions/ch12.py`).
+
+# %% tags=["stub"]
 def my_merge_request(messages, config, focus):
-    check_shape(messages)
-    if not is_summary(messages[0]):
-        return tail_request(messages, config, focus)
-    previous = messages[0]["content"].split("\n\n", 1)[-1]
-    dump = json.dumps(messages[1:], ensure_ascii=False)
-    room = max(config.tail_chars - len(previous), 0)
-    prompt = MERGE_PROMPT + (f"\nFocus especially on: {focus}" if focus else "")
-    prompt += (f"\n\n<previous_summary>\n{previous}\n</previous_summary>"
-               f"\n\n<conversation>\n{dump[max(len(dump) - room, 0):]}\n</conversation>")
-    return {"model": config.model, "max_tokens": config.summary_max_tokens, "messages": [user(prompt)]}
+    """The incremental summary request for a history, as the keyword arguments of ``client.messages.create``.
 
-
-# %% [markdown]
-# Check it against the harness's `merge_request`: 40 random histories, each with and without a summary
-# in front, at four tails (one shorter than the summary), with and without a focus.
+    A malformed history raises ``check_shape``'s error before anything is built."""
+    # check_shape(messages); no summary first (is_summary): return tail_request(messages, config, focus)
+    # previous = the first message's content after its first "\n\n"
+    # dump = json.dumps(messages[1:], ensure_ascii=False); room = tail_chars - len(previous), at least 0
+    # prompt: MERGE_PROMPT (+ the focus line), the previous summary in its tags, then the last `room`
+    #     characters of dump in <conversation> tags, each part after "\n\n", each tag on its own line
+    # return {"model": config.model, "max_tokens": config.summary_max_tokens, "messages": [user(prompt)]}
+    raise NotImplementedError("your code here")
 
 # %%
-summary_text = "1. What was accomplished:\n- read: a.py\n2. Current state:\n- In progress: go\n- User: go"
-head = compressed_message(WORK / "t.jsonl", summary_text)
-cases = [(f"history {n}{' after a summary' if with_summary else ''}, tail {tail}, focus {focus!r}",
-          ([head] + history[1:] if with_summary else history, CompactionConfig(tail_chars=tail), focus))
-         for n, history in enumerate(random_histories(40, seed=12))
-         for with_summary in (False, True) for tail in (40, 200, 2_000, 80_000) for focus in (None, "tags")]
-agreement = compare("my_merge_request", my_merge_request, merge_request, cases)
-print(agreement)
-
-# %%
-assert agreement.ok and agreement.cases == 640
+my_merge_request = check(my_merge_request)
 
 # %% [markdown]
-# Your function now drives the incremental strategy: `IncrementalSummary` is the reference three layers
-# with its summary request swapped, so we swap in yours.
+# The function the check returned (yours once it passes) now drives the incremental strategy:
+# `IncrementalSummary` is the reference three layers with its summary request swapped, so we swap in yours.
 
 # %%
 class MyIncremental(ThreeLayers):
@@ -349,6 +339,8 @@ ahead_panel = panel(ahead_view, fraction=SelectionSlider(options=[(f"{f:.1f}", f
 # %% [markdown]
 # ## Summary
 #
+# - You wrote the incremental request, `my_merge_request`, checked against the reference; it drove the
+#   incremental runs of section 2 once it passed.
 # - At matched settings (threshold 20,000, 80,000 characters shown, budget 2,000), a summary of summaries
 #   kept at most 1 fact after any of its 10 compactions; the incremental merge, which always shows the
 #   previous summary, kept 2 at the end, for 1.15x the summary tokens and over 3 times the modelled wait
@@ -423,3 +415,38 @@ else:
     truth = grid["incremental", 80_000, 1_000][-1]
     assert ex3_kept == truth, f"not quite: it knows {truth}"
     print("Exercise 3: correct; the merged summary outgrew the budget and its requests were cut.")
+
+# %% [markdown]
+# ### 4. The self-check's request
+# Write `my_verify_request`, the second call of section 4: what `VerifiedSummary` sends once the draft is
+# written. The check compares it with the reference on the chapter's histories and 640 random ones; nothing
+# after depends on it.
+
+# %% tags=["stub"]
+def my_verify_request(messages, draft, config, view_chars=None):
+    """The self-check request for a history and its draft summary, as the keyword arguments of
+    ``client.messages.create``; ``view_chars`` (a positive int, or None: ``config.tail_chars``, what the
+    draft was written from) is how much of the history the check is shown.
+
+    A malformed history raises ``check_shape``'s error before anything is built."""
+    # check_shape(messages); view = view_chars, or config.tail_chars when it is None
+    # prompt: VERIFY_PROMPT, the draft in <draft_summary> tags, then the last `view` characters of
+    #     json.dumps(messages, ensure_ascii=False) in <conversation> tags (parts and tags as in section 2)
+    # the model and max_tokens of the draft's request, the prompt as the one user message
+    raise NotImplementedError("your code here")
+
+# %%
+my_verify_request = check(my_verify_request)
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch12.py`).
+#
+# 1. Why does the summary of summaries keep at most one fact at the matched setting?
+# 2. In `my_merge_request`, what would `dump[-room:]` show when the previous summary fills `tail_chars`?
+# 3. Why does the incremental summary cost more output tokens, and more wait, than a summary of summaries?
+# 4. Why did the self-check shown the same 80,000 characters recover nothing, and where did the gain of the
+#    check shown the whole history come from?
+# 5. What does preparing the summary ahead of time save, and what does it cost?

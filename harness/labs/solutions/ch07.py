@@ -1,0 +1,103 @@
+"""Chapter 07's step: the answer a resumed session gives to the tool calls a crash left open.
+
+The cases: the chapter's session (its first 8 long-session requests, usage-
+triggered, logged) replayed up to each of its logged records, so every crash
+point between a tool call and its result is one, the chapter's own among them;
+200 random valid histories, each whole and cut just before its last message
+(which leaves open calls, several in one message, between text blocks); and
+the edges a hand-written version gets wrong: an empty history, a last
+assistant message of plain text (a string or text blocks), open calls in an
+earlier message that a later one answers. The reference answers as
+``harness.session.resume.interruption`` on every case
+(``tests/test_solutions_ch07_ch11.py``).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ...core.config import CompactionConfig
+from ...core.messages import Message, assistant, text, tool_result, tool_use, user
+from ...session.records import read_log
+from ...session.resume import INTERRUPTED, replay
+from ...session.retry import RetryPolicy
+from ...strategies.usage_triggered import UsageTriggered
+from ..runs import run_scenario
+from ..scenarios import LONG_SESSION
+from ..scratch import scratch_folder
+from ..yours import random_histories
+from . import Step
+
+
+def my_interruption(history):
+    """The user message answering the tool calls the history ends with, or None if no call is open."""
+    if not history or history[-1]["role"] != "assistant":
+        return None
+    content = history[-1]["content"]
+    if isinstance(content, str):
+        return None
+    open_ids = [block["id"] for block in content if block.get("type") == "tool_use"]
+    if not open_ids:
+        return None
+    return user([tool_result(tool_id, INTERRUPTED, is_error=True) for tool_id in open_ids])
+
+
+@lru_cache(maxsize=1)
+def crash_points() -> tuple[tuple[int, tuple[Message, ...]], ...]:
+    """(records read, the history they replay to) for every prefix of the chapter's session log."""
+    with scratch_folder(Path("_work/07_robustness")) as root:
+        run_scenario(LONG_SESSION, CompactionConfig(), root / "main", requests=LONG_SESSION.requests[:8], log=True,
+                     compactor=UsageTriggered(retry=RetryPolicy(sleep=lambda seconds: None)), fsync=False)
+        records = read_log(root / "main" / "session.jsonl").records
+    return tuple((n, tuple(replay(records[:n]))) for n in range(1, len(records) + 1))
+
+
+def _edges() -> list[tuple[str, list[Message]]]:
+    ask = user("Read a.py and b.py.")
+    both = assistant([text("Reading both."), tool_use("t1", "read_file", {"path": "a.py"}), text("and"),
+                      tool_use("t2", "read_file", {"path": "b.py"})])
+    return [("an empty history", []),
+            ("one user message", [ask]),
+            ("an answer as a string", [ask, assistant("Done.")]),
+            ("an answer as text blocks", [ask, assistant([text("Done."), text("Anything else?")])]),
+            ("two open calls between text blocks", [ask, both]),
+            ("calls answered, then a text answer", [ask, both, user([tool_result("t1", "a"), tool_result("t2", "b")]),
+                                                    assistant("Both read.")])]
+
+
+@lru_cache(maxsize=1)
+def _interruption_histories() -> tuple[tuple[str, list[Message]], ...]:
+    chapter = [(f"the chapter's log, its first {n} records", list(history)) for n, history in crash_points()]
+    drawn = [(f"random history {i}{cut}", h[:-1] if cut else h) for i, h in enumerate(random_histories(200, seed=7))
+             for cut in ("", " without its last message") if len(h) > 1 or not cut]
+    return tuple(_edges() + chapter + drawn)
+
+
+def _interruption_cases() -> list[tuple[str, tuple[Any, ...]]]:
+    return [(name, (history,)) for name, history in _interruption_histories()]
+
+
+STEPS = [
+    Step("my_interruption", "07", my_interruption, _interruption_cases,
+         hint="Only an assistant message at the very end can leave calls open; answer each of its tool_use blocks, "
+              "in order, with tool_result(id, INTERRUPTED, is_error=True), all in one user message; else None."),
+]
+
+RECAP = [  # the answers to the chapter's recap questions, in order
+    "Each record is one line written with one write call to a file opened for appending, so a crash can only "
+    "cut the last line short. No proper prefix of a JSON object is valid JSON, so a torn last line is "
+    "recognisable and held no committed record; a bad line anywhere else is damage, and skipping it would "
+    "resume a different history.",
+    "The history ends with tool_use blocks that no tool_result answers, and the API refuses such a request "
+    "(400). Keeping the round with an error result tells the model what it had asked for and that whatever "
+    "the tool did may or may not have happened, so it checks before doing it again (an edit may have run).",
+    "So that replay stays a pure function of the log: the answer is in the log as an 'interrupted' record, "
+    "and resuming before and after gives the same history.",
+    "Only what can succeed when sent again: 408, 409, 429, 5xx, a lost connection, a timeout. A 400 'prompt "
+    "is too long' fails the same way every time. The SDK's own retries are off for the summary call so that "
+    "one policy decides: 3 harness tries of 3 SDK tries each would be up to 9 requests.",
+    "The next request must still fit with its reply: a fraction knows nothing about max_tokens (90% of "
+    "200,000 leaves 20,000 tokens, less than a 64,000-token reply); window minus output reserve minus a "
+    "safety buffer always leaves room for both.",
+]
