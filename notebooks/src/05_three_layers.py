@@ -8,8 +8,8 @@
 # ## What you will be able to do
 #
 # - walk through one turn of the loop and say what happens, in which order, and why;
-# - write `run_agent` yourself, in a few small steps, and prove it runs sessions exactly like the
-#   harness's: same history, same calls, same events;
+# - write the agent loop yourself, and see it run sessions exactly like the harness's `run_agent`
+#   (same history, calls and events), with your own layers of chapters 02-04 in it;
 # - draw the compressed and uncompressed token-growth curves of a long session in the same axes, with
 #   a marker wherever a layer fired;
 # - take the agent's memory apart into working memory (the newest `KEEP_RECENT` tool results),
@@ -27,7 +27,9 @@
 # offline. The long-session runs come from `harness/labs/loop_lab.py`: `three_layer_run` and
 # `uncompressed_run` are `run_scenario` with a cache in front (a run takes seconds; the same knobs
 # always give the same run), and they record the memory picture of every request sent. Each takes the
-# loop to run as `loop=`: from section 2 on, that is yours.
+# loop to run as `loop=`: from section 2 on, that is yours, and it runs your layers: the micro-compaction
+# of chapter 02, the auto-compaction of chapter 03 and the end of round of chapter 04, each once it
+# passed its check there (the setup says which), else the reference.
 
 # %%
 # %matplotlib inline
@@ -37,16 +39,14 @@ from harness.labs.parallel import start_workers
 start_workers()  # this chapter's sweeps run on every core: their workers start now, in the background
 
 import copy
-import dataclasses
 from pathlib import Path
 
 from IPython.display import display
 from ipywidgets import IntSlider, SelectionSlider
 
-from harness import (COMPACT_TOOL_NAME, CallTrace, CompactionConfig, Event, RunContext, RunResult, assistant,
-                     compact_focus, count_tokens, estimate_tokens, is_placeholder, iter_tool_results, iter_tool_uses, messages_api,
-                     micro_compact, read_transcript, run_agent, text, to_dicts, tool_result, tool_use, user)
-from harness.core.messages import check_shape
+from harness import (COMPACT_TOOL_NAME, CallTrace, CompactionConfig, RunContext, assistant, count_tokens,
+                     estimate_tokens, is_placeholder, iter_tool_results, iter_tool_uses, messages_api, micro_compact,
+                     read_transcript, text, to_dicts, tool_result, tool_use, user)
 from harness.fake import fake_client
 from harness.labs.growth import growth_series
 from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, context_tokens, layer_markers, layers_figure,
@@ -55,18 +55,25 @@ from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, context_tokens, la
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.labs.micro_lab import micro_layer
 from harness.labs.scratch import own_scratch
-from harness.labs.yours import compare
+from harness.labs.steps import check, yours_or_reference
+from harness.labs.taught_loop import taught_loop
 from harness.session.records import read_log
 from harness.session.runner import SYSTEM_PROMPT
-from harness.strategies.base import Compactor
-from harness.strategies.server_side import ServerCompaction, ServerToolClearing
 from harness.strategies.three_layers import ThreeLayers
 
 WORK = own_scratch("05")                     # _work/05, in a fresh folder of its own for each run
 DEFAULTS = CompactionConfig()                # the reference agent's knobs
 KEEP_RECENT, THRESHOLD = DEFAULTS.keep_recent, DEFAULTS.threshold
 print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {sorted(DEFAULTS.preserve_tools)}")
+# your kept functions run in this notebook's names: what chapters 02-04 had at hand
+from harness import COMPACT_ACK, COMPRESSED_HEADER, SUMMARY_PROMPT, AutoReport, SummaryFailed, ToolOutcome, compact_focus
+import json
+
+my_micro_compact = yours_or_reference("my_micro_compact", globals())  # chapter 02
+my_auto_compact = yours_or_reference("my_auto_compact", globals())    # chapter 03
+my_finish_round = yours_or_reference("my_finish_round", globals())    # chapter 04
 
 # %% [markdown]
 # ## 1 · One turn of the loop, in order
@@ -185,108 +192,33 @@ print("stop:", stop or "none yet: the next turn starts with step 1")
 assert [m["role"] for m in sample] == ["user", "assistant", "user"] and stop is None
 
 # %% [markdown]
-# Now the whole loop, with the same signature as `harness.run_agent` (chapter 04 passed that one an
-# extra `finish`; yours does the round itself). `result` may be passed in: `Session.ask` does, so that
-# the calls made before an error are kept.
+# **Now write the whole loop.** Your loop does only what this section taught; `taught_loop` does the
+# bookkeeping around it (numbers the calls, traces each one, syncs the session log before each hook),
+# so that it runs in a `Session` and leaves what `harness.run_agent` leaves. `run` is the `RunContext`
+# the hooks take. The round is yours from chapter 04: `my_finish_round(messages, content, tools,
+# compact)`, where `compact` is a function of the focus that runs the strategy's `on_compact`. The
+# check runs your loop on six sessions from scratch (the twelve files and four requests of the long
+# session; no compaction, the three layers at two settings, an agent that calls `compact`, `max_turns`
+# cutting a task short) and compares everything they leave: answers, history, trace, events, tool calls
+# and log. (`harness.run_agent` also routes chapter 10's server-side strategies and lets a paused turn
+# go back to the server; `taught_loop` refuses those strategies.)
+
+# %% tags=["stub"]
+def my_agent_loop(client, messages, *, system, tools, config, compactor, run):
+    """Run one request to its end; return "compact", "end_turn" or "max_turns"."""
+    # at most config.max_turns times:
+    #     compactor.before_call(run)                                  (steps 1-3: micro, auto)
+    #     the call: client.messages.create(model=, max_tokens= from config, system=, tools=tools.schemas,
+    #               messages=); content = to_dicts(response.content), or [text("(no reply)")] if empty
+    #     the round: my_finish_round(messages, content, tools, lambda focus: compactor.on_compact(run, focus));
+    #               True means the model compacted: return "compact"
+    #     compactor.after_round(run, response.usage); no tool_use in content: return "end_turn"
+    # then "max_turns"
+    raise NotImplementedError("your code here")
 
 # %%
-def my_run_agent(client, messages, *, system, tools, config, compactor, on_event=None, log=None,
-                 first_call=1, result=None):
-    """The agent loop: log, before_call, the call and its trace, the round, the exits."""
-    check_shape(messages)                                   # a malformed history fails before any call
-    result = result if result is not None else RunResult(stop="max_turns")
-
-    def emit(event):
-        result.events.append(event)
-        if on_event:
-            on_event(event)
-
-    run = RunContext(client, messages, config, system, tools.schemas, log, emit, result.trace.append)
-    for call in range(first_call, first_call + config.max_turns):
-        run.call = call
-        if log:
-            log.sync(messages)                              # 1. log what is committed
-        layers = compactor.before_call(run)                 # 2-3. micro, auto
-        options = compactor.request_options(run)
-        response = run.response = messages_api(client, options).create(       # 4. the call
-            model=config.model, max_tokens=config.max_tokens, system=system, tools=run.schemas,
-            messages=messages, **options)
-        content = to_dicts(response.content) or [text("(no reply)")]
-        uses = [b for b in content if b["type"] == "tool_use"]
-        result.trace.append(CallTrace(call, response.usage.input_tokens, response.usage.output_tokens,
-                                      estimate_tokens(messages), count_tokens(messages, system=system, tools=run.schemas),
-                                      tuple(layers), tuple(b["name"] for b in uses)))
-        messages.append(assistant(content))                 # 5. the round
-        result.reply = "\n".join(b["text"] for b in content if b["type"] == "text")
-        results, compacting, focus = [], False, None
-        for block in uses:
-            outcome = tools.run(block["name"], block["input"])
-            results.append(tool_result(block["id"], outcome.content, outcome.is_error))
-            result.tool_calls.append((block["name"], block["input"]))
-            if block["name"] == COMPACT_TOOL_NAME:
-                compacting, focus = True, compact_focus(block["input"])
-        if results:
-            messages.append(user(results))
-        if log:
-            log.sync(messages)
-        if compacting:                                      # 6. manual, then out
-            compactor.on_compact(run, focus)
-            result.stop = "compact"
-            break
-        compactor.after_round(run, response.usage)
-        if not uses and response.stop_reason != "compaction":
-            result.stop = "end_turn"
-            break
-    else:
-        emit(Event("max_turns", call, estimate_tokens(messages), estimate_tokens(messages)))
-    if log:
-        log.sync(messages)
-    return result
-
-# %% [markdown]
-# **Check yours against the harness's.** Ten sessions, each run once by `harness.run_agent` and once
-# by yours, from scratch (a fresh workspace, a fresh fake client), with a session log: the twelve
-# files and the first 12 requests of the long session, with no compaction, with the three layers at
-# several settings, with an agent that calls `compact`, with `max_turns` cutting a request short, and
-# with the API's own context management (a server compaction that pauses the turn, and server-side
-# clearing: chapter 10). For each, `observe_session` keeps everything a session leaves: the answers,
-# the final history, the trace of every call, the events, the tool calls and the log. `compare`
-# reports the first difference of each session that differs.
-
-# %%
-def observe_session(loop, args):
-    scenario, requests, config, strategy, fake_options = args
-    root = WORK / "check"                                   # both loops run here in turn, rebuilt each time
-    session = run_scenario(scenario, config, root, requests=requests, compactor=strategy(), log=True, loop=loop,
-                           **fake_options)
-    return {"answers": session.answers, "history": session.messages,
-            "trace": [dataclasses.asdict(t) for t in session.trace],
-            "events": [dataclasses.asdict(e) for e in session.events],
-            "tool_calls": session.tool_calls, "log": read_log(root / "session.jsonl").records}
-
-
-FIRST_12 = LONG_SESSION.requests[:12]
-sessions = [
-    ("twelve files, no compaction", (TWELVE_FILES, None, DEFAULTS, Compactor, {})),
-    ("twelve files, three layers", (TWELVE_FILES, None, DEFAULTS, ThreeLayers, {})),
-    ("twelve files, THRESHOLD 10,000, KEEP_RECENT 1",
-     (TWELVE_FILES, None, DEFAULTS.with_(threshold=10_000, keep_recent=1), ThreeLayers, {})),
-    ("twelve files, all three layers",
-     (TWELVE_FILES, None, DEFAULTS.with_(threshold=10_000), ThreeLayers, {"compact_policy": "after_task"})),
-    ("twelve files, max_turns 5", (TWELVE_FILES, None, DEFAULTS.with_(max_turns=5), ThreeLayers, {})),
-    ("12 requests, no compaction", (LONG_SESSION, FIRST_12, DEFAULTS, Compactor, {})),
-    ("12 requests, THRESHOLD 20,000", (LONG_SESSION, FIRST_12, DEFAULTS.with_(threshold=20_000), ThreeLayers, {})),
-    ("12 requests, the agent compacts above 30,000",
-     (LONG_SESSION, FIRST_12, DEFAULTS.with_(micro=False, auto=False), ThreeLayers, {"compact_policy": 30_000})),
-    ("12 requests, server compaction that pauses",
-     (LONG_SESSION, FIRST_12, DEFAULTS, lambda: ServerCompaction(trigger=50_000, pause_after_compaction=True), {})),
-    ("12 requests, server clearing", (LONG_SESSION, FIRST_12, DEFAULTS, lambda: ServerToolClearing(trigger=20_000), {})),
-]
-agreement = compare("run_agent", my_run_agent, run_agent, sessions, observe=observe_session, label="session")
-print(agreement)
-
-# %%
-assert agreement.ok and agreement.cases == 10
+my_agent_loop = check(my_agent_loop)
+my_loop = taught_loop(my_agent_loop, micro=micro_layer(my_micro_compact), summarise=my_auto_compact)
 
 # %% [markdown]
 # From here on, every run in this chapter is your loop's. Here is a small one where all three layers
@@ -296,7 +228,7 @@ assert agreement.ok and agreement.cases == 10
 
 # %%
 small = run_scenario(TWELVE_FILES, DEFAULTS.with_(threshold=10_000), WORK / "twelve", compact_policy="after_task",
-                     loop=my_run_agent)
+                     loop=my_loop)
 print("call  kind     fired before   tools          input tokens")
 for t in small.trace:
     print(f"{t.call:4}  {t.kind:8} {', '.join(t.layers) or '-':14} {', '.join(t.tools) or '-':14} {t.input_tokens:8,}")
@@ -336,8 +268,8 @@ assert small.answers[0].splitlines()[-12].startswith("- agents/s01_agent_loop.py
 # the session in this notebook.
 
 # %%
-compressed = three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), WORK, loop=my_run_agent)
-uncompressed = uncompressed_run(len(LONG_SESSION.requests), WORK, loop=my_run_agent)
+compressed = three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), WORK, loop=my_loop)
+uncompressed = uncompressed_run(len(LONG_SESSION.requests), WORK, loop=my_loop)
 print(f"agent limit: {agent_limit(THRESHOLD):,} tokens")
 print("with the three layers:", run_line(compressed))
 print("with no compaction:   ", run_line(uncompressed))
@@ -552,12 +484,12 @@ assert spin[-1]["content"][0]["content"] == "[Previous: used bash]"
 # %% tags=["nbval-ignore-output"]
 KEEP_RECENTS = (1, 3, 10)
 THRESHOLDS = (10_000, 30_000, 50_000, 120_000)
-layer_runs = three_layer_runs(KEEP_RECENTS, THRESHOLDS, len(LONG_SESSION.requests), WORK, loop=my_run_agent)
+layer_runs = three_layer_runs(KEEP_RECENTS, THRESHOLDS, len(LONG_SESSION.requests), WORK, loop=my_loop)
 
 # %%
 assert len(layer_runs) == 12 and layer_runs[KEEP_RECENT, THRESHOLD] is compressed
-assert three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), str(WORK), loop=my_run_agent) is compressed
-assert uncompressed_run(len(LONG_SESSION.requests), str(WORK), loop=my_run_agent) is uncompressed
+assert three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), str(WORK), loop=my_loop) is compressed
+assert uncompressed_run(len(LONG_SESSION.requests), str(WORK), loop=my_loop) is uncompressed
 assert all(len(run.answers) == len(LONG_SESSION.requests) == 71 for run in layer_runs.values())
 
 # %% tags=["nbval-ignore-output"]
@@ -578,8 +510,9 @@ layers_slider = panel(
 #
 # - One turn of the loop: log, micro, auto, call, run every tool and append every result, then
 #   manual, which ends the loop. Micro and auto shape what the model sees; manual follows its decision.
-# - You wrote the loop; on 10 sessions it left the same answers, history, trace, events, tool calls
-#   and log as `harness.run_agent`, and every run of this chapter was yours.
+# - You wrote the loop as taught; its check compared everything six sessions leave with
+#   `harness.run_agent`'s. Once it passes, every run of this chapter is yours, with your layers of
+#   chapters 02-04 in it once they pass.
 # - On the 71-request session the three layers kept the peak context at 39% of the uncompressed peak
 #   and the input bill at 43%, for 37 more model calls, 36 of them re-reads (this fake re-reads
 #   whatever it can no longer see; with no compaction it re-read nothing).
@@ -639,7 +572,7 @@ else:
 # the compressed run of all 71 requests still refuses to edit `tools/t05_shell.py`, then explain from
 # its summaries why the rule survived there. A try off the slider is a full run of a few seconds.
 #
-# *Hint:* `three_layer_run(KEEP_RECENT, threshold, 71, WORK, loop=my_run_agent).answers[-1]` starts with
+# *Hint:* `three_layer_run(KEEP_RECENT, threshold, 71, WORK, loop=my_loop).answers[-1]` starts with
 # "I will not" when the rule survived. Think about what a summary copies from the summary before it.
 
 # %%
@@ -651,15 +584,15 @@ if threshold_keeping_rule is None:
 else:
     assert threshold_keeping_rule % 10_000 == 0 and 10_000 <= threshold_keeping_rule <= 120_000, \
         "pick a threshold from 10,000 to 120,000 in steps of 10,000"
-    kept_rule = three_layer_run(KEEP_RECENT, threshold_keeping_rule, 71, WORK, loop=my_run_agent)
+    kept_rule = three_layer_run(KEEP_RECENT, threshold_keeping_rule, 71, WORK, loop=my_loop)
     assert kept_rule.answers[-1].startswith("I will not"), "at that threshold the agent edits tools/: try another"
     print(f"Exercise 3: correct. That run compacted {kept_rule.stats.compactions}. Now read its summaries.")
 
 # %% [markdown]
 # ### 4. Compact after the call instead of before
-# Change your loop. Copy `my_run_agent` into a new function `late_run_agent` and move one line:
-# `layers = compactor.before_call(run)` goes from before the model call to just after it (after
-# `response = ...`, before the reply is appended). Micro and auto still run every turn, on the same
+# Change your loop. Copy `my_agent_loop` into a new function `late_agent_loop` and move one line:
+# `compactor.before_call(run)` goes from before the model call to just after it (after
+# `response = ...`, before the round). Micro and auto still run every turn, on the same
 # history; only now the model has already been sent it. Predict: on the twelve files with THRESHOLD
 # 10,000, does any request go above THRESHOLD? Then run the check, which runs both loops.
 #
@@ -667,15 +600,16 @@ else:
 # THRESHOLD, and the layers that fired. Is the lesson one of **any model** or of **this fake**?
 
 # %%
-late_run_agent = None  # replace None with your changed loop (a function with my_run_agent's signature)
+late_agent_loop = None  # replace None with your changed loop (a function with my_agent_loop's signature)
 
 # %%
-if late_run_agent is None:
-    print("Exercise 4: fill in late_run_agent, then run this cell.")
+if late_agent_loop is None:
+    print("Exercise 4: fill in late_agent_loop, then run this cell.")
 else:
     config_10k = DEFAULTS.with_(threshold=10_000)
-    on_time = run_scenario(TWELVE_FILES, config_10k, WORK / "on-time", loop=my_run_agent)
-    late = run_scenario(TWELVE_FILES, config_10k, WORK / "late", loop=late_run_agent)
+    on_time = run_scenario(TWELVE_FILES, config_10k, WORK / "on-time", loop=my_loop)
+    late = run_scenario(TWELVE_FILES, config_10k, WORK / "late", loop=taught_loop(late_agent_loop, micro=micro_layer(my_micro_compact),
+                                                                      summarise=my_auto_compact))
     assert [e.kind for e in late.events] == [e.kind for e in on_time.events], \
         "the same layers should fire, in the same order: move the before_call line, change nothing else"
     assert on_time.stats.peak_context <= 10_000 < late.stats.peak_context, \
@@ -684,3 +618,15 @@ else:
           f"{late.stats.peak_context - 10_000:,} above THRESHOLD; on time the largest was "
           f"{on_time.stats.peak_context:,}. The request that crosses the threshold goes out whole "
           "before anything is compacted (any model).")
+
+# %% [markdown]
+# ## Recap
+#
+# Answer each in a sentence or two before you look (the answers are `RECAP` in
+# `harness/labs/solutions/ch05.py`).
+#
+# 1. In one turn, which layers run before the model call, which after, and why does manual end the loop?
+# 2. Why is the session log synced before `before_call`, and again before `on_compact`?
+# 3. Why must every `tool_result` of a round be appended before the compaction runs?
+# 4. Where does the agent forget in a long session: in micro-compaction or in the summaries? What shows it?
+# 5. What are working, short-term and long-term memory in this loop, and what do the transcripts not keep?
