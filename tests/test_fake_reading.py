@@ -12,7 +12,7 @@ from harness import SUMMARY_PROMPT, Workspace, assistant, build_summary_request,
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
 from harness.fake.reading import (ASK_TAG, COUNT, EDIT, FIRST_CHANGE, INSTRUCTION, READ_ALL, RECALL_RULE, RECALL_TAG,
-                                  SAVE, SEARCH, asks_for_summary, is_summary_request, request_kind)
+                                  REQUEST_KINDS, SAVE, SEARCH, asks_for_summary, is_summary_request, request_kind)
 from harness.labs.scenarios import LONG_SESSION
 
 MODEL = "claude-haiku-4-5"
@@ -316,3 +316,23 @@ def test_a_summary_cut_after_its_first_heading_is_a_summary_not_a_request():
            " loop\n2. Current state:\n-")
     _, reply = ask([user(cut)])
     assert reply.content[0].text == "I have lost track of the current request. What should I do next?"
+
+
+def test_a_long_dense_text_is_read_in_linear_time():
+    """A hang guard, not a timing: 40,000 request-like words used to take minutes in the edit rule (three
+    unbounded gaps); with bounded gaps every rule reads it at once. The alarm only stops a regression."""
+    import random
+    import signal
+
+    rng = random.Random(1)
+    words = ["change", "the", "version tag", "to", "in", "agents/", "a.py", "set", "every", "read", "lines",
+             "count", "todo", "what", "=", "save", "memory", "summarise"]
+    text = " ".join(rng.choice(words) for _ in range(40_000))
+    signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("a request rule backtracks")))
+    signal.alarm(20)
+    try:
+        for kind in REQUEST_KINDS:
+            kind.search(text)
+        assert EDIT.search(text + '\nIn agents/a.py, change VERSION_TAG to "v9".') is not None
+    finally:
+        signal.alarm(0)

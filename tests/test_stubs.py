@@ -74,13 +74,30 @@ def test_with_every_stub_filled_the_chapter_runs_on_the_students_code(chapter, t
     """Every assert of the chapter passes (the same numbers), every check says the function passes, and each
     is kept for chapter 05."""
     monkeypatch.setenv("HARNESS_YOURS", str(tmp_path / "yours"))
-    notebook = filled(chapter)
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
-    printed = "".join(output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
-                      for output in cell.get("outputs", []) if output.get("output_type") == "stream")
+    printed = run_filled(chapter)
     steps = [s for s in all_steps().values() if s.chapter == chapter]
     for step in steps:
         assert f"{step.name}: yours passes all " in printed, step.name
         assert (tmp_path / "yours" / f"{step.name}.py").exists(), step.name
     assert "not written yet" not in printed and "differs in" not in printed
+
+
+def run_filled(chapter: str) -> str:
+    """Run the chapter with every stub filled by its reference; what it printed."""
+    notebook = filled(chapter)
+    NotebookClient(notebook, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    return "".join(output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
+                   for output in cell.get("outputs", []) if output.get("output_type") == "stream")
+
+
+@pytest.mark.solutions
+def test_chapter_05s_agent_runs_the_layers_written_in_02_to_04(tmp_path, monkeypatch):
+    """Chapters 02-04 keep what passes; chapter 05 then loads it, checks it again and runs it, with the
+    same numbers."""
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    for chapter in ("02", "03", "04"):
+        run_filled(chapter)
+    printed = run_filled("05")
+    for name, chapter in (("my_micro_compact", "02"), ("my_auto_compact", "03"), ("my_finish_round", "04")):
+        assert f"{name}: yours, from chapter {chapter}." in printed, name

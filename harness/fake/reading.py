@@ -72,8 +72,9 @@ or ``_`` ("to v2"):
 - ``READ_ALL`` (folder): read / summarise / describe / explain / go through /
   tell me ... every, each or all ... file(s), module(s) or .py ... in a folder.
 - ``EDIT`` (path, value): change / set / update / bump / make / switch ... the
-  VERSION_TAG (also "version tag", "version-tag") ... to / = a value, with a
-  path anywhere in the request.
+  VERSION_TAG (also "version tag", "version-tag") ... to / = a value, on one
+  line and each gap at most 120 characters (so a long text is read in linear
+  time), with a path anywhere in the request.
 - ``RECALL_TAG`` (path): a VERSION_TAG question about a path "without opening /
   reading / looking at / checking" a file.
 - ``ASK_TAG`` (path): the VERSION_TAG and a path with "what", "tell", "show",
@@ -88,7 +89,8 @@ or ``_`` ("to v2"):
   said / instruct / rule / ask ... about / for / regarding / on a folder.
 - ``INSTRUCTION`` (rule): "from now on", "going forward", "from here on",
   "henceforth", "in (the) future", then the rule.
-- ``SAVE``: save / store / write / record / put ... to / in / into memory.
+- ``SAVE``: save / store / write / record / put ... to / in / into memory, on one
+  line, at most 200 characters apart.
 
 They are tried in that order and the first that matches is the request.
 Limits: one request per message (the first kind that matches wins); a
@@ -253,8 +255,9 @@ READ_ALL = re.compile(
     rf"^(?=.*?\b(?:read|summari[sz]e|describe|explain|go\s+through|look\s+(?:at|through)|tell\s+me|what\s+does"
     rf"|summary)\b)(?=.*?\b(?:every|each|all)\b)(?=.*?(?:\bfiles?\b|\bmodules?\b|\.py\b))(?=.*?{_folder()})",
     re.IGNORECASE | re.DOTALL)
-EDIT = re.compile(
-    rf"^(?=.*?{_PATH}).*?\b(?:change|set|update|bump|make|switch|modify)\b.*?{_TAG}.*?(?:\bto\b|=)\s*{_VALUE}",
+EDIT = re.compile(  # each gap bounded and on one line, so a long text costs linear time, not cubic
+    rf"^(?=.*?{_PATH})(?=.*?\b(?:change|set|update|bump|make|switch|modify)\b[^\n]{{0,120}}?{_TAG}"
+    rf"[^\n]{{0,120}}?(?:\bto\b|=)\s*{_VALUE})",
     re.IGNORECASE | re.DOTALL)
 RECALL_TAG = re.compile(
     rf"^(?=.*?{_PATH})(?=.*?{_TAG})(?=.*?\bwithout\s+(?:opening|reading|looking\s+at|checking)\b)",
@@ -283,8 +286,8 @@ NEVER_EDIT = re.compile(
     r"\b(?:never|do\s+not|don't|don’t)\s+(?:ever\s+)?(?:edit|change|modify|touch|write\s+to)\s+"
     r"(?:anything|any\s+files?|files?)?\s*(?:under|in|inside|within)?\s*(?:the\s+)?"
     r"(\w[\w-]*(?:/\w[\w-]*)*)(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
-SAVE = re.compile(r"\b(?:save|store|write|record|put)\b.*?\b(?:to|in|into)\s+(?:your\s+|the\s+)?memory\b",
-                  re.IGNORECASE | re.DOTALL)
+SAVE = re.compile(r"\b(?:save|store|write|record|put)\b[^\n]{0,200}?\b(?:to|in|into)\s+(?:your\s+|the\s+)?memory\b",
+                  re.IGNORECASE)
 REQUEST_KINDS = (READ_ALL, EDIT, RECALL_TAG, ASK_TAG, COUNT, SEARCH, FIRST_CHANGE, RECALL_RULE, INSTRUCTION, SAVE)
 
 

@@ -1,4 +1,4 @@
-"""Your turn: a stub you fill in, a check that can fail, the reference held back (chapters 02-05, 07, 11, 12).
+"""Your turn: a stub you fill in, a check that can fail, the reference held back (chapters 02-05, 07-09, 11, 12).
 
 Each function a build chapter asks you to write ships as a stub: its
 signature, a docstring stating the contract, the steps as comments, and

@@ -1,4 +1,4 @@
-"""The reference of every step a chapter asks you to write, and the cases it is checked on (chapters 02-12).
+"""The reference of every step a chapter asks you to write, and the cases it is checked on (chapters 00-12).
 
 One module per chapter (``ch02``, ...), each with ``STEPS`` (the functions you write; empty in a chapter
 without any) and ``RECAP`` (the answers to its recap questions): open it when you are stuck, not before. A

@@ -73,12 +73,12 @@ def session_left(run_loop, args) -> dict[str, Any]:
                 "tool_calls": session.tool_calls, "log": read_log(root / "check" / "session.jsonl").records}
 
 
-def _cases() -> list[tuple[str, tuple[Any, ...]]]:
+def _sessions() -> list[tuple[str, tuple[Any, ...]]]:
     return SESSIONS
 
 
 STEPS = [
-    Step("my_agent_loop", "05", my_agent_loop, _cases, observe_session, label="session",
+    Step("my_agent_loop", "05", my_agent_loop, _sessions, observe_session, label="session",
          hint="Each turn: before_call, the call, the round (my_finish_round, whose compact runs on_compact); "
               "return 'compact' when it says so, else after_round, and 'end_turn' when no tool was asked for."),
 ]
