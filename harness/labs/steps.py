@@ -16,7 +16,16 @@ once it passes, else the reference, and the line says which. So the chapter
 always runs, and its numbers are the reference's until yours matches them.
 
 The references and the cases are in ``harness/labs/solutions/`` (one module per
-chapter): open it when you are stuck, not before. A function that passes is
+chapter): open it when you are stuck, not before.
+
+Why not nbgrader or otter-grader: both generate a student version from an
+instructor notebook and grade it against hidden tests, with their own
+metadata, commands and (for nbgrader) a course database. Here the committed
+notebook *is* the student version and must run under strict nbval as shipped,
+so all that is needed is a cell tag (jupytext writes ``# %% tags=["stub"]``
+into the notebook we already build from a source) and a check that imports
+its reference; the test suite fills the stubs from the references to prove
+that the solutions reproduce every number. A function that passes is
 kept, its source written to ``yours_folder()``, so that chapter 05's agent can
 run what you wrote in chapters 02-04 (``yours_or_reference``).
 """
