@@ -172,6 +172,22 @@ def messages_api(client: Any, options: dict[str, Any]) -> Any:
     return client.beta.messages if "betas" in options else client.messages
 
 
+def start_run(client: Any, messages: list[Message], system: str, tools: Toolbox, config: CompactionConfig,
+              on_event: Callable[[Event], None] | None, log: MessageLog | None,
+              result: RunResult | None) -> tuple[RunContext, RunResult]:
+    """The start of a loop's run (chapter 05): the history checked (InvalidHistory before any call), the
+    result to fill in (``result``, or a new one), and the RunContext whose ``emit`` records each event in it."""
+    check_shape(messages)
+    result = result if result is not None else RunResult(stop="max_turns")
+
+    def emit(event: Event) -> None:
+        result.events.append(event)
+        if on_event:
+            on_event(event)
+
+    return RunContext(client, messages, config, system, tools.schemas, log, emit, result.trace.append), result
+
+
 def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolbox,
               config: CompactionConfig, compactor: Compaction,
               on_event: Callable[[Event], None] | None = None,
@@ -184,15 +200,7 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
     A malformed ``messages`` raises InvalidHistory before anything runs. ``result`` is filled in
     as the run goes: pass your own to keep the calls made before an error (``Session.ask`` does).
     ``finish`` ends each round (``finish_round`` by default; chapter 04 passes the student's)."""
-    check_shape(messages)
-    result = result if result is not None else RunResult(stop="max_turns")
-
-    def emit(event: Event) -> None:
-        result.events.append(event)
-        if on_event:
-            on_event(event)
-
-    run = RunContext(client, messages, config, system, tools.schemas, log, emit, result.trace.append)
+    run, result = start_run(client, messages, system, tools, config, on_event, log, result)
 
     def compact(focus: str | None) -> None:
         if log:
@@ -225,7 +233,7 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
             result.stop = "end_turn"
             break
     else:
-        emit(Event("max_turns", call, estimate_tokens(messages), estimate_tokens(messages)))
+        run.emit(Event("max_turns", call, estimate_tokens(messages), estimate_tokens(messages)))
     if log:
         log.sync(messages)
     return result

@@ -21,8 +21,8 @@ from __future__ import annotations
 from itertools import count
 from typing import Any, Callable, Iterator
 
-from ..core.loop import CallTrace, Compaction, Event, MessageLog, RunContext, RunResult, to_dicts
-from ..core.messages import Message, check_shape
+from ..core.loop import CallTrace, Compaction, Event, MessageLog, RunContext, RunResult, start_run, to_dicts
+from ..core.messages import Message
 from ..core.tokens import count_checked, estimate_tokens
 from ..core.tools import Toolbox
 from ..strategies.three_layers import ThreeLayers
@@ -94,15 +94,7 @@ def taught_loop(loop: YourLoop, *, micro: Callable[..., Any] | None = None,
                        compactor: Compaction, on_event: Callable[[Event], None] | None = None,
                        log: MessageLog | None = None, first_call: int = 1,
                        result: RunResult | None = None) -> RunResult:
-        check_shape(messages)
-        result = result if result is not None else RunResult(stop="max_turns")
-
-        def emit(event: Event) -> None:
-            result.events.append(event)
-            if on_event:
-                on_event(event)
-
-        run = RunContext(client, messages, config, system, tools.schemas, log, emit, result.trace.append)
+        run, result = start_run(client, messages, system, tools, config, on_event, log, result)
         run.call = first_call
         if (micro or summarise) and type(compactor) is ThreeLayers and compactor.summarise is None:
             compactor = ThreeLayers(micro=micro, summarise=summarise)
@@ -114,7 +106,7 @@ def taught_loop(loop: YourLoop, *, micro: Callable[..., Any] | None = None,
             raise ValueError(f"your loop returned {stop!r}; it must return one of {', '.join(STOPS)}")
         result.stop = stop
         if stop == "max_turns":
-            emit(Event("max_turns", run.call, estimate_tokens(messages), estimate_tokens(messages)))
+            run.emit(Event("max_turns", run.call, estimate_tokens(messages), estimate_tokens(messages)))
         if log:
             log.sync(messages)
         return result
