@@ -68,6 +68,11 @@ class Prices:
 
 
 EXAMPLE_PRICES = Prices()
+# The model every offline session runs on (``DEFAULT_MODEL``, Claude Haiku 4.5): input $1, output $5
+# (https://platform.claude.com/docs/en/models/haiku-4-5/overview), the same cache factors, and a prompt
+# shorter than 4,096 tokens is never cached (the prompt-caching page's minimum for Haiku 4.5, as quoted in
+# anthropics/anthropic-sdk-python#1194). Price a session of this course with these unless a chapter says why not.
+SESSION_PRICES = Prices(input=1.0, output=5.0, min_cacheable=4_096)
 
 
 # --- what a request looked like ------------------------------------------------
