@@ -49,8 +49,8 @@ assert NO_COMPACTION.max_tokens == 1_024 and PRICE_PER_MILLION == 1.00
 
 # %% [markdown]
 # The model, its window and its price are real: `claude-haiku-4-5` has a 200K-token window and costs
-# USD 1 per million input tokens [1]. Its page now marks it *legacy*; the course keeps it for its 200K
-# window. Everything else is measured on the fake, so every result carries one of three labels:
+# USD 1 per million input tokens [1]. Its page marks it *legacy*; the course keeps it for its 200K
+# window. Everything else is measured on the fake, so each result carries a label:
 #
 # - *any model*: a different model that saw the same context would do the same;
 # - *this fake*: it follows from how our fake decides (what it reads, and when);

@@ -5,18 +5,16 @@
 # every compaction, write a log that is only ever appended to, and bring a stopped session back
 # exactly as it was, compaction included.
 #
-# Chapters 02 to 05 built the reference agent's three layers. This chapter builds seed 000's design:
-# decide from the *reported* usage, replace the whole history by a summary plus the user's recent
-# messages, and make *resume* replay every compaction. The seed's own first version skipped that last
-# part, and its resumed sessions silently got the whole old history back.
+# This chapter builds seed 000's design: decide from the *reported* usage, replace the whole history
+# by a summary plus the user's recent messages, and make *resume* replay every compaction. The seed's
+# first version skipped that last part, and its resumed sessions silently got the whole old history
+# back.
 #
 # ## What you will be able to do
 #
 # - decide when to compact from the usage a round reported, cache tokens included;
 # - replace a history with a pure function that keeps one summary and the user's recent messages;
-# - check compaction only between rounds, once a round's tool results are committed;
-# - resume a session from its append-only log by replaying compaction, and see why the naive way
-#   fails silently, for both designs.
+# - resume a session from its append-only log by replaying compaction, for both designs.
 
 # %% [markdown]
 # ## Setup
@@ -131,12 +129,11 @@ assert reported_total(fake_usage) == fake_usage.input_tokens + fake_usage.output
 # - the most recent **user messages**, verbatim, newest first while they fit in 20,000 characters;
 #   the newest is kept even if it alone is over;
 # - nothing else: assistant messages, tool calls and tool results go *whole*, so no tool_use can lose
-#   its tool_result. A tool_result message is not the user's words.
+#   its tool_result.
 #
-# The system prompt is the separate `system=` argument, so it stays. The summary and the kept messages
-# stay **separate** messages: each kept one is byte for byte what the user typed, and the next
-# compaction can fold the old summary into the new one. The API combines consecutive user messages
-# into one turn [1].
+# The summary and the kept messages stay **separate**: each kept one is byte for byte what the user
+# typed, and the next compaction can fold the old summary into the new one. The API combines
+# consecutive user messages into one turn [1].
 
 # %%
 history = [
@@ -183,18 +180,15 @@ assert sum(is_summary(m) for m in again) == 1 and len(again) == 5
 # ## 3. Between rounds only
 #
 # `UsageTriggered` is a `Compactor` (chapter 05) that acts in `after_round`, once a round's tool
-# results are appended and logged. So no tool_use is ever in flight when it cuts (*this design*). It
-# decides from the usage *that round* reported, asks the same client for a hand-off summary, replaces
-# the history, appends **one** compaction record holding the summary to the log, and emits a
-# `history_compacted` event. A round that ends the turn is left alone, so the answer the user is about
-# to read stays.
+# results are appended and logged, so no tool_use is ever in flight when it cuts (*this design*). It
+# decides from the usage *that round* reported, asks for a hand-off summary, replaces the history,
+# appends **one** compaction record holding the summary to the log, and emits a `history_compacted`
+# event. A round that ends the turn is left alone, so the answer stays.
 #
 # The summariser gets the last 80,000 characters of the history (`CompactionConfig.tail_chars`), the
-# rule of seed 001's reference agent; seed 000 does not cut (*this design*). Here it never bites: the
-# longest history summarised was 47,174 characters.
-#
-# The session compacted 7 times. The log proves the boundary: the record before every compaction
-# record is a user message of tool results.
+# rule of seed 001's agent; seed 000 does not cut (*this design*). Here it never bites: the longest
+# history summarised was 47,174 characters. The session compacted 7 times, and the record before
+# every compaction record is a user message of tool results.
 
 # %%
 records = read_log(LOG).records
@@ -378,17 +372,14 @@ budget_slider = panel(describe_replacement, messages=naive,
 # %% [markdown]
 # ## Summary
 #
-# - Decide from the **reported** usage of the round just committed. For Claude that is `input_tokens`
-#   plus both cache fields plus `output_tokens`: with caching, `input_tokens` alone (12 of 9,992 in the
-#   example) would never reach a threshold.
-# - Replace the history with a **pure** function: one summary, then the user's recent messages verbatim
-#   within 20,000 characters, and nothing from the assistant or the tools.
-# - Compact **between rounds**, after the tool results are committed.
-# - Here compaction cost 11 extra calls, all re-reads: *this fake*'s price.
+# - Decide from the **reported** usage of the round just committed, cache fields included: with
+#   caching, `input_tokens` alone (12 of 9,992 in the example) would never reach a threshold.
+# - Replace the history with a **pure** function: one summary, then the user's recent messages
+#   verbatim within 20,000 characters, and nothing from the assistant or the tools.
+# - Compact **between rounds**; here it cost 11 extra calls, all re-reads (*this fake*'s price).
 # - The log is **append-only**, and the live history is derived from it by **replay**. Reading the
 #   messages back naively resurrects the uncompressed history (96 messages instead of 12) without any
-#   error.
-# - One `resume` replays both designs.
+#   error. One `resume` replays both designs.
 
 # %% [markdown]
 # ## Exercises
