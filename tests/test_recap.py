@@ -17,6 +17,7 @@ from harness.labs.solutions import chapters
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 HEADING = "## Recap"
+SOURCES = "## Sources"  # the one cell that may follow the recap: the chapter's numbered sources
 QUESTION = re.compile(r"^(\d+)\. ", re.MULTILINE)  # a numbered line; its continuation lines are indented
 
 
@@ -37,8 +38,10 @@ def recap_problems(cells: list[nbformat.NotebookNode], module: str, answers: lis
     recap = cells[where[0]].source
     numbers = [int(n) for n in QUESTION.findall(recap.split(HEADING, 1)[1])]
     problems = []
-    if where[0] != len(cells) - 1:
-        problems.append(f"the recap is cell {where[0]} of {len(cells)}, not the last")
+    after = cells[where[0] + 1:]
+    if after and not (len(after) == 1 and after[0].cell_type == "markdown"
+                      and after[0].source.startswith(SOURCES)):
+        problems.append(f"the recap is cell {where[0]} of {len(cells)}, not the last (or followed by {SOURCES})")
     if numbers != list(range(1, len(numbers) + 1)):
         problems.append(f"the questions are numbered {numbers}")
     if not 3 <= len(numbers) <= 5:
@@ -114,3 +117,6 @@ def test_a_broken_recap_is_named(cells, answers, says):
 
 def test_a_sound_recap_has_no_problem():
     assert recap_problems([CODE, recap_cell(*QUESTIONS)], "ch99", ["a", "b", "c"]) == []
+    sources = nbformat.v4.new_markdown_cell(f"{SOURCES}\n\n1. A page — https://example.org")
+    assert recap_problems([CODE, recap_cell(*QUESTIONS), sources], "ch99", ["a", "b", "c"]) == []
+    assert recap_problems([CODE, recap_cell(*QUESTIONS), sources, sources], "ch99", ["a"] * 3) != []
