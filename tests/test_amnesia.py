@@ -1,5 +1,5 @@
 """The amnesia probe (chapter 08): it quizzes a copy, never the session, scores what is visible, and grades
-each fact by where it was said, how often, how central it is and where it lives."""
+each fact graded by when it was said and where it lives."""
 from __future__ import annotations
 
 import copy
@@ -38,7 +38,7 @@ def subject(probe: Probe) -> str:
 
 @pytest.mark.parametrize("probe", PROBES, ids=lambda p: p.name)
 def test_every_request_a_probe_grades_by_names_its_subject(probe):
-    assert probe.said_in == tuple(sorted(probe.said_in)) and probe.mentions == len(probe.said_in) > 0
+    assert probe.said_in == tuple(sorted(probe.said_in)) and len(probe.said_in) > 0
     assert all(subject(probe) in WORK_REQUESTS[n - 1] for n in probe.said_in)
 
 
@@ -62,8 +62,6 @@ def test_a_tag_probe_expects_the_value_the_session_leaves(probe):
 def test_the_probes_differ_in_every_grade():
     assert len(PROBES) >= 6 and len({p.name for p in PROBES}) == len(PROBES)
     assert {p.position for p in PROBES} == {"early", "middle", "late"}
-    assert {p.mentions for p in PROBES} >= {1, 2, 3}
-    assert {p.centrality for p in PROBES} == {"central", "incidental"}
     assert {p.source for p in PROBES} == {"user", "tool"}
 
 
@@ -117,13 +115,12 @@ def test_a_history_without_the_early_turns_forgets_every_fact(early_session):
 
 
 def test_score_is_the_fraction_correct_and_breaks_down_by_grade():
-    early, late = Probe("e", "q?", ("yes",), (2,), "central"), Probe("l", "q?", ("yes",), (60,), source="tool")
+    early, late = Probe("e", "q?", ("yes",), (2,)), Probe("l", "q?", ("yes",), (60,), source="tool")
     answers = tuple(ProbeAnswer(p, r, (), r == "yes") for p, r in ((early, "yes"), (late, "no"), (early, "yes")))
     report = AmnesiaReport(answers)
     assert report.score == pytest.approx(2 / 3)
     assert report.by("position") == {"early": 1.0, "late": 0.0}
-    assert report.by("centrality") == {"central": 1.0, "incidental": 0.0}
-    assert report.by("source") == {"user": 1.0, "tool": 0.0} and report.by("mentions") == {"1": 2 / 3}
+    assert report.by("source") == {"user": 1.0, "tool": 0.0}
     assert report.remembered == {"e": True, "l": False}  # one entry per name: the last answer wins
     assert AmnesiaReport(()).score == 0.0
 

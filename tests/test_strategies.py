@@ -18,8 +18,10 @@ from harness.fake.summarizer import summarise_text
 from harness.fake.view import build_view
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
-from harness.labs.strategy_lab import (ClearingKnobs, StrategyRun, retention_figure, retention_table, run_strategy,
-                                       strategy_table, summary_requests)
+from harness.fake.context_management import CLEARED_RESULT
+from harness.labs.cost import Segment, request_segments
+from harness.labs.strategy_lab import (ClearingKnobs, StrategyRun, aligned_requests, retention_figure, retention_table,
+                                       run_strategy, seen_segments, strategy_table, summary_requests)
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request
 from harness.strategies.controls import THREE_QUESTIONS_ABOVE, WholeConversationLayers
@@ -30,6 +32,8 @@ from harness.strategies.three_layers import ThreeLayers
 from harness.strategies.usage_triggered import UsageTriggered
 
 KEYS = ("none", "s06", "usage", "structured", "clearing", "compaction")
+CONTROLS = ("s06 whole", "usage 85%", "clear_at_least")
+FIRST_WORDS = ("s06", "usage", "clear_at_least")  # a table's rows split on spaces: the controls' first words
 CLIENT_SIDE = KEYS[:5]  # the server's compaction needs a trigger of at least 50,000: not on tiny windows
 
 
@@ -67,7 +71,7 @@ def test_registry_has_six_labelled_strategies_in_order():
 
 def test_each_factory_makes_a_fresh_compactor_of_the_right_kind():
     kinds = (Compactor, ThreeLayers, UsageTriggered, StructuredSummary, ServerToolClearing, ServerCompaction,
-             WholeConversationLayers)
+             WholeConversationLayers, UsageTriggered, ServerToolClearing)
     for s, kind in zip(all_strategies() + control_strategies(), kinds):
         first, second = s.make(), s.make()
         assert type(first) is kind and first is not second
@@ -81,11 +85,11 @@ def test_triggers_scale_with_the_window_and_match_at_85_percent():
 
 # --- valid histories, generated -----------------------------------------------------------
 
-@pytest.mark.parametrize("key", KEYS + ("s06 whole",))
+@pytest.mark.parametrize("key", KEYS + CONTROLS)
 @given(history=valid_histories())
 @settings(max_examples=30, deadline=None)
 def test_every_hook_of_every_strategy_leaves_a_valid_history(key, history, tmp_path_factory):
-    strategies = all_strategies(window=200) + control_strategies()
+    strategies = all_strategies(window=200) + control_strategies(window=200)
     compactor = {s.key: s for s in strategies}[key].make()  # tiny window: everything fires
     run, _, _ = context(history, tmp_path_factory.mktemp(key), threshold=1)
     compactor.before_call(run)
@@ -104,7 +108,7 @@ def short_runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("short")
     config = CompactionConfig(threshold=10_000)
     runs = {}
-    for s in all_strategies(window=12_000)[:len(CLIENT_SIDE)] + control_strategies():
+    for s in all_strategies(window=12_000)[:len(CLIENT_SIDE)] + control_strategies(window=12_000):
         guarded = Strategy(s.key, s.title, s.modelled_on, s.fires, s.simplified,
                            lambda make=s.make: Guarded(make(), min_gap=1))
         runs[s.key] = run_strategy(guarded, root, config=config, requests=LONG_SESSION.requests[:5], window=None)
@@ -124,7 +128,7 @@ def test_real_runs_compact_and_stay_valid(short_runs):
 def test_format_table_lists_every_strategy(short_runs):
     table = strategy_table(list(short_runs.values())).splitlines()
     assert table[0].split()[:3] == ["strategy", "model", "calls"]
-    assert [line.split()[0] for line in table[2:]] == [*CLIENT_SIDE, "s06"]  # the control's key: "s06 whole"
+    assert [line.split()[0] for line in table[2:]] == [*CLIENT_SIDE, *FIRST_WORDS]
     assert set(table[1]) == {"-", " "}
 
 
@@ -136,11 +140,46 @@ def test_a_row_reads_the_session_stats(short_runs):
     assert 0 <= row["amnesia score"] <= 1
 
 
+def test_a_run_is_priced_on_every_token_it_was_billed(short_runs):
+    """Cached or not, the priced input is the billed input (server steps included), split three ways."""
+    for key, run in short_runs.items():
+        billed = run.session.stats.input_tokens_billed
+        assert run.cached.total("input") == run.uncached.total("input") == billed, key
+        assert run.uncached.total("uncached") == billed and run.cached.total("cache_read") > 0, key
+        assert run.cached.dollars < run.uncached.dollars, key
+        assert run.row()["USD cached"] == round(run.cached.dollars, 2), key
+
+
+def test_the_cache_sees_the_request_after_the_servers_clearing():
+    history = read_turns(6, size=4_000)
+    edit = ServerToolClearing(trigger=1_000, keep=2)
+    request = {"model": "m", "max_tokens": 10, "system": "system", "messages": history,
+               "betas": ["context-management-2025-06-27"], "context_management": {"edits": [edit.edit]}}
+    seen = seen_segments(request)
+    sent = request_segments(history, "system")
+    assert len(seen) == len(sent) and sum(s.tokens for s in seen) < sum(s.tokens for s in sent)
+    results = [s.key for s in seen if s.key[1] == "tool_result"]
+    assert [key[3] == CLEARED_RESULT for key in results] == [True] * 4 + [False] * 2
+    plain = {key: value for key, value in request.items() if key not in ("betas", "context_management")}
+    assert seen_segments(plain) == sent
+
+
+def test_a_server_compaction_step_is_priced_as_one_uncached_request():
+    from types import SimpleNamespace
+
+    from harness.core.loop import CallTrace
+    trace = [CallTrace(1, 100, 5, 0, 0, (), ()), CallTrace(1, 900, 50, 0, 0, (ServerCompaction.name,), (), "summary"),
+             CallTrace(2, 120, 5, 0, 0, (), ())]
+    first, second = [Segment(("a",), 100)], [Segment(("b",), 120)]
+    aligned = aligned_requests(SimpleNamespace(trace=trace), [first, second])
+    assert aligned[0] == first and aligned[2] == second and sum(s.tokens for s in aligned[1]) == 900
+
+
 def test_the_retention_table_has_one_row_per_fact_and_one_column_per_strategy(short_runs):
     runs = list(short_runs.values())
     lines = retention_table(runs).splitlines()
-    assert lines[0].split()[:7] == ["fact", "said", "in", "position", "mentions", "centrality", "source"]
-    assert lines[0].endswith("s06 whole") and set(lines[1]) == {"-", " "}
+    assert lines[0].split()[:5] == ["fact", "said", "in", "position", "source"]
+    assert lines[0].endswith(CONTROLS[-1]) and set(lines[1]) == {"-", " "}
     probes = [a.probe for a in runs[0].amnesia.answers]
     assert [line[:len(p.name)] for line, p in zip(lines[2:], probes)] == [p.name for p in probes]
     for line, probe in zip(lines[2:], probes):
@@ -302,7 +341,7 @@ def test_the_benchmark_prints_one_row_per_strategy():
     from benchmarks import strategies as bench
     table = bench.render(bench.measure(LONG_SESSION.requests[:2])).splitlines()
     assert table[0] == "Strategies on the long session (2 requests, then the amnesia probe on a copy)"
-    assert [line.split()[0] for line in table[3:]] == [*KEYS, "s06"]  # the control's key: "s06 whole"
+    assert [line.split()[0] for line in table[3:]] == [*KEYS, *FIRST_WORDS]
     assert all(line.endswith(" s") for line in table[3:])
     assert "facts kept" in table[1] and all(" 2/2 " in line or " 1/2 " in line or " 0/2 " in line
                                              for line in table[3:])  # the two facts request 2 said

@@ -1,28 +1,20 @@
 """The amnesia probe: after a long session, quiz a copy of its history about facts from all of it (chapter 08).
 
-Eight facts of LONG_SESSION, graded by where they were first said (the
-early, middle or late third of its 68 work requests), by how many requests
-brought them up, by whether later work depends on them (``central``: the
-standing rule never to edit tools/, its reason, and the refusal it implies
-when the user asks for such an edit) or not (``incidental``: which file was
-changed first, VERSION_TAG values), and by where the fact lives: in the
-user's own words, or only in a tool result (and the agent's answer to it).
-The first three are the questions LONG_SESSION ends with; the other five ask
-"Without opening any file: what is VERSION_TAG in <path> now?", which the
-fake answers from what is in view (a fresh read of the file, else the latest
-thing said about the tag) and never with a tool. In this session every
-central fact is also an early one, so no report of it can tell centrality
-from position.
+Eight facts of LONG_SESSION, each graded two ways the chapter can tell
+apart: *when* it was said (the work requests that brought it up, and so the
+early, middle or late third of the 68 in which it was first said) and
+*where* it lives: in the user's own words, or only in a tool result (and the
+agent's answer to it). The first three are the questions LONG_SESSION ends
+with; the other five ask "Without opening any file: what is VERSION_TAG in
+<path> now?", which the fake answers from what is in view (a fresh read of
+the file, else the latest thing said about the tag) and never with a tool.
 
 Each probe question is appended to a deep copy of the final history and sent
 once to the model with the session's system prompt, tools and context edits;
 no tool is run and the session is left exactly as it was. A fact counts as
 remembered only when the reply has no tool call and contains every expected
 phrase (case-insensitive; a tuple of phrases: any one of them). That is a
-substring check, tuned to what a model could say: the expected phrases are
-the fact itself (a file name, a tag value, "vendored") plus, for the rule and
-the refusal, a negation and a reference to the user's instruction. A real
-model that paraphrases further ("per your earlier guidance") is scored as
+substring check: a real model that paraphrases further is scored as
 forgetting, and one that re-reads the file to be sure is scored as not
 remembering; the fake never does either.
 """
@@ -48,18 +40,13 @@ Expected = str | tuple[str, ...]  # a phrase, or alternatives of which one must 
 @dataclass(frozen=True)
 class Probe:
     """One fact and the question that tests it. ``said_in``: the work requests (1-based, in
-    WORK_REQUESTS) that brought the fact up; ``centrality``: "central" if later work depends on it,
-    else "incidental"; ``source``: "user" if the user's words state it, "tool" if only a tool result does."""
+    WORK_REQUESTS) that brought the fact up; ``source``: "user" if the user's words state it, "tool"
+    if only a tool result does."""
     name: str
     question: str
     expect: tuple[Expected, ...]   # every one of these must appear in the reply's text
     said_in: tuple[int, ...] = ()
-    centrality: str = "incidental"
     source: str = "user"
-
-    @property
-    def mentions(self) -> int:
-        return len(self.said_in)
 
     @property
     def position(self) -> str:
@@ -84,8 +71,8 @@ BECAUSE_YOU_SAID = ("vendored", "you asked", "you told", "you said", "your instr
 PROBES = (
     # the three questions LONG_SESSION ends with: all said in its first three requests
     Probe("first file changed", CLOSING_QUESTIONS[0], ("s03_todo_write",), (3,)),
-    Probe("constraint and its reason", CLOSING_QUESTIONS[1], ("tools/", NEGATION, "vendored"), (2,), "central"),
-    Probe("decision and its reason", CLOSING_QUESTIONS[2], (NEGATION, BECAUSE_YOU_SAID), (2,), "central"),
+    Probe("constraint and its reason", CLOSING_QUESTIONS[1], ("tools/", NEGATION, "vendored"), (2,)),
+    Probe("decision and its reason", CLOSING_QUESTIONS[2], (NEGATION, BECAUSE_YOU_SAID), (2,)),
     # values the user set by an edit request, asked about again later
     Probe("c06_storage's tag", tag_from_memory("core/c06_storage.py"), ("v6-append-only",), (7, 21, 48)),
     Probe("p05_cache's tag", tag_from_memory("plugins/p05_cache.py"), ("v5-keyed",), (30, 49)),
@@ -129,8 +116,8 @@ class AmnesiaReport:
         return {a.probe.name: a.correct for a in self.answers}
 
     def by(self, grade: str) -> dict[str, float]:
-        """The fraction answered right per value of one grading field ("position", "mentions",
-        "centrality" or "source"), values in the order they first appear."""
+        """The fraction answered right per value of one grading field ("position" or "source"),
+        values in the order they first appear."""
         groups: dict[str, list[bool]] = defaultdict(list)
         for a in self.answers:
             groups[str(getattr(a.probe, grade))].append(a.correct)

@@ -5,31 +5,41 @@ once per strategy, then puts the amnesia probe to each final history, so
 the table compares like with like: model calls, re-reads, peak context,
 input tokens billed and the fraction of probed facts still known. The
 retention table and heat map break that fraction down fact by fact, each
-fact with its grading (where it was said, how often, how central, where it
-lives).
+fact with its grading (when it was said, and where it lives).
 
 The fake enforces the pretend window on every call, summaries included, so
 a strategy whose request does not fit gets the API's 400. The baseline
 cannot fit by construction: it runs on the model's real window, and
 chapter 08 shows where the pretend one refuses it.
+
+Every run is also priced in dollars, with and without prompt caching
+(chapter 09's cache model, ``SESSION_PRICES``). The cache sees each request
+as the model sees it: after the server's context management, so a clearing
+that rewrites an old block costs a cache write, as it would on the API.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from matplotlib.figure import Figure
 from matplotlib.colors import ListedColormap
 
 from ..core.config import CompactionConfig
+from ..fake import fake_client
+from ..fake.context_management import apply_context_management, compaction_blocks
+from ..fake.request import request_tokens
 from ..session.runner import Session
 from ..strategies.base import Compactor
 from ..strategies.registry import PRETEND_WINDOW, Strategy, all_strategies
-from ..strategies.server_side import ServerToolClearing
+from ..strategies.server_side import ServerCompaction, ServerToolClearing
 from .blit import Blitted
 from .amnesia import WORK_REQUESTS, AmnesiaReport, Probe, probe_amnesia
+from .cost import SESSION_PRICES, CostReport, Prices, Segment, cost_of, request_segments
 from .parallel import run_all
+from .recording import RecordingClient
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, TWELVE_FILES, Scenario
 from .tables import Table
@@ -41,25 +51,52 @@ class StrategyRun:
     strategy: Strategy
     session: Session
     amnesia: AmnesiaReport
+    cached: CostReport     # dollars with prompt caching (chapter 09's model)
+    uncached: CostReport   # the same calls, no caching
 
     def row(self) -> dict[str, object]:
-        """The table row: what the strategy cost and what it kept."""
+        """The table row: what the strategy cost (tokens, then dollars without and with caching) and
+        what it kept."""
         stats = self.session.stats
         return {"strategy": self.strategy.key, "model calls": stats.model_calls,
                 "summary calls": stats.summary_calls, "re-reads": stats.re_reads,
                 "peak context": stats.peak_context, "input billed": stats.input_tokens_billed,
+                "USD no cache": round(self.uncached.dollars, 2), "USD cached": round(self.cached.dollars, 2),
                 "amnesia score": round(self.amnesia.score, 2)}
 
 
 def run_strategy(strategy: Strategy, root: str | Path, *, config: CompactionConfig = CompactionConfig(),
                  scenario: Scenario = LONG_SESSION, requests: tuple[str, ...] = WORK_REQUESTS,
-                 window: int | None = PRETEND_WINDOW) -> StrategyRun:
-    """One strategy on the session (workspace rebuilt under ``root/key``), then the amnesia probe.
+                 window: int | None = PRETEND_WINDOW, prices: Prices = SESSION_PRICES) -> StrategyRun:
+    """One strategy on the session (workspace rebuilt under ``root/key``), priced at ``prices`` with
+    and without caching, then the amnesia probe (not priced).
     The fake enforces ``window`` (None: the model's real one; the baseline always runs on that)."""
     window = None if strategy.key == "none" else window
-    session = run_scenario(scenario, config, Path(root) / strategy.key, requests=requests,
-                           compactor=strategy.make(), window=window)
-    return StrategyRun(strategy, session, probe_amnesia(session))
+    recorder = RecordingClient(fake_client(window=window), seen_segments)
+    session = run_scenario(scenario, config, Path(root) / strategy.key, client=recorder, requests=requests,
+                           compactor=strategy.make())
+    sent = aligned_requests(session, recorder.records)
+    return StrategyRun(strategy, session, probe_amnesia(session), cost_of(session.trace, sent, prices),
+                       cost_of(session.trace, sent, prices, caching=False))
+
+
+def seen_segments(request: dict[str, Any]) -> list[Segment]:
+    """A request's cache segments as the model sees it: after the server's context management
+    (the fake's own edit, ``apply_context_management``), else as sent."""
+    body = {key: value for key, value in request.items() if key != "betas"}
+    betas = ",".join(request.get("betas") or ())
+    if betas or "context_management" in body or compaction_blocks(body["messages"]):
+        body = apply_context_management(body, betas, request_tokens).body
+    return request_segments(body["messages"], body.get("system"), body.get("tools"))
+
+
+def aligned_requests(session: Session, records: list[list[Segment]]) -> list[list[Segment]]:
+    """One request per call of the trace. A server compaction's summarising step is traced but is
+    no request of its own: it stands as one uncached segment of what it read."""
+    sent = iter(records)
+    return [[Segment(("server compaction step",), t.input_tokens)]
+            if t.kind == "summary" and t.layers == (ServerCompaction.name,) else next(sent)
+            for t in session.trace]
 
 
 def run_strategies(root: str | Path, chosen: tuple[Strategy, ...] | None = None, **options) -> list[StrategyRun]:
@@ -79,14 +116,14 @@ def strategy_table(runs: list[StrategyRun]) -> Table:
                                    for row in rows])
 
 
-GRADES = ("said in", "position", "mentions", "centrality", "source")
+GRADES = ("said in", "position", "source")
 
 
 def retention_table(runs: list[StrategyRun]) -> Table:
     """Fact by strategy: each probed fact with its grading, then "yes" where the strategy's final
     history still answered it from memory, "no" where not; the last row counts the facts kept."""
     probes = [a.probe for a in runs[0].amnesia.answers]
-    rows = [[p.name, ", ".join(map(str, p.said_in)), p.position, str(p.mentions), p.centrality, p.source]
+    rows = [[p.name, ", ".join(map(str, p.said_in)), p.position, p.source]
             + ["yes" if run.amnesia.remembered[p.name] else "no" for run in runs] for p in probes]
     kept = [f"{sum(run.amnesia.remembered.values())}/{len(probes)}" for run in runs]
     return Table(["fact", *GRADES, *(run.strategy.key for run in runs)],
@@ -99,7 +136,7 @@ def retention_figure(runs: list[StrategyRun]) -> Figure:
     strategy, green where the fact was answered from memory, red where it was not."""
     return retention_heatmap(
         {run.strategy.key: run.amnesia for run in runs},
-        lambda p: f"{p.name} (said in {', '.join(map(str, p.said_in))}; {p.position}, {p.centrality}, {p.source})",
+        lambda p: f"{p.name} (said in {', '.join(map(str, p.said_in))}; {p.position}, {p.source})",
         xlabel="strategy", ylabel="probed fact (grading)",
         title="amnesia probe, fact by fact: kept (green) or lost (red) in the final history")
 

@@ -1,12 +1,13 @@
 """Controls: a strategy with one thing changed, to test what a lesson credits (chapter 08).
 
-Chapter 08's nine-section summary forgets nothing where s06 forgets all
-three early facts. It differs from s06 in two ways: its prompt asks for
-every user message verbatim, and its request carries the whole
-conversation rather than the last 80,000 characters of a JSON dump.
-``WholeConversationLayers`` is s06 with only the second changed: its own
-three questions, asked of the whole conversation, sent like the nine-section
-request.
+Chapter 08's nine-section summary keeps the three early facts s06 forgets.
+It differs from s06 in two ways: its prompt asks for every user message
+verbatim, and its request carries the whole conversation rather than the
+last 80,000 characters of a JSON dump. ``WholeConversationLayers`` is s06
+with only the second changed: its own three questions, asked of the whole
+conversation, sent like the nine-section request. The registry's other two
+controls need no class of their own (usage at the matched trigger, clearing
+with ``clear_at_least``).
 """
 from __future__ import annotations
 

@@ -9,14 +9,15 @@ Triggers are set against one pretend window, ``PRETEND_WINDOW`` tokens, which
 the fake enforces like a real one: LONG_SESSION peaks near 125,000 tokens
 uncompressed, so against a real 200,000-token window no trigger near the
 window would ever fire. Every trigger sits at 85% of the window (Claude
-Code's trigger is about 83.5% of a 200,000 window), except where a system's
+Code's is reported near 83.5% of a 200,000 window: unverified, chapter 07), except where a system's
 own proportion is the point: Codex's 90%, and s06's own 50,000 estimated
 tokens. The API's clearing default (100,000 of 200,000, half) is chapter
-07's slider, not a row: compared at half the others' trigger it would look
+08's slider, not a row: compared at half the others' trigger it would look
 cheaper for that reason alone.
 
-``CONTROLS`` are not systems: each changes one thing of a strategy to test
-what a lesson credits (chapter 08).
+The controls are not systems: each changes one thing of a strategy to test
+what a lesson credits (chapter 08): s06 summarising the whole conversation,
+usage at the matched trigger, clearing with ``clear_at_least``.
 """
 from __future__ import annotations
 
@@ -76,11 +77,23 @@ def all_strategies(window: int = PRETEND_WINDOW) -> tuple[Strategy, ...]:
     )
 
 
-def control_strategies() -> tuple[Strategy, ...]:
-    """Controls: s06 with one thing changed, to isolate what a lesson credits."""
+CLEAR_AT_LEAST = 1 / 3  # the clearing control's clear_at_least, as a fraction of the window (20,000 of 60,000)
+
+
+def control_strategies(window: int = PRETEND_WINDOW) -> tuple[Strategy, ...]:
+    """Controls: a strategy with one thing changed, to isolate what a lesson credits."""
+    matched, at_least = int(MATCHED * window), int(CLEAR_AT_LEAST * window)
     return (
         Strategy("s06 whole", "s06, summary of the whole conversation", "control: s06 without its tail",
                  f"estimate over {CompactionConfig().threshold:,} tokens",
                  "s06 exactly, except that its summary request is the whole conversation (as structured's is)",
                  WholeConversationLayers),
+        Strategy("usage 85%", "usage at the matched trigger", "control: usage without its own 90%",
+                 f"reported usage of a round >= {matched:,} ({MATCHED:.0%})",
+                 "usage exactly, except that it fires at the trigger every other strategy uses",
+                 lambda: UsageTriggered(threshold=matched)),
+        Strategy("clear_at_least", f"clearing only {at_least:,} tokens or more", "control: clearing with clear_at_least",
+                 f"input over {matched:,} ({MATCHED:.0%}), keep 3, if at least {at_least:,} tokens go",
+                 "clearing exactly, with clear_at_least (the context-editing page's answer to cache invalidation)",
+                 lambda: ServerToolClearing(trigger=matched, keep=3, clear_at_least=at_least)),
     )

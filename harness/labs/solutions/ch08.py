@@ -1,7 +1,8 @@
-"""Chapter 08's steps, both exercises: a ninth fact's ``Probe``, and the probe's grader.
+"""Chapter 08's steps, both exercises: a ninth fact's ``Probe``, and the probe's grader; and the values
+exercises 1 and 4 ask for (``ANSWERS``), each worked out by runs of its own, out of sight.
 
 ``ninth_probe`` is judged by what its Probe does: its question, its grading
-(``said_in``, position, centrality, source) and which of a few replies it
+(``said_in``, position, source) and which of a few replies it
 accepts, so any expected phrase that picks the tag's value passes.
 
 ``answered_from_memory`` is checked on the expected phrases of every probe of
@@ -18,18 +19,21 @@ check: the templates above are the ones the fake answers with
 from __future__ import annotations
 
 from functools import lru_cache
+from tempfile import TemporaryDirectory
 from typing import Any
 
-from ..amnesia import PROBES, WORK_REQUESTS, Probe, tag_from_memory
-from . import Step
+from ...core.config import CompactionConfig
+from ...strategies.registry import all_strategies, control_strategies
+from ..amnesia import PROBES, WORK_REQUESTS, Probe, probe_amnesia, tag_from_memory
+from ..strategy_lab import run_strategy
+from . import Answer, Step
 
 T03 = "tools/t03_edit.py"
 
 
 def ninth_probe():
     """The Probe of t03_edit's tag (asked once, at work request 19; only a read ever showed it)."""
-    return Probe("t03_edit's tag", tag_from_memory("tools/t03_edit.py"), ("v3-edit",), said_in=(19,),
-                 centrality="incidental", source="tool")
+    return Probe("t03_edit's tag", tag_from_memory("tools/t03_edit.py"), ("v3-edit",), said_in=(19,), source="tool")
 
 
 def answered_from_memory(reply, tools, expect):
@@ -53,8 +57,7 @@ def _t03_replies() -> list[str]:
 def probe_grading(function, args):
     """What a Probe is judged by: its question, its grading, and which replies it accepts."""
     probe = function(*args)
-    return {"question": probe.question, "said_in": probe.said_in, "position": probe.position,
-            "centrality": probe.centrality, "source": probe.source,
+    return {"question": probe.question, "said_in": probe.said_in, "position": probe.position, "source": probe.source,
             "accepts": [probe.matches(reply) for reply in _t03_replies()]}
 
 
@@ -88,10 +91,35 @@ def _grader_cases() -> list[tuple[str, tuple[Any, ...]]]:
 STEPS = [
     Step("ninth_probe", "08", ninth_probe, lambda: [("the ninth fact", ())], probe_grading, label="probe",
          hint="Ask with tag_from_memory and the file's path and expect the tag's value; said_in counts the "
-              "work requests from 1; source says where the fact lived, centrality whether later work needs it."),
+              "work requests from 1; source says where the fact lived."),
     Step("answered_from_memory", "08", answered_from_memory, _grader_cases,
          hint="No tool called, and every phrase of expect in the reply, ignoring case: a tuple is alternatives "
               "(any one will do), a string is one phrase (not its characters)."),
+]
+
+def longer_tail_kept() -> set[str]:
+    """Exercise 1: the facts s06 keeps with a 160,000-character summary tail."""
+    with TemporaryDirectory() as root:
+        run = run_strategy(all_strategies()[1], root, config=CompactionConfig(tail_chars=160_000))
+    return {fact for fact, kept in run.amnesia.remembered.items() if kept}
+
+
+def ninth_fact_kept_by() -> set[str]:
+    """Exercise 4: the keys of section 5's runs whose final history answers the ninth probe."""
+    kept = set()
+    with TemporaryDirectory() as root:
+        for strategy in all_strategies() + control_strategies():
+            run = run_strategy(strategy, root)
+            if probe_amnesia(run.session, (ninth_probe(),)).score == 1.0:
+                kept.add(strategy.key)
+    return kept
+
+
+ANSWERS = [
+    Answer("ex1_kept", "08", longer_tail_kept,
+           hint="A fact is kept if some summary was sent it, or if it came after s06's last summary."),
+    Answer("ex4_keep", "08", ninth_fact_kept_by,
+           hint="Which runs wrote a summary after request 19, and what does clearing never touch?"),
 ]
 
 RECAP = [  # the answers to the chapter's recap questions, in order
@@ -104,8 +132,11 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "It lived only in a tool result: every summarising strategy summarised after request 31, and this "
     "fake's summaries keep no tool output. Clearing removes tool results but never assistant text, and "
     "the agent's own answer quoting the tag stayed in the context.",
-    "Every central fact of this session is also an early one, and every repeated fact was repeated late, "
-    "so what a strategy keeps can always be explained by recency alone.",
+    "Without caching, clearing sends the fewest tokens: it keeps the context near its trigger and writes no "
+    "summary. With caching, past its trigger the server clears all but the newest tool uses on every "
+    "request, so the cleared point moves on each call and everything after it is written to the cache "
+    "again; summaries rewrite the history only three times. clear_at_least did not help here, because "
+    "every clearing after the first frees more than it asks.",
     "After every compaction it checks that the next request would be valid (else it puts the old history "
     "back) and that the context is under half the threshold, and it stops compacting when a compaction "
     "comes within 3 calls of the previous one: an HTTP 400 becomes an event, a compaction loop one stop.",
