@@ -1,4 +1,4 @@
-"""The six compaction strategies and the control on the long session, side by side (chapter 08).
+"""The six compaction strategies and the controls on the long session, side by side (chapter 08).
 
 Each strategy of ``all_strategies`` and ``control_strategies`` sends LONG_SESSION's 68 work
 requests through the same loop and fake, then takes the graded amnesia probe
