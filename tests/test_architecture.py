@@ -22,7 +22,7 @@ ALLOWED = {
     "clients": {"fake"},
     "api_context": set(),
 }
-PER_CHAPTER = {"STEPS", "RECAP"}  # every harness/labs/solutions/chNN.py has its own (harness.labs.solutions)
+PER_CHAPTER = {"STEPS", "RECAP", "ANSWERS"}  # every harness/labs/solutions/chNN.py has its own (harness.labs.solutions)
 FAKE_MAY_USE = {"harness.core.messages", "harness.core.tokens", "harness.core.models"}  # the format, not the layers
 
 
