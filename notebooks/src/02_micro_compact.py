@@ -575,7 +575,8 @@ assert (one_kept.model_calls, one_kept.re_reads, one_kept.hit_max_turns, max(one
 spiral_settings = None  # e.g. {(0, False, False), ...}
 
 # %%
-answer("spiral_settings", spiral_settings)
+if answer("spiral_settings", spiral_settings):
+    print(f"each of these {len(spiral_settings)} settings runs into max_turns: try one on the slider")
 
 # %% [markdown]
 # ### 2. Placeholders that say where to look
@@ -608,7 +609,9 @@ print(f"with paths: the history is {with_paths.tokens_after:,} tokens instead of
 differs_at = None  # a set of keep_recent values
 
 # %%
-answer("differs_at", differs_at)
+if answer("differs_at", differs_at):
+    print("results kept by [:-k] and by [:13 - k]:",
+          {k: (len(results[:-k]), len(results[: len(results) - k])) for k in sorted(differs_at)})
 
 # %% [markdown]
 # ### 4. Never clear what the model has not seen
