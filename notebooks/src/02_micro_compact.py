@@ -653,7 +653,7 @@ print(f"seen only, keep_recent=0: {at_zero.model_calls} calls, stopped by max_tu
 # 2. Anthropic, "Handle tool calls" — https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls (results answer tool uses by id)
 # 3. anthropics/claude-code, issue #13460 — https://github.com/anthropics/claude-code/issues/13460 (the 400 text)
 # 4. Anthropic, "Context editing" — https://platform.claude.com/docs/en/build-with-claude/context-editing (`clear_tool_uses_20250919`, defaults; clearing invalidates the cache)
-# 5. anthropics/anthropic-sdk-python 2.14.0, "beta_clear_tool_uses_20250919_edit_param.py" — https://github.com/anthropics/anthropic-sdk-python/blob/v2.14.0/src/anthropic/types/beta/beta_clear_tool_uses_20250919_edit_param.py (`exclude_tools`)
+# 5. anthropic Python SDK 2.14.0, "types/beta/beta_clear_tool_uses_20250919_edit_param.py" — https://pypi.org/project/anthropic/2.14.0/ (`exclude_tools`, read in the installed package)
 # 6. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy; USD 1 in, USD 5 out per million tokens)
 # 7. Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (automatic caching: one breakpoint, moved forward)
 # 8. Anthropic, "Pricing" — https://platform.claude.com/docs/en/about-claude/pricing (cache write 1.25x, read 0.1x the input price)
