@@ -11,8 +11,9 @@ from test_blit import pixels, png_of_full_draw
 from harness import (CompactionConfig, InvalidHistory, assistant, estimate_tokens, micro_compact, text,
                      tool_result, tool_use, user)
 from harness.labs.micro_lab import (KEEP_RECENT_RANGE, LAB_MAX_TURNS, PRESERVABLE_TOOLS, MicroKnobs,
-                                    measure_micro, micro_figure, micro_layer, outline, preserve_set, result_label,
-                                    result_labels, result_tokens)
+                                    measure_micro, micro_figure, micro_layer, outline, preserve_set, price_micro,
+                                    result_label, result_labels, result_tokens)
+from harness.labs.cost import SESSION_PRICES
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
 from harness.labs.style import BARS_AND_CURVE
@@ -292,3 +293,18 @@ def test_fewer_results_than_keep_recent_clears_nothing(twelve):
         results = sum(1 for m in prefix if m["role"] == "user" and isinstance(m["content"], list))
         for keep_recent in range(results, results + 3):
             assert micro_compact(prefix, keep_recent, frozenset(), 0).cleared == []
+
+
+def test_price_micro_bills_the_same_input_as_the_loop_and_caching_only_changes_the_split(twelve, tmp_path):
+    """Without micro the cache reads nearly everything; clearing a block each call leaves nothing to read."""
+    _, baseline = twelve
+    (plain_cached, plain_uncached), (micro_cached, micro_uncached) = (
+        price_micro(tmp_path / "plain", SESSION_PRICES, None),
+        price_micro(tmp_path / "micro", SESSION_PRICES, micro_compact, 3, frozenset()))
+    assert [c.input for c in plain_cached.calls] == [c.input for c in plain_uncached.calls] == baseline
+    assert plain_uncached.total("cache_read") == plain_uncached.total("cache_write") == 0
+    assert plain_cached.total("cache_read") > plain_cached.total("input") / 2
+    assert micro_cached.total("cache_read") == 0 < micro_cached.total("cache_write")
+    assert micro_uncached.dollars < plain_uncached.dollars and micro_cached.dollars > plain_cached.dollars
+    lab = measure_micro(twelve[0], 3, frozenset(), tmp_path / "lab")
+    assert [c.input for c in micro_cached.calls] == list(lab.context)

@@ -5,7 +5,8 @@ history one block a line, ``measure_micro`` applies a micro-compaction function
 (``micro_compact``, or the student's own) to a copy of a history and runs the
 12-file task with it and the same knobs, and ``micro_figure`` draws both.
 ``MicroKnobs`` is the slider callback: one ``MicroPicture`` laid out once and
-redrawn in place for every setting.
+redrawn in place for every setting. ``price_micro`` prices the task with and
+without prompt caching (chapter 09's cache model).
 
 The student's function edits the history in place and returns a count, or
 nothing; the loop wants a ``MicroReport``. ``micro_layer`` bridges the two: it
@@ -27,8 +28,10 @@ from ..core.messages import (Message, blocks, check_shape, iter_tool_results, it
                              tool_names_by_id)
 from ..core.micro import Cleared, MicroReport, micro_compact
 from ..core.tokens import estimate_tokens
+from ..fake import fake_client
 from ..strategies.three_layers import ThreeLayers
 from .blit import Blitted
+from .cost import CostReport, Prices, cache_recorder, cost_of
 from .runs import run_scenario
 from .scenarios import TWELVE_FILES
 from .style import BARS_AND_CURVE, BASELINE, STRATEGY_COLOURS, new_figure
@@ -149,6 +152,22 @@ def measure_micro(history: list[Message], keep_recent: int, preserve_tools: froz
         estimate_tokens(history), estimate_tokens(compacted), len(report.cleared),
         tuple(t.input_tokens for t in session.trace), stats.model_calls, stats.re_reads,
         "max_turns" in stats.compactions)
+
+
+def price_micro(root: str | Path, prices: Prices, clear: Callable[..., object] | None = micro_compact,
+                keep_recent: int = 3, preserve_tools: frozenset[str] = frozenset()) -> tuple[CostReport, CostReport]:
+    """The 12-file task priced (with caching, without) at ``prices``: ``clear`` as its micro layer with
+    these knobs, or no micro-compaction at all when ``clear`` is None."""
+    recorder = cache_recorder(fake_client())
+    if clear is None:
+        session = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), root, client=recorder)
+    else:
+        config = CompactionConfig(keep_recent=keep_recent, preserve_tools=preserve_tools, auto=False,
+                                  max_turns=LAB_MAX_TURNS)
+        session = run_scenario(TWELVE_FILES, config, root, client=recorder,
+                               compactor=ThreeLayers(micro=micro_layer(clear)))
+    return (cost_of(session.trace, recorder.records, prices, caching=True),
+            cost_of(session.trace, recorder.records, prices, caching=False))
 
 
 class MicroPicture:

@@ -1,33 +1,16 @@
 # %% [markdown]
 # # 02 · micro_compact: old tool results become one-line placeholders
 #
-# **Promise:** in four small steps you will write the cheapest layer of compaction, check it
-# against the harness on hundreds of cases, and then run *your* function in every measurement,
-# figure and slider of the chapter: what it saves on the 12-file task, and what it costs.
+# Before every model call, micro-compaction turns each tool result but the newest few into a placeholder
+# such as `[Previous: used bash]`. No summary, no model call: bookkeeping. You write it in four steps,
+# check it on hundreds of cases, and then every figure runs *your* function. Labels: *any model*
+# (another model seeing this context would do the same), *this fake* (how our fake decides), *this
+# design* (a choice of this harness or of the seed's).
 #
-# Micro-compaction runs before every model call. It walks the history, and every tool result
-# except the newest few is replaced by a short placeholder such as `[Previous: used bash]`.
-# Nothing is summarised and nothing is asked of the model: it is pure bookkeeping.
-#
-# ## What you will be able to do
-#
-# - find every `tool_result` at block level and name the tool that produced it, also after a
-#   JSON round trip;
-# - write `micro_compact` in four steps, check it against `harness.micro_compact` on several
-#   hundred cases, and read the report that says where and how a wrong version differs;
-# - plug your function into the agent loop and the lab, and measure the 12-file trace before
-#   and after, with `read_file` preserved and not, and explain where seed 001's "−78%" comes from;
-# - explain why the `tool_use` blocks stay, recognise the death spiral of `KEEP_RECENT = 0`, and
-#   change your function so that it cannot happen.
-
-# %% [markdown]
 # ## Setup
 #
-# We run the 12-file task of seed 001 ("read every .py file under agents/ and summarise what
-# each does") once, with every compaction layer switched off, and keep its history: the
-# same list of plain dicts the agent loop sends to the model. Every experiment below works on
-# copies of it. Working files go to `_work/02_micro_compact/`, inside a fresh folder under `_work/` for
-# each run, removed when the kernel stops.
+# We run seed 001's 12-file task (read and summarise every .py file under agents/) once, every layer
+# off, and keep its history. Every experiment works on copies of it.
 
 # %%
 # %matplotlib inline
@@ -41,17 +24,20 @@ from anthropic.types import TextBlock, ToolUseBlock
 from IPython.display import display
 from ipywidgets import Checkbox, IntSlider
 
-from harness import (DEFAULT_MODEL, CompactionConfig, assistant, count_tokens, estimate_tokens,
-                     is_placeholder, iter_tool_results, micro_compact, text, tool_names_by_id, tool_result,
+from harness import (DEFAULT_MODEL, CompactionConfig, assistant, context_window, count_tokens, estimate_tokens,
+                     iter_tool_results, micro_compact, text, tool_names_by_id, tool_result,
                      tool_use, user, validate_messages)
+from harness.api_context import clear_tool_uses
 from harness.fake import fake_client
+from harness.labs.cost import SESSION_PRICES
 from harness.labs.micro_lab import (KEEP_RECENT_RANGE, MicroKnobs, measure_micro, micro_figure, micro_layer,
-                                    outline, result_labels, result_tokens)
+                                    outline, price_micro, result_labels, result_tokens)
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
 from harness.labs.scratch import own_scratch
-from harness.labs.steps import check
+from harness.labs.steps import answer, check
+from harness.labs.tables import Table
 from harness.labs.yours import compare, random_histories
 
 WORK = own_scratch("02_micro_compact")
@@ -69,9 +55,8 @@ assert estimate_tokens(history) == 25_128 and count_tokens(history) == 24_529
 validate_messages(history[:-1] + [user("next request")])  # a valid history the API would accept
 
 # %% [markdown]
-# One line per content block: the task, one `list_files`, then twelve `read_file` calls, each
-# answered by a result of about 7,600 characters. This fake agent writes a one-line note about
-# each file as soon as it has read it (you will see why that matters).
+# One line per content block: the task, one `list_files`, then twelve `read_file` calls, each answered
+# by about 7,600 characters. This fake writes a one-line note on each file right after reading it.
 
 # %%
 print("\n".join(outline(history)[:9]))
@@ -81,14 +66,12 @@ print("\n".join(outline(history)[-4:]))
 # %% [markdown]
 # ## Step 1: collect the tool_result positions, at block level
 #
-# A tool result lives inside a *user* message whose content is a list of blocks. One user
-# message can hold several results: when the model asks for two tools in one turn, both
-# answers come back together. So we record the message index **and** the block index.
+# A tool result sits in a *user* message whose content is a list of blocks. Two tools asked for in one
+# turn are answered in one message, so we record the message index **and** the block index.
 #
-# **Write it.** Each step is a stub: fill it in, run it, and run the cell after it, which checks
-# yours against the reference on many cases and says *not written yet*, where yours differs, or
-# that it passes. Until yours passes, the rest of the chapter runs the reference (stuck? it is in
-# `harness/labs/solutions/ch02.py`).
+# **Write it.** Each step is a stub: fill it in, run it, run the check after it. The check says *not
+# written yet*, where yours differs, or that it passes. Until then the chapter runs the reference
+# (in `harness/labs/solutions/ch02.py`).
 
 # %% tags=["stub"]
 def collect_tool_results(messages):
@@ -117,9 +100,8 @@ assert len(results) == 13 and all(j == 0 for _, j, _ in results)
 # %% [markdown]
 # ## Step 2: map tool_use ids to tool names
 #
-# A `tool_result` only carries a `tool_use_id`; the tool's name is in the `tool_use` block of
-# the assistant message before it. We need the name twice: to skip preserved tools, and to
-# write the placeholder. So we build the map `{tool_use_id: name}` first, in one pass.
+# A `tool_result` carries only a `tool_use_id`; the name is in the `tool_use` block before it. We need
+# it to skip preserved tools and to write the placeholder, so we build `{tool_use_id: name}` once.
 
 # %% tags=["stub"]
 def tool_name_map(messages):
@@ -142,13 +124,9 @@ assert names == tool_names_by_id(history)
 # %% [markdown]
 # ### The reference agent's map, and a JSON round trip
 #
-# The reference agent of seed 001 (learn-claude-code s06: `agents/s06_context_compact.py` in
-# shareAI-lab/learn-claude-code, read at commit `7864a30`) appends `response.content` to its
-# history as it comes from the SDK: a list of `TextBlock` / `ToolUseBlock` objects, not dicts.
-# Its map therefore asks `hasattr(block, "type")`, which only SDK objects answer. Let us rebuild its
-# map in the same spirit, and feed it the same history twice: once as SDK objects, once as
-# plain dicts (what you get back from any JSON round trip: a saved transcript, a log, a
-# resumed session, or a harness like ours that stores dicts).
+# Seed 001's reference agent [1] keeps `response.content` as SDK objects, not dicts, and its map asks
+# `hasattr(block, "type")`. We feed that map the history as SDK objects and as the dicts any JSON round
+# trip gives back (a saved transcript, a resumed session).
 
 # %%
 def reference_style_name_map(messages):
@@ -184,26 +162,18 @@ assert reference_style_name_map(round_trip) == {}
 assert tool_name_map(round_trip) == names
 
 # %% [markdown]
-# With an empty map every result is looked up as `"unknown"`, and `"unknown"` is not in
-# `PRESERVE_RESULT_TOOLS = {"read_file"}`: after a round trip the reference clears the very
-# file contents it meant to keep. Our map reads dicts, so a history means the same thing
-# before and after JSON.
+# After JSON every result is looked up as `"unknown"`, not in `PRESERVE_RESULT_TOOLS = {"read_file"}`:
+# the reference clears the files it meant to keep (*this design*: its lookup). Our map reads dicts.
 #
 # ## Step 3: choose what to clear
 #
-# Four rules, in the reference's order: every result but the newest `keep_recent`; only string
-# content (a result can also be a list of blocks, e.g. an image; leave those alone); only
-# content longer than `min_chars` (clearing a 40-character result saves nothing); and never a
-# tool named in `preserve_tools`.
+# Four rules, in the reference's order: all but the newest `keep_recent`; only string content (an image
+# list stays); only content longer than `min_chars`; never a tool in `preserve_tools`.
 #
-# Two slicing traps. The reference writes `tool_results[:-KEEP_RECENT]`. With
-# `KEEP_RECENT = 0` that is `tool_results[:-0]`, which is `tool_results[:0]`, the empty list:
-# a slider at 0 would silently clear nothing. Counting from the front,
-# `results[:len(results) - keep_recent]`, fixes that but has a trap of its own: early in a
-# task there are fewer results than `keep_recent`, the end index goes negative, and Python
-# counts it from the back again, clearing the results it should keep. (The reference avoids
-# that one by returning early when `len(tool_results) <= KEEP_RECENT`; this course's harness
-# had exactly this bug until the slider tests of this chapter found it.) Clamp at zero.
+# Two slicing traps. The reference's `[:-KEEP_RECENT]` is `[:-0]` at 0, the empty list: nothing is
+# cleared. Counting from the front, `[:len(results) - keep_recent]`, goes negative while there are fewer
+# results than `keep_recent`, and Python counts from the back again. Clamp at zero. (The reference
+# returns early in that case [1].)
 
 # %% tags=["stub"]
 def choose_to_clear(results, names, keep_recent, preserve_tools, min_chars=100):
@@ -238,13 +208,10 @@ assert [n for _, n in choose_to_clear(results, reference_style_name_map(round_tr
 # %% [markdown]
 # ## Step 4: replace in place
 #
-# The chosen blocks are the very dicts inside the history, so assigning to `block["content"]`
-# changes the history itself: no copy of a history that may weigh hundreds of kilobytes. The
-# price: anything else holding this list (a transcript writer, a debugger) sees the
-# placeholders from now on. Seed 001 says this is harmless because the transcript is saved
-# before micro-compaction runs; the reference loop calls `micro_compact` first, before the
-# threshold check that saves the transcript (`agent_loop` in the same file). Chapter 03 runs
-# straight into that.
+# The chosen blocks are the very dicts of the history, so assigning to `block["content"]` changes the
+# history, with no copy (*this design*). Anything else holding it, a transcript writer say, now sees
+# placeholders. Seed 001 says the transcript is saved first; the reference calls `micro_compact`
+# first [1]. Chapter 03 runs into that.
 
 # %% tags=["stub"]
 def replace_in_place(chosen):
@@ -279,16 +246,9 @@ assert len(history[4]["content"][0]["content"]) == 7_537
 # %% [markdown]
 # ## Check yours against `harness.micro_compact`
 #
-# One example proves little. `compare` (from `harness.labs.yours`) runs your function and the
-# harness's on fresh copies of the same arguments, case by case, and reports each failing
-# case's *first* difference as a path into what it observed: here the history the function
-# left, then the count it returned (the harness returns a report; we compare its length).
-#
-# The cases: the 12-file history cut after 2, 6 and 10 results and whole (early in a task there
-# are fewer results than `keep_recent`), every `keep_recent` from 0 to 13, four preserve sets
-# and two values of `min_chars`; plus 200 random valid histories with what trips a
-# hand-written layer: several results in one message, list contents, short results, errors.
-
+# `compare` runs yours and the harness's on copies of the same arguments and reports each failing
+# case's *first* difference. Cases: the 12-file history cut after 2, 6 and 10 results and whole, each
+# `keep_recent` from 0 to 13, four preserve sets, two `min_chars`; and 200 random histories.
 # %%
 def what_it_did(function, args):
     """What a micro-compaction is judged by: the history it leaves, and the count it returns."""
@@ -319,13 +279,11 @@ assert agreement.cases == len(cases) == 4 * 14 * len(PRESERVE_SETS) * 2 + 200 ==
 # %% [markdown]
 # ### What a failing check looks like
 #
-# Here is the second slicing trap of step 3 on purpose: the end index not clamped at zero,
-# `results[:len(results) - keep_recent]`. Read the report line by line: which case, where in
-# the history, what the harness left there (*expected*) and what this version left (*got*).
+# Step 3's second trap, on purpose. The report names the case, the place, and what this version left.
 
 # %%
 def unclamped_micro_compact(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
-    """my_micro_compact with step 3's slice not clamped at zero (a bug this course's harness once had)."""
+    """my_micro_compact with step 3's slice not clamped at zero."""
     results = collect_tool_results(messages)
     older = results[: len(results) - keep_recent]  # negative when keep_recent > len(results)
     return replace_in_place(choose_to_clear(older, tool_name_map(messages), 0, preserve_tools, min_chars))
@@ -345,11 +303,9 @@ assert str(broken).startswith("micro_compact: yours differs from the harness's i
                               "at after.history[2].content[0].content: expected 'agents/")
 
 # %% [markdown]
-# The first failing case is the history after two results, with `keep_recent=3`: both
-# results should stay, but `2 - 3 = -1` turns the slice into "all but the last one", and the
-# `list_files` listing at `history[2]` became a placeholder. It fails in 51 of 648 cases,
-# every one of them with fewer results than `keep_recent`; on the finished 12-file history
-# it is never wrong, which is why a check on finished histories alone would miss it.
+# Two results, `keep_recent=3`: both should stay, but `2 - 3 = -1` means "all but the last", so the
+# listing became a placeholder. It fails 51 of 648 cases, all with fewer results than `keep_recent`,
+# none on the finished history: a check on finished histories alone would miss it.
 
 # %%
 arguments = dict(cases)
@@ -365,12 +321,8 @@ assert (fewer, len(failing), len(finished)) == (51, 51, 0)
 # %% [markdown]
 # ## Your function, as the harness's micro layer
 #
-# From here on, every measurement, figure and slider runs `my_micro_compact`: yours once it passed
-# its check, else the reference (the check's line above says which). The
-# agent loop and the lab expect a micro layer to return a `MicroReport` (which results it
-# cleared, from which tool, how many characters it saved), so they can draw and log it; yours
-# returns a count. `micro_layer` bridges the two: it notes every tool result, runs your
-# function, and reports what actually changed. It does not trust the count, it looks.
+# From here on everything runs `my_micro_compact`. The loop wants a `MicroReport` (what was cleared,
+# from which tool); yours returns a count. `micro_layer` runs yours and reports what actually changed.
 
 # %%
 yours = micro_layer(my_micro_compact)
@@ -388,10 +340,8 @@ assert report.repr_chars_saved == len(str(history)) - len(str(demo)) == 70_146
 # %% [markdown]
 # ## The 12-file trace, before and after
 #
-# Seed 001's worked example says: about **28,000** tokens before micro-compaction, about
-# **6,000** after, **−78%**. It also says `PRESERVE_RESULT_TOOLS = {"read_file"}`. Both cannot
-# hold at once: on this task every big result *is* a `read_file` result. Measure both ways,
-# with your function.
+# Seed 001's example says **28,000** tokens before and **6,000** after, **−78%**, and preserves
+# `read_file` as the reference does [1]. Both cannot hold: every big result here *is* a `read_file`.
 
 # %%
 SEED_BEFORE, SEED_AFTER = 28_000, 6_000
@@ -416,9 +366,9 @@ assert (estimate_tokens(cleared_history), len(cleared_report.cleared)) == (7_592
 assert round(100 * (1 - estimate_tokens(cleared_history) / before), 1) == 69.8
 
 # %% [markdown]
-# With `read_file` preserved, as the reference configures it, micro-compaction clears one
-# `list_files` listing and saves **0.3%**. Only with `read_file` compacted does anything like
-# the seed's number appear: **69.8%** here. Here is the history after that second run.
+# With `read_file` preserved only the listing goes: **0.3%** saved (*this design*: the reference's
+# preserve set). With it compacted the history shrinks by **69.8%**, bookkeeping on a given history
+# (*any model*).
 
 # %%
 print("\n".join(outline(cleared_history)[3:9]))
@@ -426,15 +376,8 @@ print("...")
 print("\n".join(outline(cleared_history)[-7:]))
 
 # %% [markdown]
-# Why 69.8% and not 78%? The seed's numbers are round estimates, not measurements: 28,000
-# looks like twelve files of 2,000 plus some 4,000 for the rest, and 6,000 like the three
-# files that stay. Measured here, a file is about 1,904 tokens by the same estimate, so the
-# history starts smaller (25,128); and "after" keeps not only three files but also what
-# micro-compaction never touches: the request, the 13 `tool_use` blocks, the agent's notes,
-# its final answer, and the placeholders. The breakdown below makes that exact.
-#
-# Also note *which* three files stay: the newest three results are s10, s11 and s12. (The
-# seed's drawing marks s10 as cleared, which `KEEP_RECENT = 3` would not do.)
+# Why not 78%? The seed's figures are round (twelve files of 2,000 plus 4,000; three files after). A
+# file is smaller here, and "after" also keeps the request, the 13 `tool_use` blocks, notes and answer.
 
 # %%
 file_tokens = result_tokens(history)[1:]
@@ -451,9 +394,7 @@ assert kept_tokens == 5_683 and estimate_tokens(cleared_history) - kept_tokens =
 assert sum(1 for m in cleared_history if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use") == 13
 
 # %% [markdown]
-# And the reference's own lookup, on a history that went through JSON: its map is empty, so
-# every placeholder says `unknown` and `read_file` is compacted after all, the "−78%"-style
-# saving it did not ask for. (Your steps 1, 3 and 4 with the reference's step 2.)
+# The reference's lookup after JSON gets that saving without asking for it (its step 2, your others):
 
 # %%
 reference_run = json.loads(json.dumps(history))
@@ -470,11 +411,8 @@ assert estimate_tokens(reference_run) == 7_586 and round(ref_saved, 1) == 69.8
 # %% [markdown]
 # ## In the loop
 #
-# So far we compacted a finished history once. In the agent loop micro-compaction runs before
-# *every* call, so with `read_file` cleared the context stops growing once three files are in
-# view. `measure_micro(..., clear=my_micro_compact)` runs the task with your function as the
-# loop's micro layer (through `micro_layer`) and given knobs, and compacts a copy of our
-# history the same way; `micro_figure` draws both.
+# In the loop micro-compaction runs before *every* call, so with `read_file` cleared the context stops
+# growing once three files are in view. `measure_micro` runs the task with your function as the layer.
 
 # %%
 baseline = [t.input_tokens for t in plain.trace]
@@ -494,23 +432,47 @@ assert sum(lab_cleared.context) == 78_087 and round(100 * (1 - 78_087 / 166_848)
 assert (lab_cleared.tokens_after, lab_cleared.cleared) == (estimate_tokens(cleared_history), 10)  # your function, both halves
 
 # %% [markdown]
-# With nothing preserved the task needs the same 14 calls, no file is read twice, the peak
-# context drops from 24,808 to 7,115 tokens and the input billed over the task by 53%.
-# No re-reads because *this fake* notes what each file does right after reading it: the note
-# survives, the file content is no longer needed. An agent that needs a file's details later
-# pays for it, as the next section shows. (A real model may or may not write such notes; the
-# saving in tokens holds for any model, the absence of re-reads is this fake's.)
+# With nothing preserved the task still takes 14 calls, with no re-read. The peak context drops from
+# 24,808 to 7,115 tokens, the input billed (no caching) by 53%. That 53% is this session's: it depends
+# on the fake's trajectory. No re-reads because *this fake* notes each file right after reading it.
+#
+# ### The cost, with and without prompt caching
+#
+# A rewrite of an old block invalidates the cached prefix after it [4]. We price both runs with chapter
+# 09's cache model at the sessions' model's prices: Claude Haiku 4.5, a legacy model we keep for its
+# 200K window [6].
+
+# %%
+costs = {"no micro_compact": price_micro(WORK / "cost", SESSION_PRICES, None),
+         "micro, nothing preserved": price_micro(WORK / "cost", SESSION_PRICES, my_micro_compact)}
+Table(["12-file task", "input tokens", "read from cache", "USD without caching", "USD with caching"],
+      [[label, f"{cached.total('input'):,}", f"{cached.total('cache_read'):,}", f"{uncached.dollars:.4f}",
+        f"{cached.dollars:.4f}"] for label, (cached, uncached) in costs.items()])
+
+# %%
+(plain_cached, plain_uncached), (micro_cached, micro_uncached) = costs.values()
+assert (plain_cached.total("input"), micro_cached.total("input")) == (166_848, 78_087)
+assert (plain_cached.total("cache_read"), micro_cached.total("cache_read")) == (138_000, 0)
+assert [round(r.dollars, 4) for r in (plain_uncached, plain_cached, micro_uncached, micro_cached)] == \
+    [0.1708, 0.0528, 0.0820, 0.1005]
+assert round(100 * (1 - micro_uncached.dollars / plain_uncached.dollars)) == 52
+assert 1.8 < micro_cached.dollars / plain_cached.dollars < 2
+assert all(c.cache_write == c.input for c in micro_cached.calls[3:])
+assert all(c.uncached == c.input < SESSION_PRICES.min_cacheable for c in micro_cached.calls[:3])
+assert SESSION_PRICES.cache_write_factor == 1.25 and context_window(DEFAULT_MODEL) == 200_000
+assert (SESSION_PRICES.input, SESSION_PRICES.output) == (1.0, 5.0)  # Haiku 4.5, [6]
+
+# %% [markdown]
+# Without caching, micro-compaction cuts the bill (input and output) by 52%; with caching it nearly
+# doubles it. Each call rewrites the result that just left the newest three, so no prefix is ever found
+# stored: from the fourth call on (the first three are too short to cache) each writes its whole input
+# at 1.25x [8]. The cache model is *this design* (chapter 09's replay of automatic caching [7]); the
+# dollars are this session's.
 #
 # ## Why the tool_use blocks stay
 #
-# Micro-compaction rewrites results, never the `tool_use` blocks. Two reasons.
-#
-# **The API insists.** Every `tool_result` must answer, by its `tool_use_id`, a `tool_use` of
-# the message just before it
-# ([handle tool calls](https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls);
-# the real API's 400 reads "Each `tool_result` block must have a corresponding `tool_use` block
-# in the previous message", quoted in anthropics/claude-code#13460). Drop the `tool_use` blocks
-# and the request is refused, here by the fake, which applies the same rule in the same words:
+# **The API insists.** Every `tool_result` must answer, by its id, a `tool_use` in the message just
+# before it [2], or the API returns a 400 [3]. The fake applies the same rule in the same words:
 
 # %%
 client = fake_client()
@@ -530,13 +492,9 @@ assert "Each `tool_result` block must have a corresponding `tool_use` block in t
     rejected.body["error"]["message"]
 
 # %% [markdown]
-# **The agent still knows what it did.** The placeholder says that a `read_file` happened; the
-# `tool_use` block just before it says which file was read. Only the content is gone. Ask a
-# question about that file: with the content in view the agent answers; with the placeholder
-# *this fake* reads the file again. No model can answer from content it cannot see (*any
-# model*); reading again is what this fake does about it, and what the seed expects ("read
-# the file from disk again"). The information moved from the context to the disk, and getting
-# it back costs a call and a whole file's worth of tokens again.
+# **The agent still knows what it did.** The placeholder says a `read_file` happened; the `tool_use`
+# says which file. Ask about it: with the content in view the agent answers, with the placeholder *this
+# fake* reads the file again. No model can answer from content it cannot see (*any model*).
 
 # %%
 replies = {}
@@ -554,22 +512,16 @@ assert replies["content cleared"].type == "tool_use" and replies["content cleare
 assert replies["content cleared"].input == {"path": "agents/s01_agent_loop.py"}
 
 # %% [markdown]
-# The Anthropic API offers the same idea server-side: its `clear_tool_uses_20250919` context
-# edit replaces the oldest tool results with placeholder text and keeps the tool calls unless
-# asked to clear them too (`clear_tool_inputs`)
-# ([context editing](https://platform.claude.com/docs/en/build-with-claude/context-editing));
-# its `exclude_tools` plays the part of `preserve_tools` ("Tool names whose uses are preserved
-# from clearing", in the `anthropic` Python SDK 2.14.0,
-# `types/beta/beta_clear_tool_uses_20250919_edit_param.py`). Chapter 10 runs it.
+# The API's `clear_tool_uses_20250919` context edit does the same server-side: the oldest results become
+# placeholder text, the tool calls stay unless `clear_tool_inputs` is set, and by default it triggers at
+# 100,000 input tokens and keeps 3 tool uses [4]. `exclude_tools` plays `preserve_tools` [5]. Chapter 10
+# runs it.
 #
 # ## Your turn: the sliders
 #
-# Move `keep_recent` and the two toggles. The left panel compacts a copy of the finished history;
-# the right panel runs the whole task in the loop with the same knobs (at most 40 calls here). Both
-# run your `my_micro_compact`: the cell first draws every position, 14 values of `keep_recent` times
-# the 4 settings of the toggles (a bar counts them), so a move only shows a picture already drawn.
-# Things to try: untick `read_file`; set `keep_recent` to 0; tick both. Change your function
-# (exercises 2 and 4), rerun this cell with `clear=` your new function, and watch the picture change.
+# Left: a copy of the finished history, compacted. Right: the task run in the loop (at most 40 calls).
+# Both run your `my_micro_compact`; all 14 × 4 settings are drawn first. Try: untick `read_file`; set
+# `keep_recent` to 0; tick both.
 
 # %% tags=["nbval-ignore-output"]
 micro_sliders = panel(
@@ -580,12 +532,12 @@ micro_sliders = panel(
 
 # %%
 assert KEEP_RECENT_RANGE == (0, 13)  # 14 values of keep_recent
+assert clear_tool_uses()["trigger"]["value"] == 100_000 and clear_tool_uses()["keep"]["value"] == 3  # [4]
 
 # %% [markdown]
-# At `keep_recent = 0` a result is cleared *before the model has ever seen it*: it is replaced
-# while it waits in the newest message, and no model can use what it never saw (*any model*).
-# What follows is *this fake*'s: it asks for the listing again, gets a placeholder again, and
-# so on until the loop's `max_turns` stops it. One kept result is enough to break the spiral:
+# At `keep_recent = 0` a result is cleared in the newest message *before the model has seen it* (*this
+# design*: the layer runs before each call). No model can use what it never saw (*any model*). *This
+# fake* then asks again, gets a placeholder again, until `max_turns` stops it. One kept result is enough:
 
 # %%
 spiral = measure_micro(history, 0, frozenset(), WORK / "lab", clear=my_micro_compact)
@@ -599,157 +551,93 @@ assert (spiral.model_calls, spiral.hit_max_turns) == (40, True)
 assert (one_kept.model_calls, one_kept.re_reads, one_kept.hit_max_turns, max(one_kept.context)) == (14, 0, False, 3_247)
 
 # %% [markdown]
-# Seed 001 argues that keeping one result is too few (an agent often needs the last two
-# results together, say a listing and a file) and picks 3 as the balance. On this task
-# *this fake* never needs two results at once: it notes each file as soon as it reads it,
-# so `keep_recent = 1` finishes in 14 calls with no re-read and a peak of 3,247 tokens. That
-# says nothing about a model that does need two results together; the seed's argument is
-# not tested here.
+# Seed 001 keeps 3 because an agent often needs a listing and a file together. *This fake* never does,
+# so `keep_recent = 1` finishes in 14 calls; the seed's argument is not tested here.
 #
 # ## Summary
 #
-# - Micro-compaction is four steps: collect `tool_result` positions at block level, map
-#   `tool_use` ids to names, choose (all but the newest `keep_recent`, string content longer
-#   than `min_chars`, tool not preserved), replace in place.
-# - Build the name map from dicts. The reference's `hasattr` lookup finds no names after a
-#   JSON round trip, so every placeholder says `unknown` and `read_file` is cleared after all.
-# - You wrote each step as a stub filled in, checked against the reference; `compare` then
-#   matched `my_micro_compact` with `harness.micro_compact` on 648 cases. The unclamped slice
-#   fails 51 of them, all with fewer results than `keep_recent`, none on the finished history.
-# - `micro_layer` turns `my_micro_compact` into the loop's micro layer by looking at what it
-#   changed; from then on it drew every figure and slider (yours once it passed).
-# - On the 12-file task, preserving `read_file` saves 0.3%; clearing it saves 69.8% of the
-#   history and 53% of the input billed in the loop. The seed's −78% is a round estimate that
-#   needs `read_file` compacted.
-# - The `tool_use` blocks stay: the API requires them, and they tell the agent what it did and
-#   where to look again.
-# - `keep_recent = 0` clears results before any model sees them; this fake then spirals to
-#   `max_turns` (40 calls), while `keep_recent = 1` is enough for it (14 calls).
+# - Four steps: collect results at block level, map ids to names (from dicts), choose, replace in place.
+# - Clearing `read_file` shrinks the history by 69.8% (*any model*); the bill drops 53% without caching
+#   and nearly doubles with it (this session's sizes).
+# - `keep_recent = 0` clears what no model has seen; this fake then spirals.
 #
 # Next, chapter 03: when placeholders are not enough, summarise the whole history.
-
-# %%
-assert (agreement.cases, len(broken.differences)) == (648, 51)
-assert (round(100 * (1 - 78_087 / 166_848)), spiral.model_calls, one_kept.model_calls) == (53, 40, 14)
 
 # %% [markdown]
 # ## Exercises
 #
 # ### 1. Where does the spiral start?
-# For `keep_recent` in 0, 1, 2 and the four combinations of the two toggles, which settings
-# end in a death spiral with your function? Write your prediction as a set of
-# `(keep_recent, preserve_read_file, preserve_list_files)` triples, then run the check.
-#
-# *Hint:* a spiral needs a result that is cleared before the model sees it *and* that the
-# model cannot do without. Which results does the agent need to see at least once?
+# For `keep_recent` in 0, 1, 2 and the four toggle settings, which end in a death spiral with
+# `harness.micro_compact`? Write a set of `(keep_recent, preserve_read_file, preserve_list_files)`.
+# *Hint:* which results must the agent see at least once?
 
-# %%
+# %% tags=["answer"]
 spiral_settings = None  # e.g. {(0, False, False), ...}
 
 # %%
-if spiral_settings is None:
-    print("Exercise 1: fill in spiral_settings, then run this cell.")
-else:
-    truth = {(k, r, l) for k in (0, 1, 2) for r in (False, True) for l in (False, True)
-             if measure_micro(history, k, frozenset(n for n, on in (("read_file", r), ("list_files", l)) if on),
-                              WORK / "exercise", clear=my_micro_compact).hit_max_turns}
-    assert spiral_settings == truth, f"not quite: missing {truth - spiral_settings}, extra {spiral_settings - truth}"
-    print("Exercise 1: correct.")
+if answer("spiral_settings", spiral_settings):
+    print(f"each of these {len(spiral_settings)} settings runs into max_turns: try one on the slider")
 
 # %% [markdown]
 # ### 2. Placeholders that say where to look
-# Write `micro_compact_with_paths`, a variant of `my_micro_compact` whose placeholder names
-# the file as well: `[Previous: used read_file on agents/s01_agent_loop.py]`, and plain
-# `[Previous: used NAME]` for tools without a `path` input. The check also runs it in the
-# loop and draws its figure: how many tokens do the longer placeholders cost?
-#
-# *Hint:* change step 2 to map each id to the whole `tool_use` block, not only its name.
-# Keep the `[Previous: used ` prefix and the `]` at the end: `is_placeholder` (and this
-# check) recognise a placeholder by them. The fake agent does not care about the wording:
-# it only looks for the file's content.
+# Write `micro_compact_with_paths`, whose placeholder names the path too:
+# `[Previous: used read_file on agents/s01_agent_loop.py]`. What do the longer placeholders cost?
 
-# %%
+# %% tags=["stub"]
 def micro_compact_with_paths(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
+    """my_micro_compact, but a cleared result's placeholder is "[Previous: used NAME on PATH]" when its
+    tool_use has a "path" input, else "[Previous: used NAME]"; returns how many it cleared."""
+    # step 2, but map each tool_use id to the whole block; steps 1 and 3 as before
+    # step 4: build each placeholder from the block's name and its input's "path", if any
     raise NotImplementedError("your code here")
 
 # %%
-try:
-    attempt = copy.deepcopy(history)
-    micro_compact_with_paths(attempt, 3, frozenset(), 100)
-except NotImplementedError:
-    print("Exercise 2: not implemented yet.")
-else:
-    contents = [block["content"] for _, _, block in iter_tool_results(attempt)]
-    assert contents[1] == "[Previous: used read_file on agents/s01_agent_loop.py]", contents[1]
-    assert contents[0] == "[Previous: used list_files on agents]", contents[0]
-    assert all(is_placeholder(c) for c in contents[:10]) and not any(is_placeholder(c) for c in contents[10:])
-    with_paths = measure_micro(history, 3, frozenset(), WORK / "exercise", clear=micro_compact_with_paths)
-    assert with_paths.tokens_after == estimate_tokens(attempt) and with_paths.model_calls == 14
-    display(micro_figure(with_paths, baseline))
-    print(f"Exercise 2: correct; the history is {with_paths.tokens_after:,} tokens instead of "
-          f"{lab_cleared.tokens_after:,}, the loop billed {sum(with_paths.context):,} instead of "
-          f"{sum(lab_cleared.context):,} input tokens.")
+micro_compact_with_paths = check(micro_compact_with_paths)
+
+# %%
+with_paths = measure_micro(history, 3, frozenset(), WORK / "exercise", clear=micro_compact_with_paths)
+display(micro_figure(with_paths, baseline))
+print(f"with paths: the history is {with_paths.tokens_after:,} tokens instead of {lab_cleared.tokens_after:,}; "
+      f"the loop billed {sum(with_paths.context):,} input tokens instead of {sum(lab_cleared.context):,}")
 
 # %% [markdown]
 # ### 3. The `[:-0]` trap
-# Replace step 3's first line by the reference's `older = results[:-keep_recent]`. For which
-# values of the slider (0 to 13) would the result differ from `harness.micro_compact` on the
-# finished 12-file history? Predict, write the set, run the check.
-#
-# *Hint:* Python reads `-0` as `0`.
+# With the reference's `older = results[:-keep_recent]` in step 3, for which `keep_recent` (0 to 13)
+# would the finished history, nothing preserved, differ from `harness.micro_compact`'s? Write the set.
 
-# %%
+# %% tags=["answer"]
 differs_at = None  # a set of keep_recent values
 
 # %%
-if differs_at is None:
-    print("Exercise 3: fill in differs_at, then run this cell.")
-else:
-    truth = {k for k in range(0, 14) if results[:-k] != results[: len(results) - k]}
-    assert differs_at == truth, f"not quite: the slice differs at {sorted(truth)}"
-    print("Exercise 3: correct.")
+if answer("differs_at", differs_at):
+    print("results kept by [:-k] and by [:13 - k]:",
+          {k: (len(results[:-k]), len(results[: len(results) - k])) for k in sorted(differs_at)})
 
 # %% [markdown]
 # ### 4. Never clear what the model has not seen
-# The spiral needs a result that is cleared before the model ever sees it. Before a model
-# call, the results the model has not seen are exactly those in the last message. Write
-# `micro_compact_seen_only`: your `my_micro_compact`, except that it never clears a result in
-# the last message of the history, whatever `keep_recent` says. Then rerun the slider cell
-# with `clear=micro_compact_seen_only` and move `keep_recent` to 0.
-#
-# *Hint:* one more condition in step 3, or drop the last message's results from the list
-# before choosing. The check runs `compare` against `my_micro_compact` where the two must
-# agree (every `keep_recent` from 1 up: each message of this task holds one result), and the
-# loop at `keep_recent = 0`.
+# Before a call, the results the model has not seen are in the last message. Write
+# `micro_compact_seen_only`, which never clears those, whatever `keep_recent` says. Then rerun the
+# slider with `clear=micro_compact_seen_only` at `keep_recent` 0.
 
-# %%
+# %% tags=["stub"]
 def micro_compact_seen_only(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
+    """my_micro_compact, except that a tool_result in the last message of the history is never cleared;
+    returns how many it cleared."""
+    # steps 1-3 as in my_micro_compact
+    # drop every chosen block that sits in the last message (its message index), then step 4
     raise NotImplementedError("your code here")
 
 # %%
-try:
-    attempt = copy.deepcopy(history[:27])  # the request just before the final answer: s12 not yet seen
-    micro_compact_seen_only(attempt, 0, frozenset(), 100)
-except NotImplementedError:
-    print("Exercise 4: not implemented yet.")
-else:
-    contents = [block["content"] for _, _, block in iter_tool_results(attempt)]
-    assert all(is_placeholder(c) for c in contents[:-1]), "at keep_recent=0 every result the model saw is cleared"
-    assert contents[-1] == history[26]["content"][0]["content"], "the result in the last message stays"
-    same = compare("seen only", micro_compact_seen_only, my_micro_compact,
-                   [(label, args) for label, args in cases if "12-file" in label and args[1] > 0], what_it_did, "after")
-    assert same.ok, str(same)
-    at_zero = measure_micro(history, 0, frozenset(), WORK / "exercise", clear=micro_compact_seen_only)
-    assert not at_zero.hit_max_turns and at_zero.model_calls == 14, "the loop at keep_recent=0 should now finish"
-    display(micro_figure(at_zero, baseline))
-    print(f"Exercise 4: correct; keep_recent=0 now takes {at_zero.model_calls} calls (peak context "
-          f"{max(at_zero.context):,}) instead of a spiral of {spiral.model_calls}.")
+micro_compact_seen_only = check(micro_compact_seen_only)
+
+# %%
+at_zero = measure_micro(history, 0, frozenset(), WORK / "exercise", clear=micro_compact_seen_only)
+print(f"seen only, keep_recent=0: {at_zero.model_calls} calls, stopped by max_turns: {at_zero.hit_max_turns}")
 
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch02.py`).
+# Answer each before you look (the answers are `RECAP` in `harness/labs/solutions/ch02.py`).
 #
 # 1. Why does step 1 record the block index as well as the message index?
 # 2. What does `results[:-0]` select, and what goes wrong with `results[:len(results) - keep_recent]`
@@ -757,3 +645,15 @@ else:
 # 3. Why does the reference's name map find no names after a JSON round trip, and what does that cost?
 # 4. Why must the `tool_use` blocks stay when their results are cleared?
 # 5. After `replace_in_place`, what does anything else holding the history see, and why?
+
+# %% [markdown]
+# ## Sources
+#
+# 1. shareAI-lab/learn-claude-code, "agents/s06_context_compact.py" at 7864a30 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (the name map, keep, preserve, slice, loop order)
+# 2. Anthropic, "Handle tool calls" — https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls (results answer tool uses by id)
+# 3. anthropics/claude-code, issue #13460 — https://github.com/anthropics/claude-code/issues/13460 (the 400 text)
+# 4. Anthropic, "Context editing" — https://platform.claude.com/docs/en/build-with-claude/context-editing (`clear_tool_uses_20250919`, defaults; clearing invalidates the cache)
+# 5. anthropic Python SDK 2.14.0, "types/beta/beta_clear_tool_uses_20250919_edit_param.py" — https://pypi.org/project/anthropic/2.14.0/ (`exclude_tools`, read in the installed package)
+# 6. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy; USD 1 in, USD 5 out per million tokens)
+# 7. Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (automatic caching: one breakpoint, moved forward)
+# 8. Anthropic, "Pricing" — https://platform.claude.com/docs/en/about-claude/pricing (cache write 1.25x, read 0.1x the input price)

@@ -1,4 +1,5 @@
-"""Chapter 02's steps: micro-compaction in four small functions, and the whole layer.
+"""Chapter 02's steps: micro-compaction in four small functions, the whole layer, two variants of it
+(exercises 2 and 4), and the values exercises 1 and 3 ask for.
 
 The cases: the chapter's 12-file history (whole, and cut early in the task,
 when there are fewer results than ``keep_recent``), every ``keep_recent`` from
@@ -8,17 +9,20 @@ contents, short results, errors).
 """
 from __future__ import annotations
 
+import copy
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ...core.config import CompactionConfig
 from ...core.messages import Message, assistant, tool_result, tool_use, user
+from ...core.micro import micro_compact
+from ..micro_lab import measure_micro, preserve_set
 from ..runs import run_scenario
 from ..scenarios import TWELVE_FILES
 from ..scratch import scratch_folder
 from ..yours import random_histories
-from . import Step
+from . import Answer, Step
 
 PRESERVE_SETS = (frozenset(), frozenset({"read_file"}), frozenset({"list_files"}),
                  frozenset({"read_file", "list_files"}))
@@ -71,6 +75,30 @@ def my_micro_compact(messages, keep_recent=3, preserve_tools=frozenset({"read_fi
     names = tool_name_map(messages)
     chosen = choose_to_clear(results, names, keep_recent, preserve_tools, min_chars)
     return replace_in_place(chosen)
+
+
+def micro_compact_with_paths(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
+    """my_micro_compact whose placeholder also names the path: "[Previous: used read_file on a.py]"."""
+    uses = {}
+    for message in messages:
+        if message["role"] == "assistant" and isinstance(message["content"], list):
+            for block in message["content"]:
+                if block.get("type") == "tool_use":
+                    uses[block["id"]] = block
+    names = {tool_id: block["name"] for tool_id, block in uses.items()}
+    chosen = choose_to_clear(collect_tool_results(messages), names, keep_recent, preserve_tools, min_chars)
+    for block, name in chosen:
+        path = uses.get(block["tool_use_id"], {}).get("input", {}).get("path")
+        block["content"] = f"[Previous: used {name} on {path}]" if path else f"[Previous: used {name}]"
+    return len(chosen)
+
+
+def micro_compact_seen_only(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
+    """my_micro_compact, except that a result in the last message (not yet seen by the model) is never cleared."""
+    results = collect_tool_results(messages)
+    chosen = choose_to_clear(results, tool_name_map(messages), keep_recent, preserve_tools, min_chars)
+    unseen = {id(block) for i, _, block in results if i == len(messages) - 1}
+    return replace_in_place([(block, name) for block, name in chosen if id(block) not in unseen])
 
 
 @lru_cache(maxsize=1)
@@ -144,7 +172,46 @@ STEPS = [
     Step("my_micro_compact", "02", my_micro_compact, _micro_cases, history_after, label="after",
          hint="Run steps 1-4 in order on the history, and return the count step 4 returns.",
          needs=("collect_tool_results", "tool_name_map", "choose_to_clear", "replace_in_place")),
+    Step("micro_compact_with_paths", "02", micro_compact_with_paths, _micro_cases, history_after, label="after",
+         hint="Map each id to its whole tool_use block; the path is block['input'].get('path'); keep the plain "
+              "placeholder for a tool without a path and for an unknown id."),
+    Step("micro_compact_seen_only", "02", micro_compact_seen_only, _micro_cases, history_after, label="after",
+         hint="Choose exactly as my_micro_compact does, then drop the chosen blocks that sit in the last "
+              "message (by message index), whatever keep_recent says."),
 ]
+
+def _spiral_settings() -> set[tuple[int, bool, bool]]:
+    """Exercise 1: the (keep_recent, preserve read_file, preserve list_files) settings, keep_recent 0-2,
+    whose loop run ends at max_turns with the harness's micro_compact."""
+    history = list(twelve_file_history())
+    with scratch_folder(Path("_work/02_micro_compact")) as root:
+        return {(k, r, f) for k in (0, 1, 2) for r in (False, True) for f in (False, True)
+                if measure_micro(history, k, preserve_set(r, f), root / "spiral").hit_max_turns}
+
+
+def _differs_at() -> set[int]:
+    """Exercise 3: the keep_recent values (0-13) at which the reference's slice ``[:-keep_recent]`` leaves
+    the finished 12-file history otherwise than micro_compact does (nothing preserved)."""
+    history = list(twelve_file_history())
+    differs = set()
+    for keep_recent in range(14):
+        sliced, harness = copy.deepcopy(history), copy.deepcopy(history)
+        results = collect_tool_results(sliced)
+        older = results[:-keep_recent]
+        replace_in_place(choose_to_clear(older, tool_name_map(sliced), 0, frozenset(), 100))
+        micro_compact(harness, keep_recent, frozenset(), 100)
+        if sliced != harness:
+            differs.add(keep_recent)
+    return differs
+
+
+ANSWERS = (
+    Answer("spiral_settings", "02", _spiral_settings,
+           hint="A spiral needs a result cleared before the model sees it that the agent cannot do without; "
+                "preserving a tool keeps its results in view."),
+    Answer("differs_at", "02", _differs_at,
+           hint="For each k, compare results[:-k] with results[:13 - k]: where is -k not 13 - k counted from the front?"),
+)
 
 RECAP = [  # the answers to the chapter's recap questions, in order
     "One user message can hold several tool results (two tools asked for in one turn are answered "
