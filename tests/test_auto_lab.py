@@ -70,6 +70,7 @@ def test_explore_threshold_never_sends_more_than_the_threshold(slider, threshold
     compressed, fired, title = drawn(slider[threshold])
     assert max(compressed) <= threshold
     assert title.startswith(f"THRESHOLD {threshold:,}: auto-compactions {len(fired)}, agent calls {len(compressed)},")
+    assert "input tokens billed (no caching) " in title  # a count of tokens, not a cached price
     for call in fired:  # each tooth: the call right after a compaction sees a near-empty history
         assert compressed[call - 1] < 2_000
         assert call == 1 or compressed[call - 2] > threshold - 2_500  # it grew up to the line

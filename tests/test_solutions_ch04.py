@@ -1,15 +1,20 @@
 """Chapter 04's references do what the harness does (harness/labs/solutions/ch04.py): the handler refuses
 what the toolbox refuses, the end of a round matches ``finish_round`` on every case, exercise 2's answer is
-what ``finish_round`` does, and a case's stand-in compaction stays wired to its history when copied."""
+what ``finish_round`` does, exercise 1's history is refused by the fake server for the rule it is judged
+by, and a case's stand-in compaction stays wired to its history when copied."""
 from __future__ import annotations
 
 import copy
 
+import anthropic
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import finish_round, tool_use, user
-from harness.labs.solutions.ch04 import STEPS, StandInCompact, handler_outcome, round_after, twelve_file_toolbox
+from harness import DEFAULT_MODEL, finish_round, tool_use, user
+from harness.fake import FakeModel
+from harness.labs.solutions.ch04 import (STEPS, StandInCompact, handler_outcome, round_after, twelve_file_toolbox,
+                                         why_refused)
 from harness.labs.yours import compare
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5)
@@ -40,6 +45,15 @@ def test_exercise_2s_answer_is_what_finish_round_does():
     finish_round(history, [tool_use("t1", "compact", {"focus": "the notes"}),
                            tool_use("t2", "compact", {"focus": "the rules"})], twelve_file_toolbox(), compact)
     assert STEP["two_compacts"].reference() == (len(compact.seen), compact.seen[0]["focus"])
+
+
+def test_exercise_1s_history_is_refused_by_the_fake_server_for_the_rule_it_is_judged_by():
+    history = STEP["third_broken_history"].reference()
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        FakeModel().client().messages.create(model=DEFAULT_MODEL, max_tokens=100, messages=history)
+    assert refused.value.status_code == 400 and "tool_results_first" in refused.value.body["error"]["message"]
+    assert why_refused(STEP["third_broken_history"].reference, ()) == {"refused by": "tool_results_first",
+                                                                       "compact answered": True}
 
 
 def test_a_copied_case_compacts_its_own_history():

@@ -8,7 +8,10 @@ from hypothesis import strategies as st
 from harness.core.tools import PathEscape
 from harness.labs.solutions import find_step
 from harness.labs.yours import compare
+from harness.labs.solutions.ch07 import RETRY_STATUSES, _retried_statuses, _tear_cases, tear
 from harness.memory.store import memory_path
+from harness.session.log import SessionLog
+from harness.session.records import read_log
 from harness.session.resume import interruption
 
 
@@ -28,6 +31,20 @@ def test_the_interruption_reference_answers_as_the_harness_on_every_case():
     agreement = compare(step.name, step.reference, interruption, step.cases())
     assert agreement.ok and agreement.cases > 400, str(agreement)
     assert sum(interruption(*args) is not None for _, args in step.cases()) > 100  # open calls, not only None
+
+
+def test_the_tear_reference_leaves_a_log_read_with_its_last_line_torn_and_reopened_as_before():
+    for _, (source, target, record, keep) in _tear_cases():
+        tear(source, target, record, keep)
+        torn = read_log(target)
+        assert torn.torn is not None and torn.records == read_log(source).records
+        SessionLog(target)
+        assert target.read_bytes() == source.read_bytes()
+
+
+def test_exercise_2s_answer_is_what_the_sdk_retries():
+    """The SDK retries 408, 409, 429 and every 5xx (anthropic/_base_client.py, _should_retry)."""
+    assert _retried_statuses() == {s for s in RETRY_STATUSES if s in (408, 409, 429) or s >= 500}
 
 
 def test_the_path_check_reference_agrees_with_memory_path_on_every_case():

@@ -28,6 +28,8 @@ DATED = re.compile(r"-\d{8}$")  # the release date at the end of a pinned model 
 # 128K output are from the cloud vendors' model cards (AWS Bedrock, model-card-anthropic-claude-opus-4-7;
 # Google Cloud, partner-models/claude/opus-4-7), unverified on platform.claude.com. For Sonnet 4.6 some
 # third-party tables say 64K of output; its own page says 128K, and that is what is used here.
+# Haiku 4.5 (the sessions' DEFAULT_MODEL) is a legacy model on its page (.../models/haiku-4-5/overview; Haiku 5.5
+# is current): the course keeps it for its 200K window, 64K output.
 MODEL_WINDOWS: dict[str, int] = {  # standard windows, from the model pages of platform.claude.com
     "claude-opus-5-5": 1_000_000,
     "claude-sonnet-5-5": 1_000_000,

@@ -95,7 +95,7 @@ def explore_threshold(threshold: int, *, uncompressed: Sequence[int], root: str 
     by ``compact`` (the student's auto_compact in the chapter)."""
     run = run_with_threshold(threshold, root, requests, compact)
     title = (f"THRESHOLD {threshold:,}: auto-compactions {len(run.compactions)}, agent calls {run.model_calls}, "
-             f"re-reads {run.re_reads}, input tokens billed {run.billed:,}")
+             f"re-reads {run.re_reads}, input tokens billed (no caching) {run.billed:,}")
     return sawtooth_figure(run, uncompressed, title)
 
 

@@ -1,35 +1,25 @@
 # %% [markdown]
 # # 03 · auto_compact: past a threshold, save everything, then summarise
 #
-# **Promise:** when placeholders are not enough, you will write the function that replaces the
-# whole history by one summary message without losing a byte of what was said, and watch it
-# drive a long session that compacts again and again.
+# **Promise:** you will write the function that swaps the whole history for one summary,
+# losing nothing on disk, and watch it drive a long session.
 #
-# Micro-compaction (chapter 02) slows the growth of the context but cannot stop it: requests,
-# notes, answers and preserved file contents keep piling up. Auto-compaction is the second
-# layer. Before a model call, if the history is over `THRESHOLD` tokens: (1) write the whole
-# history to a transcript file, (2) ask the model for a summary, (3) replace the history by
-# one user message that names the transcript and holds the summary.
+# Micro-compaction (chapter 02) slows the context's growth but cannot stop it. Auto-compaction
+# is the second layer. Before a model call, if the history is over `THRESHOLD` tokens:
+# (1) write the whole history to a transcript file, (2) ask the model for a summary, (3) replace
+# the history by one user message that names the transcript and holds the summary.
 #
 # ## What you will be able to do
 #
-# - write `auto_compact` yourself in three small steps, in the right order, and check it
-#   against the harness's on many histories;
-# - read the summary request: its three questions, and why it gets the *tail* of the history;
-# - run a long session with *your* function (the sawtooth) and move `THRESHOLD` yourself;
-# - spot the order pitfall (micro-compaction runs before the transcript is written, so the
-#   transcript has already lost tool outputs) and fix it with an append-only session log;
-# - name transcripts so that two compactions in the same second do not overwrite each other.
+# - write `auto_compact` in three steps, in the right order, and run a long session with it;
+# - say why the summary gets the *tail* of the history, and what the tail costs;
+# - say why a transcript has already lost tool outputs, and what keeps them.
 
 # %% [markdown]
 # ## Setup
 #
-# Two runs with compaction off, reused all the way down:
-#
-# - `twelve`: the 12-file task of chapter 02: a 25,128-token history to try things on;
-# - `first20`: the first 20 requests of the long working session of chapter 00, as a baseline.
-#
-# The long session with compaction on comes in §6, once your `auto_compact` can run it.
+# Two runs with compaction off: `twelve`, the 12-file task of chapter 02 (a history to try
+# things on), and `first20`, the first 20 requests of chapter 00's long session (a baseline).
 
 # %%
 # %matplotlib inline
@@ -47,16 +37,16 @@ from harness import (COMPRESSED_HEADER, DEFAULT_MODEL, SUMMARY_PROMPT, AutoRepor
                      SummaryFailed, assistant, auto_compact, estimate_tokens, is_placeholder, iter_tool_results,
                      micro_compact, read_transcript, text, tool_result, tool_use, user, validate_messages)
 from harness.fake import fake_client
-from harness.fake.summarizer import whole_messages
-from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, explore_threshold,
-                                   logged_results, placeholder_results, run_with_threshold, sawtooth_figure,
-                                   threshold_run)
+from harness.fake.summarizer import GIST_WORDS, LOSSY_BUDGET, whole_messages
+from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, explore_threshold, logged_results,
+                                   placeholder_results, sawtooth_figure, threshold_run)
+from harness.labs.cost import SESSION_PRICES, cache_recorder, cost_of
 from harness.labs.micro_lab import outline
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
-from harness.labs.steps import check
+from harness.labs.steps import answer, check
 from harness.labs.yours import Raised, compare, random_histories
 from harness.strategies.three_layers import ThreeLayers
 from harness.session.records import read_log
@@ -86,12 +76,9 @@ assert SAWTOOTH_REQUESTS == LONG_SESSION.requests[:20]
 # %% [markdown]
 # ## 1. When: THRESHOLD
 #
-# The reference agent (learn-claude-code s06,
-# [`agents/s06_context_compact.py`](https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py))
-# compacts when the seed's estimate, `len(str(messages)) // 4`, passes **50,000** tokens. Its
-# loop checks that before every model call, right after micro-compaction. The 12-file history
-# is far below; a lower threshold would fire. How to choose a threshold for a given model,
-# leaving room below its window for the reply, and what real tools choose: chapter 07, §5.
+# The reference agent [1] compacts when its estimate, `len(str(messages)) // 4`, passes
+# **50,000** tokens. It checks before every model call, right after micro-compaction. The
+# 12-file history is far below; a lower threshold would fire.
 
 # %%
 THRESHOLD = CompactionConfig().threshold
@@ -109,7 +96,7 @@ assert THRESHOLD == 50_000 and not needs_auto_compact(twelve) and needs_auto_com
 
 # %% [markdown]
 # Your `auto_compact` is three small functions and a fourth that calls them in order. Each is
-# tried on this small history as soon as it is written:
+# tried on this small history:
 
 # %%
 small = [
@@ -129,17 +116,12 @@ assert (len(small), estimate_tokens(small)) == (5, 125)
 # ## 2. Step 1: the transcript
 #
 # Before anything is thrown away, the whole history goes to disk, one JSON object per line
-# (JSONL). The summary may fail (a network error, an empty reply); then the history must stay
-# exactly as it was, and the transcript is simply one more file.
+# (JSONL). If the summary then fails, the history stays as it was (*this design*). Name each
+# file from a counter and open it with mode `"x"`, which fails if the file exists [4]; then try
+# the next number.
 #
-# Name each file from a counter, and open it with mode `"x"`: *create, and fail if it exists*.
-# If the name is taken, try the next number. A file is never overwritten. (`json.dumps` with
-# `ensure_ascii=False` keeps non-ASCII characters as they are.)
-#
-# **Write it.** Each step is a stub: fill it in, run it, and run the cell after it, which checks
-# yours against the reference on many cases and says *not written yet*, where yours differs, or
-# that it passes. Until yours passes, the rest of the chapter runs the reference (stuck? it is in
-# `harness/labs/solutions/ch03.py`).
+# **Write it.** Fill in each stub and run the check after it. Until yours passes, the chapter
+# runs the reference (in `harness/labs/solutions/ch03.py`).
 
 # %% tags=["stub"]
 def save_transcript(messages, folder):
@@ -172,10 +154,8 @@ assert sorted(p.name for p in folder.glob("*.jsonl")) == ["transcript_0001.jsonl
 # ### Two compactions in one second
 #
 # The reference names a transcript `transcript_{int(time.time())}.jsonl` and opens it with
-# `"w"` (`auto_compact` in the file linked in §1). Two compactions within the same second (a manual
-# `compact` right after an automatic one, two sessions sharing a folder) get the same name, and
-# the second silently replaces the first. We replay that with two fixed clock readings, 0.5 s
-# apart, instead of the real clock, and compare with your counter:
+# `"w"` [1]. Two compactions within one second get the same name, and the second silently
+# replaces the first. We replay that with two fixed clock readings, 0.5 s apart:
 
 # %%
 def reference_transcript_name(now):
@@ -198,13 +178,12 @@ assert survivors == ["transcript_1750000000.jsonl"] and len(read_transcript(coll
 assert names == ["transcript_0001.jsonl", "transcript_0002.jsonl"]
 
 # %% [markdown]
-# ## 3. Step 2: the summary request and its three questions
+# ## 3. Step 2: the summary request
 #
-# The summary is an ordinary model call with no tools and no system prompt: one user message
-# holding the prompt and the history as JSON. The prompt asks three things, the three seed 001
-# names as what work needs to continue: what was done, where things stand, and which decisions
-# were made and why (the seed calls the last the one most easily lost and the most costly to
-# forget).
+# The summary is an ordinary model call with no tools and no system prompt. Its one user
+# message holds the prompt and the history as JSON. The prompt asks the three things seed 001
+# says work needs to continue: what was done, where things stand, which decisions were made
+# and why.
 
 # %%
 print(SUMMARY_PROMPT)
@@ -213,14 +192,10 @@ print(SUMMARY_PROMPT)
 assert SUMMARY_PROMPT.count("?") == 3 and "accomplished" in SUMMARY_PROMPT
 
 # %% [markdown]
-# Build the request as the keyword arguments of `client.messages.create`. The conversation is
-# the *last* `config.tail_chars` characters (80,000, as in the reference) of the history as
-# JSON: `json.dumps(messages, default=str)[-80000:]` in the reference; §7 shows why the tail.
-# Put it inside `<conversation>` tags after the prompt, so the model can tell the instruction
-# from the material it is about. The reference puts it after the prompt untagged, and its
-# `json.dumps` escapes each non-ASCII character (`é` becomes the six characters `\u00e9`), so
-# a conversation in Chinese fills its 80,000 characters sooner. `focus` is what chapter 04's
-# `compact` tool may ask the summary to attend to; it is `None` here.
+# Build the keyword arguments of `client.messages.create`. The conversation is the *last*
+# `config.tail_chars` characters of the history as JSON (80,000, as in [1]), in
+# `<conversation>` tags after the prompt. Dump with `ensure_ascii=False`: the reference writes
+# `é` as the six characters `\u00e9`, which fills the 80,000 sooner. `focus` is `None` here.
 
 # %% tags=["stub"]
 def my_summary_request(messages, config, focus=None):
@@ -248,8 +223,8 @@ assert sorted(request) == ["max_tokens", "messages", "model"] and request["max_t
 assert config.tail_chars == 80_000
 
 # %% [markdown]
-# On the 12-file history the JSON is longer than 80,000 characters, so the conversation sent
-# starts in the middle of a message:
+# The 12-file history's JSON is longer than 80,000 characters, so the conversation sent starts
+# mid-message:
 
 # %%
 dump = json.dumps(twelve, ensure_ascii=False)
@@ -260,10 +235,9 @@ print(f"history as JSON: {len(dump):,} characters; the conversation sent starts 
 assert len(dump) == 104_162
 
 # %% [markdown]
-# Now send it. Two things can go wrong, and both must leave the history alone: the call raises
-# (network, server error, a request too long), or the reply holds no text. Turn both into one
-# exception, `SummaryFailed`, so the caller has one thing to catch. The reply's text is the text
-# of all its `text` blocks.
+# Now send it. Two failures must leave the history alone: the call raises (network, server
+# error, a request too long), or the reply holds no text. Turn both into `SummaryFailed`, so
+# the caller has one thing to catch. The reply's text is that of all its `text` blocks.
 
 # %% tags=["stub"]
 def ask_for_summary(client, request):
@@ -296,13 +270,10 @@ assert summary.startswith("1. What was accomplished:") and "- In progress: In a.
 assert (usage.input_tokens, usage.output_tokens) == (228, 77)
 
 # %% [markdown]
-# *This fake*'s summaries are extractive: it recovers every whole message it can find in the
-# JSON it was sent, then lists the files touched, the notes and decisions, the current request
-# and every user request it saw, verbatim. A real model writes prose, but it too can only
-# summarise what it was sent. Here is the 12-file history's summary. Read it closely: it does
-# not know what the user asked for, and it lists 9 files read, not 12. The JSON is 104,162
-# characters and only the last 80,000 were sent: the request and the first three reads were in
-# the part cut off. *Any model* sent this tail misses them.
+# *This fake*'s summaries are extractive: files touched, notes, decisions, the current request
+# and every user request it finds, verbatim. The 12-file summary lists 9 files read, not 12,
+# and no request. Only the last 80,000 of 104,162 characters were sent. *Any model* sent this
+# tail misses the request and the first three reads: they are not in it.
 
 # %%
 twelve_summary, twelve_usage = ask_for_summary(client, my_summary_request(twelve, config))
@@ -312,21 +283,17 @@ print(f"\nthe summary call: {twelve_usage.input_tokens:,} tokens in, {twelve_usa
 # %%
 assert "3. Key decisions:" in twelve_summary and twelve_summary.count("- read: agents/") == 9
 assert "- No request is visible in what I was given." in twelve_summary
+assert json.dumps(TWELVE_FILES.requests[0])[1:-1] not in tail_start  # the request is not in the tail sent
 assert (twelve_usage.input_tokens, twelve_usage.output_tokens) == (21_963, 358)
 
 # %% [markdown]
-# The 80,000 characters cost 21,963 input tokens here; seed 001 reckons about 20,000.
+# Those 80,000 characters are 21,963 input tokens; seed 001 reckons about 20,000.
 #
 # ## 4. Step 3: replace the history by one message
 #
-# Now the three steps together, in this order: save, summarise, and only then replace.
-# `messages[:] = [...]` replaces the *contents* of the list the loop holds, so the loop keeps
-# working with the same object. If `ask_for_summary` raises, the replacement never runs: the
-# history is untouched, and the transcript written first is still on disk.
-#
-# The function returns an `AutoReport` (from `harness`): what happened, for the loop's trace
-# and the charts (the transcript, the summary, the sizes before and after, the summary call's
-# tokens). `build` is the request builder, yours by default; an exercise swaps it.
+# Save, summarise, and only then replace. `messages[:] = [...]` replaces the *contents* of the
+# loop's list, so the loop keeps the same object. If `ask_for_summary` raises, the replacement
+# never runs. Return an `AutoReport`; `build` is the request builder, yours by default.
 
 # %% tags=["stub"]
 def my_auto_compact(client, messages, config, focus=None, build=my_summary_request):
@@ -359,8 +326,8 @@ assert read_transcript(report.transcript) == small
 
 # %% [markdown]
 # On the 12-file history, 28 messages and 25,128 tokens become one message of a few hundred
-# tokens (seed 001 says a summary message is about 500). And when the summary fails, nothing
-# is replaced, and the transcript written first is still there:
+# tokens (seed 001 says about 500). When the summary fails, nothing is replaced, and the
+# transcript is still there:
 
 # %%
 history = copy.deepcopy(twelve)
@@ -383,31 +350,14 @@ assert report.tokens_after < 500
 assert untouched == twelve and len(list(folder.glob("*.jsonl"))) == count_before + 1
 
 # %% [markdown]
-# The reference agent differs on one of the two failures (`auto_compact` and `agent_loop` in
-# the file linked in §1). If its summary call raises, its history is untouched too: it assigns
-# `messages[:]` only after `auto_compact` returns, and the exception ends its loop. But an
-# empty reply becomes the summary `"No summary generated."`, and the history is replaced by
-# that: everything the agent knew, reduced to one line.
+# The reference [1] differs on an empty reply: it becomes the summary `"No summary
+# generated."`, and the history is replaced by that one line.
 #
 # ## 5. Check yours against the harness
 #
-# The harness's `auto_compact` (`harness/core/auto.py`) is the reference yours is checked
-# against. `compare` runs both on fresh copies of the same cases: the histories of this
-# chapter (the small one, the 12-file one, the 20-request baseline, a history that already
-# starts with a summary), 40 random histories, a focus, and three kinds of failing summary call (a
-# server error, an empty reply, and a request too long for a window of 2,000 tokens). Each run
-# gets its own fresh fake client and an empty transcript folder. What must match:
-#
-# - the history afterwards, with the transcript's path replaced by `<transcript>`: file names
-#   may legitimately differ (yours could use a timestamp and a counter), so the check only
-#   requires that the header names the file you wrote;
-# - the content of every transcript written (exactly one, on success and on failure);
-# - the report: summary, sizes before, size after (as "equals the history's size", since it
-#   depends on the path's length), the summary call's tokens, and that it names that file;
-# - on failure, the exception's type (`SummaryFailed`).
-#
-# The harness's version also refuses a malformed history before writing anything
-# (`InvalidHistory`); every case here is valid, so yours is not asked to.
+# `compare` runs yours and `harness.auto_compact` on 49 cases: this chapter's histories, 40
+# random ones, a focus, and three failing calls. The history afterwards (the path as
+# `<transcript>`), the transcripts and the report must match.
 
 # %%
 CLIENTS = {"answers": fake_client,
@@ -458,20 +408,18 @@ failures = [what_it_did(auto_compact, args)["outcome"] for name, args in cases i
 assert failures == [Raised("SummaryFailed")] * 4
 
 # %% [markdown]
-# From here on, the chapter runs *your* `my_auto_compact`. `ThreeLayers(summarise=my_auto_compact)`
-# (`harness/strategies/three_layers.py`) is the reference agent's three layers with your function
-# plugged in where the summarising happens: micro-compaction before every call, then, past
-# `THRESHOLD`, your `auto_compact`.
+# From here on the chapter runs *your* `my_auto_compact` in the reference agent's three layers,
+# `ThreeLayers(summarise=my_auto_compact)`.
 #
 # ## 6. Several compactions in one run: the sawtooth
 #
-# Auto-compaction does not end the agent's turn: the agent keeps working from the summary, the
-# context grows again, and the next compaction comes. The long working session (71 requests)
-# with the default knobs (micro, then auto at 50,000) and an append-only session log
-# (`log=True`, §7), summarised by your function:
+# Auto-compaction does not end the agent's turn (*this design*): the context grows again, and
+# the next compaction comes. The long session (71 requests), with a session log (§8) and a
+# client that keeps every request, to price it:
 
 # %%
-long = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "long", log=True,
+recorder = cache_recorder(fake_client())  # keeps every request as sent, to price the session
+long = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "long", client=recorder, log=True,
                     compactor=ThreeLayers(summarise=my_auto_compact))
 autos = [e for e in long.events if e.kind == "auto"]
 for e in autos:
@@ -494,14 +442,32 @@ assert (stats.model_calls, stats.summary_calls, stats.re_reads) == (195, 3, 36)
 assert run.peak == 49_916 and run.peak < THRESHOLD < max(t.estimated for t in first20.trace)
 
 # %% [markdown]
-# Each tooth drops from just over 50,000 tokens to a few hundred: 69, 105 and 95 messages
-# become one. Uncompressed, the first 20 requests alone reach 77,057 tokens.
+# Each tooth drops from just over 50,000 tokens to a few hundred. How many teeth, and when, is
+# *this fake*'s trajectory. Uncompressed, the first 20 requests alone reach 77,057 tokens.
 #
-# The price shows in the re-reads: 36 times the agent read a file again that had not changed
-# since it last read it. The cause is compaction, and a control shows it: the same first 20
-# requests uncompressed re-read nothing, and with compaction they re-read 7 times. That an agent
-# must read again what no longer is in its context holds for *any model* that does not guess;
-# the counts are *this fake*'s.
+# **What it costs.** At the sessions' model, Claude Haiku 4.5 [5] (a legacy model, kept here for
+# its 200K window), priced with chapter 09's cache model [6], with caching and without. Summary
+# calls are sent uncached in both:
+
+# %%
+costs = {caching: cost_of(long.trace, recorder.records, SESSION_PRICES, caching=caching) for caching in (False, True)}
+summaries = {caching: sum(c.dollars for c in report.calls if c.kind == "summary") for caching, report in costs.items()}
+print(f"{'USD':<12}{'session':>9}{'3 summaries':>13}")
+for caching, report in costs.items():
+    print(f"{'caching' if caching else 'no caching':<12}{report.dollars:>9.2f}{summaries[caching]:>13.2f}")
+
+# %%
+assert {caching: round(report.dollars, 2) for caching, report in costs.items()} == {False: 5.33, True: 0.92}
+assert {caching: round(dollars, 2) for caching, dollars in summaries.items()} == {False: 0.07, True: 0.07}
+assert 1 - costs[True].dollars / costs[False].dollars > 0.8 and len(recorder.records) == len(long.trace)
+
+# %% [markdown]
+# Caching cuts the bill by more than 80%; the summaries are a small part of either
+# (*this fake*'s trajectory, at list prices).
+#
+# **Re-reads.** 36 times the agent re-read an unchanged file. The control: the first 20
+# requests re-read nothing uncompressed, 7 times with compaction. An agent must re-read what
+# left its context (*any model* that does not guess); the counts are *this fake*'s.
 
 # %%
 first20_compacted = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "first20_compacted",
@@ -515,10 +481,10 @@ assert (first20.stats.re_reads, first20_compacted.stats.re_reads) == (0, 7)
 # %% [markdown]
 # ### What a copying summariser hides
 #
-# *This fake*'s summaries copy: every request they can find, word for word. A real summary
-# paraphrases and drops. As a control, run the same session with a summariser that distorts by a
-# fixed rule (`summary_style="lossy"`: each item cut to a gist of at most 8 words, items that then
-# read alike merged, only the 3 most recent of each kind kept) and list the answers that change:
+# *This fake*'s summaries copy every request they find, word for word; a real summary
+# paraphrases and drops. As a control, run the session with a summariser that distorts by a
+# fixed rule (`summary_style="lossy"`: each item cut to a gist of at most 8 words, look-alikes
+# merged, only the 3 most recent of each kind kept). The answers that change:
 
 # %%
 lossy = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "lossy", summary_style="lossy",
@@ -531,24 +497,23 @@ for i in changed:
 assert [i + 1 for i in changed] == [7, 21, 48, 69] and len(lossy.answers) == len(long.answers) == 71
 assert lossy.answers[6] == "I do not know how to do that in this workspace."
 assert lossy.answers[20] == 'VERSION_TAG in core/c06_storage.py is "v6-storage".'
+lossy_first = next(e for e in lossy.events if e.kind == "auto")
+assert lossy_first.call == autos[0].call and "v6-append-only" not in lossy_first.detail["summary"]
+assert (GIST_WORDS, LOSSY_BUDGET) == (8, 3)  # the lossy rule's two knobs
 
 # %% [markdown]
-# The first compaction came in the middle of request 7, an edit. The lossy gist kept "change
-# VERSION_TAG to a new value" and dropped the value, so no message the agent could see held it:
-# *any model* would have to ask or guess; *this fake* says it cannot. The edit never happened, and
-# requests 21 and 48 read the old tag back. A summary that reads well can still have lost the one
-# string the next step needs; the copying fake never shows that, so treat its results as a best case.
+# The first compaction came in the middle of request 7, an edit. The lossy gist dropped the
+# new value, so no message the agent saw held it. *Any model* would have to ask or guess;
+# *this fake* says it cannot. The edit never happened, so requests 21 and 48 read the old tag
+# from the file. Treat the copying fake's results as a best case.
 
 # %% [markdown]
 # ## 7. Why the tail, not the head
 #
-# The reference sends `json.dumps(messages, default=str)[-80000:]`, the *last* 80,000 characters. An older
-# version sent the first 80,000; learn-claude-code issue
-# [#109](https://github.com/shareAI-lab/learn-claude-code/issues/109) reported that the
-# summary then lost the current state, and PR
-# [#110](https://github.com/shareAI-lab/learn-claude-code/pull/110) (merged) switched to the
-# tail. Take the history of the long session at the moment of its first auto-compaction: it is
-# the first transcript your function wrote.
+# The reference sends the *last* 80,000 characters [1]. An older version sent the first
+# 80,000; issue #109 [2] reported that its summary lost the current state, and PR #110 [3]
+# switched to the tail. Take the history at the long session's first compaction, the first
+# transcript your function wrote:
 
 # %%
 at_first = read_transcript(autos[0].detail["transcript"])
@@ -562,25 +527,24 @@ assert (len(at_first), len(dump)) == (69, 208_133)
 assert (len(whole_messages(head)), len(whole_messages(tail))) == (22, 20)
 
 # %% [markdown]
-# **What the head looks like after micro-compaction.** Seed 001 argues for the tail: the head
-# is the oldest part, the part micro-compaction has worked on longest. In the seed's setting,
-# where `read_file` results are cleared too, the start of this history is a column of
+# Seed 001 argues for the tail: the head is the oldest part, the part micro-compaction has
+# worked on longest. With nothing preserved (chapter 02's −78% case), the head is a column of
 # placeholders:
 
 # %%
-seed_setting = copy.deepcopy(at_first)
-micro_compact(seed_setting, 3, frozenset())
-print("\n".join(outline(seed_setting)[:12]))
-seed_head = placeholder_results(seed_setting)
-print(f"... {len(seed_head)} of {len(list(iter_tool_results(seed_setting)))} results are placeholders")
+nothing_kept = copy.deepcopy(at_first)
+micro_compact(nothing_kept, 3, frozenset())
+print("\n".join(outline(nothing_kept)[:12]))
+cleared = placeholder_results(nothing_kept)
+print(f"... {len(cleared)} of {len(list(iter_tool_results(nothing_kept)))} results are placeholders")
 
 # %%
-assert (len(seed_head), len(list(iter_tool_results(seed_setting)))) == (24, 28)
+assert (len(cleared), len(list(iter_tool_results(nothing_kept)))) == (24, 28)
 
 # %% [markdown]
-# With our defaults `read_file` is kept, so the head is not placeholders but something just as
-# useless: the full text of files read for a task finished long ago. Ask the (fake) model to
-# summarise each end and compare what it believes is going on:
+# With `read_file` preserved, as in the reference's `PRESERVE_RESULT_TOOLS` [1] and our
+# defaults, the head holds instead the full text of files read for a task finished long ago.
+# Summarise each end and compare what the (fake) model believes is going on:
 
 # %%
 def summary_of(conversation):
@@ -602,41 +566,38 @@ assert state_line(head_summary) == "- In progress: Read every .py file under age
 assert state_line(tail_summary) == '- In progress: In core/c06_storage.py, change VERSION_TAG to "v6-append-only".'
 assert tail_summary == autos[0].detail["summary"]
 assert LONG_SESSION.requests[6] == 'In core/c06_storage.py, change VERSION_TAG to "v6-append-only".'
+current = json.dumps(LONG_SESSION.requests[6])[1:-1]  # the request as it is written in the JSON
+assert current in tail and current not in head
 
 # %% [markdown]
-# The head's summary would send the agent back to a task it finished long ago; the tail's
-# knows what it is doing now (the tail's is exactly the summary your function wrote). That the
-# head cannot name the current request holds for *any model*: the request is not in what it
-# was sent. The tail has a price, though: what was said early is cut off. The user's rule
-# "never edit anything under tools/" (request 2) is in neither summary, so after this
-# compaction the agent no longer knows it.
+# The head's summary would send the agent back to a finished task. The tail's, the very summary
+# your function wrote, knows the current one. The head cannot name it for *any model*: the
+# request is not in what was sent. The tail has its price: what was said early is cut off,
+# such as the user's rule "never edit anything under tools/" (request 2):
 
 # %%
 rule = LONG_SESSION.requests[1]
 print("request 2:", rule)
-print("in the head's summary:", rule in head_summary, "; in the tail's:", rule in tail_summary)
+print("in the tail sent:", rule in tail, "; in its summary:", rule in tail_summary)
 last_request = LONG_SESSION.requests[-1]
 shell_tool = (WORK / "long" / "workspace" / "tools" / "t05_shell.py").read_text(encoding="utf-8")
 print(f"the last request: {last_request}\nthe agent's answer: {long.answers[-1]}")
 
 # %%
-assert rule.startswith("From now on, never edit") and rule not in head_summary and rule not in tail_summary
+assert rule.startswith("From now on, never edit") and rule not in tail and rule not in tail_summary
 assert last_request == 'In tools/t05_shell.py, change VERSION_TAG to "v5-unsafe".'
 assert 'VERSION_TAG = "v5-unsafe"' in shell_tool
 
 # %% [markdown]
-# At the very end of the session the user asks for exactly what the rule forbids, and the
-# agent does it. What *this fake* does with a forgotten rule is its own; that the rule is gone
-# from what the agent sees holds for any model. Chapter 08 measures this amnesia and compares
-# strategies that keep such instructions.
+# At the end the user asks for what the rule forbids, and the agent does it. The rule is gone
+# from what it sees (*any model*); complying is *this fake*'s way.
 #
-# ## 8. The order pitfall, and the fix
+# ## 8. A transcript has already lost tool outputs
 #
-# Seed 001 says the transcript is saved before micro-compaction runs, so it holds everything.
-# The reference loop does the opposite (`agent_loop` in the file linked in §1): micro, *then* the
-# threshold check and the transcript. And micro runs before *every* call, so by the time auto
-# fires, older results have been placeholders for many calls already. Here it is on the
-# 12-file history, in the seed's setting:
+# Seed 001 says the transcript is saved before micro-compaction, so it holds everything. The
+# reference runs micro before *every* call, then the threshold check [1] (*this design*). So
+# when auto fires, old results have long been placeholders. On the 12-file history, nothing
+# preserved:
 
 # %%
 order_folder = fresh(WORK / "order")
@@ -656,8 +617,8 @@ for order in ("micro, then transcript", "transcript, then micro"):
 assert placeholders_saved == {"micro, then transcript": 10, "transcript, then micro": 0}
 
 # %% [markdown]
-# In the long session (defaults, `read_file` preserved), the three transcripts your function
-# wrote have lost these outputs to placeholders:
+# In the long session (`read_file` preserved), your three transcripts lost these outputs to
+# placeholders:
 
 # %%
 transcripts = [Path(e.detail["transcript"]) for e in autos]
@@ -673,15 +634,12 @@ assert [len(items) for items in lost.values()] == [3, 5, 3] and sum(map(len, los
 assert cleared_at_firing == [0, 0, 0]
 
 # %% [markdown]
-# Eleven tool outputs are gone from the transcripts. Swapping micro and auto inside one turn
-# would not have saved a single one: none was cleared in the call where auto fired; all were
-# cleared turns earlier.
+# Eleven outputs are gone (*this fake*'s trajectory). Swapping micro and auto inside one turn
+# would save none: all were cleared turns earlier.
 #
-# **The fix: write first, then let anyone rewrite.** Our loop keeps an append-only
-# `SessionLog`: at the top of every turn, before micro-compaction, it appends each newly
-# committed message to a JSONL file, and a compaction appends a record of its own. Nothing ever
-# edits a line. (`log=True` gave the long session one.) Every output the transcripts lost is in
-# the log, in full:
+# **The fix: write first, then let anyone rewrite.** Our loop appends each new message to a
+# `SessionLog` at the top of every turn, before micro-compaction (*this design*). The log has
+# every lost output in full:
 
 # %%
 records = read_log(WORK / "long" / "session.jsonl").records  # the log's one reader (chapter 06)
@@ -702,14 +660,9 @@ assert all(len(full[tool_id]) > 100 for items in lost.values() for tool_id, _ in
 # %% [markdown]
 # ## Your turn: the THRESHOLD slider
 #
-# The slider runs the session's first 20 requests (the whole session takes too long for a
-# slider) with the default knobs, your `THRESHOLD` and your `my_auto_compact`. The cell runs
-# all eight positions before it shows the panel (a progress bar counts them), so every move
-# answers at once. Watch the number of teeth, the re-reads and the input billed. Low thresholds
-# compact often and forget often.
-# The top of the range, 80,000, is above the 77,057 tokens these requests reach even
-# uncompressed. `tests/test_auto_lab.py` checks every position of the slider (with the
-# harness's `auto_compact`, which yours agrees with).
+# The slider runs the first 20 requests with your `THRESHOLD` and your `my_auto_compact` (all
+# eight positions run first). Watch the teeth, the re-reads and the input tokens billed
+# (without caching). At 80,000 nothing compacts: these requests peak at 77,057 uncompressed.
 
 # %% tags=["nbval-ignore-output"]
 threshold_slider = panel(
@@ -723,41 +676,14 @@ threshold_slider = panel(
 assert THRESHOLD_RANGE == (10_000, 80_000, 10_000) and max(t.estimated for t in first20.trace) < 80_000
 
 # %% [markdown]
-# ## Summary
-#
-# - Auto-compaction fires when the estimate passes `THRESHOLD` (50,000 in the reference), and
-#   works in a fixed order: transcript, summary, replace. A failed or empty summary changes
-#   nothing (the reference replaces the history by "No summary generated." on an empty one).
-# - You wrote it in three steps (`save_transcript`, `my_summary_request` and
-#   `ask_for_summary`, `my_auto_compact`), each a stub checked against the reference;
-#   `my_auto_compact` agrees with `harness.auto_compact` on all 49 cases, and it ran the long
-#   session: three compactions, 36 re-reads (7 in the first 20 requests, against none
-#   uncompressed).
-# - The summary request has no tools, three questions (accomplished, current state, key
-#   decisions) and the last 80,000 characters of the history as JSON: the tail knows what is
-#   going on now; the head is old work, or placeholders. The tail's price: early instructions
-#   fall off, and at the end the agent edits the file the user had put off limits.
-# - The history becomes one user message naming the transcript. In a long session this
-#   repeats: the sawtooth.
-# - *This fake*'s summaries copy, a best case: with a lossy summariser as the control, an edit
-#   whose value the gist dropped never happened, and two later answers read the old tag.
-# - Micro-compaction runs before the transcript is written, on every call, so a transcript has
-#   already lost tool outputs (11 in the long session). Changing the order inside one turn does
-#   not help; an append-only log written before any layer rewrites the history does.
-# - Name transcripts with a counter and create them exclusively: the whole-second clock collides.
-#
-# Next, chapter 04: the agent asks for a compaction itself, with the `compact` tool.
-
-# %% [markdown]
 # ## Exercises
 #
 # ### 1. What did the first compaction forget?
-# Write `forgotten_requests(transcript, summary)`: the user requests (user messages whose content
-# is a string) of a transcript that the summary does not repeat word for word. Once it passes, run
-# it on the first transcript of the long session (`at_first`) and the tail summary above.
+# Write `forgotten_requests(transcript, summary)`: the user requests (user messages whose
+# content is a string) that the summary does not repeat word for word. Try it on `at_first`
+# and the tail summary.
 #
-# *Hint:* a request the summary repeats is part of its text (it lists the requests it kept as
-# `- User: ...` lines).
+# *Hint:* the summary lists the requests it kept as `- User: ...` lines.
 
 # %% tags=["stub"]
 def forgotten_requests(transcript, summary):
@@ -771,12 +697,10 @@ forgotten_requests = check(forgotten_requests)
 
 # %% [markdown]
 # ### 2. Summarise the head instead
-# Write `head_summary_request(messages, config, focus=None)`: your `my_summary_request`, but
-# sending the *first* `config.tail_chars` characters of the JSON instead of the last. Then set
-# `run_head = True` below: it runs the whole long session with
-# `my_auto_compact(..., build=head_summary_request)` and draws its sawtooth. Before you run it,
-# predict: will the agent still make the edit the user asked for just before the first
-# compaction (request 7, `core/c06_storage.py`)? Will it compact more or less often?
+# Write `head_summary_request(messages, config, focus=None)`: your `my_summary_request` with the
+# *first* `config.tail_chars` characters of the JSON. Then set `run_head = True` below to run
+# the long session with it. Predict first: will the agent still make request 7's edit
+# (`core/c06_storage.py`)? Will it compact more or less often?
 #
 # *Hint:* one slice changes.
 
@@ -813,34 +737,24 @@ else:
 
 # %% [markdown]
 # ### 3. One tooth
-# Using the slider, find the lowest `THRESHOLD` in its range (a multiple of 10,000) at which
-# the first 20 requests compact exactly once. Write it down and run the check (it runs the
-# session twice with your `my_auto_compact`, a few seconds).
+# With the slider, find the lowest `THRESHOLD` in its range at which the first 20 requests
+# compact exactly once. Set `one_tooth` to it and run the check.
 #
-# *Hint:* the uncompressed context of these requests reaches about 77,000 tokens; after one
-# compaction it has to grow back past the threshold to need a second.
+# *Hint:* after one compaction the context must grow back past the threshold to need a second.
+
+# %% tags=["answer"]
+one_tooth = None
 
 # %%
-one_tooth = None  # e.g. 30_000
-
-# %%
-if one_tooth is None:
-    print("Exercise 3: fill in one_tooth, then run this cell.")
-else:
-    assert len(run_with_threshold(one_tooth, WORK / "exercise", compact=my_auto_compact).compactions) == 1, \
-        "that threshold does not give one tooth"
-    assert len(run_with_threshold(one_tooth - 10_000, WORK / "exercise", compact=my_auto_compact).compactions) != 1, \
-        "a lower one also does"
-    print("Exercise 3: correct.")
+answer("one_tooth", one_tooth)
 
 # %% [markdown]
 # ### 4. Restore a transcript from the log
-# Write `restore_from_log(transcript, full)` that returns a copy of a transcript in which every
-# placeholder is replaced by the output logged for the same `tool_use_id` (`full` is the
-# `logged_results` dict above). Do not change the transcript you were given. Once it passes, try
-# it on `read_transcript(transcripts[1])`.
+# Write `restore_from_log(transcript, full)`: a copy of the transcript in which every
+# placeholder holds again the output logged for its `tool_use_id` (`full`, above). Leave the
+# transcript given unchanged.
 #
-# *Hint:* `iter_tool_results` gives you each result block, `is_placeholder` tells a placeholder;
+# *Hint:* `iter_tool_results` gives each result block, `is_placeholder` tells a placeholder;
 # change the blocks of a deep copy.
 
 # %% tags=["stub"]
@@ -867,3 +781,13 @@ restore_from_log = check(restore_from_log)
 # 4. What does the reference agent do with an empty summary reply, and what does raising `SummaryFailed`
 #    keep instead?
 # 5. Why does a transcript already miss tool outputs, and what keeps them?
+
+# %% [markdown]
+# ## Sources
+#
+# 1. shareAI-lab/learn-claude-code, "agents/s06_context_compact.py" at 7864a30 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (THRESHOLD and estimate; loop order; `PRESERVE_RESULT_TOOLS`; transcript name and mode; the tail; the empty reply)
+# 2. shareAI-lab/learn-claude-code, issue #109 — https://github.com/shareAI-lab/learn-claude-code/issues/109 (the head's summary lost the current state; unverified here)
+# 3. shareAI-lab/learn-claude-code, PR #110 — https://github.com/shareAI-lab/learn-claude-code/pull/110 (the switch to the tail; unverified here)
+# 4. Python, "Built-in functions" — https://docs.python.org/3/library/functions.html#open (mode "x")
+# 5. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy; 200K window; USD 1 in, 5 out per million tokens)
+# 6. Anthropic, "Pricing" — https://platform.claude.com/docs/en/about-claude/pricing (cache write 1.25x, read 0.1x); "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (automatic caching)

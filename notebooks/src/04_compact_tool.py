@@ -1,35 +1,32 @@
 # %% [markdown]
 # # 04 · The compact tool: the agent tidies its own memory
 #
-# **The promise:** give the model a tool whose only job is to manage the model itself, write its
-# handler and the end of the loop's round yourself, in the one order the API accepts, check both
-# against the harness, and see what an agent that compacts on its own judgement can and cannot do.
+# **The promise:** you write the `compact` tool's handler and the end of a round, in the one order the API
+# accepts, check both against the harness, and see what an agent that compacts on its own judgement can and
+# cannot do.
 #
-# Chapters 02 and 03 compacted the history *to* the agent: micro before every call, auto past a
-# threshold. The third layer lets the agent ask for it. Every other tool acts on the world (read a
-# file, run a command); `compact` acts on the conversation.
+# Chapters 02 and 03 compacted the history *to* the agent. Here the agent asks for it with `compact`, a tool
+# that acts on the conversation, not the world.
+#
+# Each result carries a label: *any model* (a different model seeing the same context would do the same),
+# *this fake* (it follows from how our fake decides), or *this design* (a choice of this harness or of the
+# seed).
 #
 # ## What you will be able to do
 #
-# - read the `compact` tool's schema and say why its one argument, `focus`, is optional;
-# - write `compact`'s handler, and say why it only acknowledges;
-# - write the end of a round: every result appended, `compact`'s included, then the compaction,
-#   then out of the loop; and check it against the harness on hundreds of rounds;
+# - say why `compact`'s one argument, `focus`, is optional;
+# - write its handler, and say why it only acknowledges;
+# - write the end of a round: every result appended, `compact`'s too, then the compaction;
 # - read the HTTP 400 that each wrong order earns;
-# - measure, with a slider that runs *your* round, how far past its own limit an agent can go.
-#
-# Each lesson says whether it holds for **any model** (it follows from the API's rules, or from what
-# the request contains) or only for **this fake** (it depends on how our fake agent decides).
+# - measure how far past its own limit an agent can go.
 
 # %% [markdown]
 # ## Setup
 #
-# Everything runs offline: `FakeModel` is a deterministic fake of Claude behind the real `anthropic`
-# SDK. `FakeModel(compact_policy=...)` decides when the fake agent calls `compact`: `"judgement"`
-# (the default: after a request, once the request nears a context limit its system prompt states;
-# our prompts state none, so never here), `"never"`, `"after_task"` (whenever it has finished a
-# request), or an integer *N* (after a request, if the request it just sent was above *N* tokens). Scratch files go under `_work/04/`,
-# inside a fresh folder under `_work/` for each run, removed when the kernel stops.
+# Everything runs offline: `FakeModel` fakes Claude behind the real `anthropic` SDK. Its `compact_policy`
+# decides when the fake agent calls `compact`: `"never"`, `"after_task"` (after every finished request), or
+# an integer *N* (after a request that sent more than *N* tokens). The default, `"judgement"`, waits for a
+# context limit stated in the system prompt; ours states none. Scratch files go under `_work/04/`.
 
 # %%
 # %matplotlib inline
@@ -53,7 +50,7 @@ from harness.labs.loop_lab import compact_tool_lab, compact_tool_runs, layer_mar
 from harness.labs.panel import panel
 from harness.labs.scenarios import LONG_SESSION, READ_AGENTS, TWELVE_FILES
 from harness.labs.scratch import own_scratch
-from harness.labs.steps import check
+from harness.labs.steps import answer, check
 from harness.labs.yours import compare, random_histories
 from harness.session.runner import SYSTEM_PROMPT, Session
 from harness.strategies.three_layers import ThreeLayers
@@ -66,18 +63,15 @@ print("tools the agent is offered:", toolbox.names)
 # %% [markdown]
 # ## 1 · A tool that manages the agent itself
 #
-# Here is the schema the model sees. It reads like any other tool; only the description says what
-# it is for: free context when a task is done or the conversation is long.
+# The schema reads like any other tool's; its description says when: a task is done, or the context is long.
 
 # %%
 print(json.dumps(COMPACT_TOOL, indent=2))
 
 # %% [markdown]
-# One argument, `focus`, and it is optional: the schema has no `required` list. Most of the time the
-# agent just wants to tidy up, and the summary's three questions (chapter 03) are enough. When it
-# knows what must survive, say *the user's rules about tools/*, it passes that as `focus`, and the
-# loop adds one line to the summary request. `compact_focus` reads the argument: stripped, and
-# `None` when it is missing or blank.
+# `focus` is optional: the schema has no `required` list. Usually the summary's three questions (chapter
+# 03) are enough. When the agent knows what must survive, it passes that as `focus`, and one line joins the
+# summary request. `compact_focus` strips the argument and gives `None` when it is missing or blank.
 
 # %%
 focus_examples = [{"focus": "  the user's rules about tools/ "}, {}, {"focus": "   "}]
@@ -98,25 +92,20 @@ assert "tools" not in request, "the summary call offers no tools"
 # %% [markdown]
 # ## 2 · Step 1: the handler only says "understood"
 #
-# Every tool has a handler: a function from the tool's input to an outcome, the text that goes back
-# to the model in a `tool_result`. `read_file`'s handler reads the file. `compact`'s cannot do its
-# job, and that is by design (**any model**: it follows from how a loop runs tools):
+# A handler maps a tool's input to an outcome, the text sent back in a `tool_result`. `compact`'s handler
+# cannot compact (*this design*):
 #
-# - **It cannot see the history.** A handler gets the tool's input and nothing else. The history is a
-#   list the loop owns; compaction replaces all of it (`messages[:] = [summary]`), and only the code
-#   holding that list can.
-# - **It runs in the middle of a round.** The model may ask for several tools in one reply, `compact`
-#   among them. While the handler runs, the other calls of the round may not have run yet, and none
-#   of their results is in the history. Compacting now would cut the round in half.
+# - **It cannot see the history.** In this loop a handler gets only the tool's input. The loop owns the
+#   history, and compaction replaces all of it (`messages[:] = [summary]`).
+# - **It runs mid-round.** A reply may ask for several tools. While `compact`'s handler runs, the other
+#   results are not in the history yet. Compacting now would cut the round in half.
 #
-# So the handler does what every handler does first, check its input against the schema, and then
-# only acknowledges. The loop notes that `compact` was called, and acts once the round is whole
-# (step 2).
+# So the handler checks its input against the schema and acknowledges. The loop notes the call and compacts
+# once the round is whole (step 2).
 #
-# **Write it.** Each step is a stub: fill it in, run it, and run the cell after it, which checks
-# yours against the reference on many cases and says *not written yet*, where yours differs, or
-# that it passes. Until yours passes, the rest of the chapter runs the reference (stuck? it is in
-# `harness/labs/solutions/ch04.py`).
+# **Write it.** Fill in the stub, then run the check below it. It compares yours with the reference on many
+# cases and says *not written yet*, where yours differs, or that it passes. Until then the chapter runs the
+# reference (in `harness/labs/solutions/ch04.py`).
 
 # %% tags=["stub"]
 def handle_compact(tool_input):
@@ -138,11 +127,9 @@ for tool_input in ({"focus": "the notes on each file"}, {}, {"focus": 3}, {"topi
     print(f"{json.dumps(tool_input):36} -> is_error={outcome.is_error!s:5} {outcome.content!r}")
 
 # %% [markdown]
-# **Check yours against the harness's.** The toolbox runs the harness's `compact` handler
-# (`toolbox.run("compact", tool_input)`, in `harness/core/tools.py`). `compare` (from
-# `harness/labs/yours.py`) runs both on a fresh copy of each input and reports, for each input where
-# they differ, the first place they differ. What must match: whether the input is refused, and the
-# acknowledgement when it is not; the wording of an error is yours.
+# **Check yours against the harness's handler** (`toolbox.run("compact", ...)`, in `harness/core/tools.py`).
+# `compare` runs both on a copy of each input and reports the first difference.
+# What must match: whether an input is refused, and the acknowledgement otherwise.
 
 # %%
 handler_inputs = [{}, {"focus": "the notes"}, {"focus": ""}, {"focus": "  the rules  "}, {"focus": 3},
@@ -165,11 +152,9 @@ assert handler_check.ok and handler_check.cases == len(handler_inputs) == 12
 # %% [markdown]
 # ## 3 · Why `compact`'s own result goes in first
 #
-# A tempting shortcut: the model called `compact`, so compact right away; its result is only
-# "understood" anyway. Two ways to take it, both built here by hand from the same pieces, and both
-# refused by the API (**any model**: these are the API's rules on `tool_use` and `tool_result`; the
-# fake server checks each request with them and answers HTTP 400, so the SDK raises
-# `anthropic.BadRequestError`, as with real Claude).
+# The shortcut: compact at once, since the result is only "understood". Both ways to take it are refused
+# (*any model*: these are the API's rules on `tool_use` and `tool_result`; the fake applies them and answers
+# HTTP 400, and the SDK raises `anthropic.BadRequestError`).
 
 # %%
 ask = user(READ_AGENTS)
@@ -205,33 +190,23 @@ assert "`tool_use` ids were found without `tool_result` blocks immediately after
 assert all(outcomes[name] == "accepted" for name in list(histories)[2:])
 
 # %% [markdown]
-# - **Compact first, then append.** The summary replaces the history, and then the round's results
-#   are appended after it: a `tool_result` that answers a `tool_use` the history no longer has. Users
-#   meet this 400 in the wild (anthropics/claude-code issue #8484, *Conversation Compaction Corrupts
-#   Tool Use/Result Pairs*: "unexpected `tool_use_id` found in `tool_result` blocks"). The course
-#   this chapter follows met it too, in a later lesson: learn-claude-code issue #500 reports that its
-#   `s08_context_compact/code.py` appended the `compact` call's result after the history had been
-#   replaced, and the next request failed with this 400. PR #502 proposed the fix (append first,
-#   then compact); it was closed without merging, a comment on it noting that s08 had meanwhile been
-#   changed to append the whole round's results before compacting. The s06 code this course follows
-#   appends first (`agents/s06_context_compact.py` at commit 7864a30, `agent_loop`).
-# - **Never append.** As long as the compaction succeeds, the dangling `tool_use` disappears with the
-#   rest of the history and nobody notices. The day the summary call fails, the history is left as it
-#   was (chapter 03's promise), now ending in a `tool_use` with no answer, and the user's next request
-#   is refused. A compaction that keeps the newest messages verbatim would keep the unanswered
-#   `tool_use` too, and be refused even when nothing fails (HKUDS/OpenHarness issue #191 reports
-#   exactly that of its `/compact`).
+# - **Compact first, then append.** The round's results land after the summary: a `tool_result` that answers
+#   a `tool_use` the history no longer has. Claude Code users have met this 400 [1]. So did lesson s08 of the
+#   course this one follows, until it appended first [2].
+# - **Never append.** While the summary succeeds, the dangling `tool_use` vanishes with the history. The day
+#   it fails, the history is kept as it was (chapter 03), ending in an unanswered `tool_use`, and the next
+#   request is refused. A compaction that keeps the newest messages keeps that `tool_use`, and fails even
+#   without an error [3].
 #
-# Appending every result first makes the history valid *before* anything can go wrong.
+# Appending every result first makes the history valid before anything can go wrong. The seed's s06 code
+# does so [4].
 #
 # ## 4 · Step 2: the end of a round
 #
-# After each model call the loop (chapter 05 has you write all of it) hands the model's reply to one
-# function that ends the round. Its contract, the harness's `finish_round` in `harness/core/loop.py`:
-# `finish_round(messages, content, tools, compact)` appends the reply (`content`, a list of blocks),
-# runs every tool it asked for, appends all their results in one user message, `compact`'s included,
-# and only then, if the model called `compact`, calls `compact(focus)`, the loop's way of running the
-# summary of chapter 03. It returns True when the loop must end. First, the tools:
+# After each model call, one function ends the round: the harness's `finish_round(messages, content, tools,
+# compact)` in `harness/core/loop.py`. It appends the reply, runs every tool, and appends all the results in
+# one user message. Only then, if the model asked, it calls `compact(focus)`. It returns True when the loop
+# must end. First, the tools:
 
 # %% tags=["stub"]
 def run_tools(content, tools):
@@ -262,8 +237,7 @@ assert [b["tool_use_id"] for b in results] == ["toolu_read_01", "toolu_compact_0
 assert results[1]["content"] == COMPACT_ACK and (called, focus) == (True, "the notes on each file")
 
 # %% [markdown]
-# Then the exit. Three lines carry the whole lesson of section 3: the results go in, *then* the
-# compaction, *then* the loop ends.
+# Then the exit: the results go in, *then* the compaction, *then* the loop ends.
 
 # %% tags=["stub"]
 def my_finish_round(messages, content, tools, compact):
@@ -300,12 +274,9 @@ print("loop ends:", ended, "| the compaction was handed", len(seen[0]["history"]
 assert ended and seen[0]["valid"] and len(seen[0]["history"]) == 3 and len(messages) == 1
 
 # %% [markdown]
-# **Check yours against the harness's `finish_round`**, on many rounds: every reply of 100 random
-# valid histories (`random_histories(100, seed=4)`, replies with one to four tool calls, `compact`
-# among the tools, text before and after), each ended from the history before it, plus a few written
-# by hand (a focus, a blank focus, two `compact` calls in one reply, no tool at all). `observe_round`
-# runs a round with the stand-in compaction and looks at three things: whether the loop ends, what
-# each compaction was handed, and the history left.
+# **Check yours against `finish_round`** on every reply of 100 random valid histories
+# (`random_histories(100, seed=4)`), each ended from the history before it, plus four by hand.
+# `observe_round` looks at whether the loop ends, what each compaction was handed, and the history left.
 
 # %%
 def round_cases(histories):
@@ -343,9 +314,8 @@ print(f"({with_compact} of the {len(round_check_cases)} rounds call compact)")
 assert round_check.ok and (round_check.cases, with_compact) == (420, 129)
 
 # %% [markdown]
-# Here is what the same check says about the tempting shortcut of section 3, compact first and
-# append after: every round that calls `compact` differs, and the first difference is the one that
-# matters, the history the compaction was handed is not valid.
+# The same check on the shortcut, compact first: every round that calls `compact` differs, and first where it
+# matters. The compaction was handed an invalid history.
 
 # %%
 def compact_first(messages, content, tools, compact):
@@ -370,11 +340,10 @@ assert all(d.where == "round.compactions[0].valid" for d in shortcut_check.diffe
 # %% [markdown]
 # ## 5 · Your round in the loop
 #
-# `run_agent` (the harness's loop) takes the function that ends each round as `finish`. `my_loop` is
-# that loop with `my_finish_round` in it, so from here on every run of this chapter goes through
-# `handle_compact` and `my_finish_round`: yours once they passed their checks, else the reference
-# (the checks' lines above say which). The fake agent with `compact_policy="after_task"` reads the
-# twelve files of `agents/`, answers, and in the same reply calls `compact`.
+# `run_agent`, the harness's loop, takes the end of a round as `finish`. `my_loop` passes `my_finish_round`,
+# so from here on every run goes through your code once it has passed. With
+# `compact_policy="after_task"` the fake agent reads the twelve files of `agents/`, answers, and calls
+# `compact` in the same reply.
 
 # %%
 def my_loop(*args, **kwargs):
@@ -394,12 +363,9 @@ print("messages left:", len(messages))
 print(messages[0]["content"][:200], "...")
 
 # %% [markdown]
-# The manual compaction shrank the history from 25,125 to 425 estimated tokens: 29 messages became one
-# (the sizes are **this fake**'s: its summariser writes one line per file). The same `auto_compact`
-# does the work as in chapter 03 (transcript, summary, replace); only the trigger differs. The
-# transcript shows the order (**any model**: it is your loop's order): its last two messages are the
-# agent's reply with the `compact` call, and the user message with `compact`'s result. The pair was
-# whole when it was saved.
+# The history shrank from 25,125 to 425 estimated tokens, 29 messages to one (*this fake*: its summariser
+# writes one line per file). `auto_compact` does the work as in chapter 03; only the trigger differs. The
+# transcript ends with the `compact` call and its result, a whole pair (*this design*: your round's order).
 
 # %%
 transcript = read_transcript(manual.detail["transcript"])
@@ -420,10 +386,9 @@ assert last_results["content"] == [{"type": "tool_result", "tool_use_id": compac
 validate_messages(messages)
 
 # %% [markdown]
-# And when the summary fails? Here the fake's summariser fails once (`fail_summaries=1`, a failure
-# **this fake** injects on purpose): the loop raises `SummaryFailed`, the history still ends with a
-# whole pair, and the session simply goes on (**any model**: your round appended the results before
-# the compaction started).
+# Now the summary fails once (`fail_summaries=1`, injected by the fake). The loop raises `SummaryFailed`, the
+# history still ends in a whole pair, and the next request is served (*this design*: your round appended the
+# results first). What the agent answers then is *this fake*'s.
 
 # %%
 model = FakeModel(compact_policy="after_task", fail_summaries=1)
@@ -453,16 +418,12 @@ assert after.reply == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
 # %% [markdown]
 # ## 6 · The loop ends after a manual compaction
 #
-# After auto-compaction the loop carries on: the agent is in the middle of a task and the summary
-# tells it where it was. After a manual compaction the loop returns (`stop == "compact"`), as seed 001
-# describes and the reference code does (`return` right after the manual compaction in `agent_loop`,
-# `agents/s06_context_compact.py`). The agent called `compact` because it judged a piece of work
-# finished, so this is the natural moment to hand control back: show the user the reply and wait for
-# the next request. That reply is no longer in the history (the summary replaced it), so the loop
-# keeps it for the caller in `RunResult.reply`, and the transcript has it too.
+# After auto-compaction the loop carries on with the task. After a manual one it returns (`stop ==
+# "compact"`), as seed 001 describes and its reference code does [4] (*this design*). The agent called
+# `compact` because it judged the work finished, so control goes back to the user. The summary replaced the
+# last reply, so the loop returns it in `RunResult.reply`.
 #
-# A session of four requests from the long scenario, run by your loop (`Session(..., loop=my_loop)`),
-# with an agent that compacts after every task:
+# A session of four requests through your loop, compacting after every task:
 
 # %%
 shutil.rmtree(WORK / "session", ignore_errors=True)
@@ -483,20 +444,16 @@ assert session.answers[1] == "Understood. From now on, never edit anything under
 assert session.answers[2] == 'Changed VERSION_TAG in agents/s03_todo_write.py to "v3-planning".'
 
 # %% [markdown]
-# Each request starts from one summary message plus the new request, and ends the same way.
+# Each request starts from one summary plus the new request.
 #
 # ## 7 · Try it: an agent that compacts on its own judgement
 #
-# `compact_policy=N` gives the fake agent a limit: after a request, if what it just sent was above *N*
-# tokens, it calls `compact`. With micro and auto switched off, that is the only thing that shrinks
-# the context. The first cell below runs the first 25 requests of the long session that way through
-# your loop (`loop=my_loop`), once for each limit on the slider (13 runs, under a progress bar), and
-# once with no compaction. The slider's `requests` then cuts a run after its *n*-th request
-# (`Session.first(n)`): nothing in the loop looks ahead, so that is what a run of only *n* requests
-# does. (Almost: a summary quotes the folder of its transcripts, and a run of *n* requests would have
-# its own folder, so its bill could differ by a few tokens.) The callback, `compact_tool_lab` in
-# `harness/labs/loop_lab.py`, only looks a run up and draws it. Green diamonds mark the calls after
-# which the agent compacted; the grey curve is the same requests with no compaction at all.
+# With `compact_policy=N` the agent calls `compact` after a request above *N* tokens; micro and auto are off.
+# The first cell runs 25 long-session requests through your loop for each limit on the slider (13 runs),
+# and once with no compaction. The slider's `requests` cuts a run after its *n*-th request
+# (`Session.first(n)`). Nothing in the loop looks ahead, so that is a run of *n* requests, to within a few
+# tokens: each summary quotes its own transcript folder. Green diamonds mark the agent's compactions; the
+# grey curve has none.
 
 # %% tags=["nbval-ignore-output"]
 LIMITS = range(0, 60_001, 5_000)
@@ -515,14 +472,11 @@ compact_slider = panel(
     runs=compact_runs, uncompressed=no_compaction)
 
 # %% [markdown]
-# At the starting position (limit 30,000, first 12 requests) the agent compacts once, and its context
-# peaks at 49,468 tokens, far above its own limit of 30,000. The sixth request (read the twelve files
-# of `core/`) takes it from about 25,000 to over 49,000 tokens in one task, and **this fake** calls
-# `compact` only once a request is done. A real model could call it in the middle of a task, but in
-# this loop (**any model**) a manual compaction also ends the loop: the agent would hand control back
-# to the user with its task half done. Either way, the agent's judgement is a good trigger for tidying
-# up at natural breaks, and no guard against one long task. That is what the threshold of
-# auto-compaction is for, and chapter 05 runs all three layers together.
+# At the start (limit 30,000, 12 requests) the agent compacts once, yet peaks at 49,468 tokens. That size is
+# this fake's trajectory: request 6 reads the twelve files of `core/`, from about 25,000 to over 49,000
+# tokens, and this fake calls `compact` only once a request is done (*this fake*). A real model might call it
+# mid-task, but in this loop a manual compaction ends the loop, task half done (*this design*). The agent's
+# judgement tidies at natural breaks; only auto-compaction's threshold guards a long task.
 
 # %%
 lab_run = compact_runs[30_000].first(12)  # what the slider shows at its starting position
@@ -541,62 +495,35 @@ assert 24_000 < context[core_start] < 26_000 and markers[0].call > core_start
 assert no_compaction.first(12).stats.peak_context > lab_run.stats.peak_context
 
 # %% [markdown]
-# ## Summary
-#
-# - `compact` is a tool that acts on the agent itself. Its schema has one optional argument, `focus`,
-#   which adds a line to the summary request.
-# - Its handler checks its input and only acknowledges (`COMPACT_ACK`): it cannot see the history, and
-#   it runs mid-round. You wrote it as a stub, checked against the reference; `compare` then matched
-#   `handle_compact` with the harness's handler on all 12 inputs.
-# - The end of a round: append the reply, run every tool, append every result (`compact`'s too), then
-#   compact, then leave the loop. You wrote `run_tools` and `my_finish_round`; `compare` then matched
-#   `my_finish_round` with the harness's `finish_round` on all 420 rounds;
-#   compacting first made every one of the 129 rounds that call `compact` hand the compaction an
-#   invalid history. The API answers both wrong orders with HTTP 400 (any model).
-# - After a manual compaction the loop returns; the last reply travels in `RunResult.reply`.
-# - On the long session, an agent with a limit of 30,000 still peaked at 49,468 tokens: this fake
-#   compacts only between tasks, and in this loop a compaction mid-task would end the task.
-#
-# Next, chapter 05: you write the whole loop, and run the three layers together on 71 requests.
-#
 # ## Exercises
 #
 # ### 1. Break a third rule
-# Build a history in which `compact`'s `tool_result` is present and answers the right `tool_use`, and
-# is still refused with HTTP 400.
 #
-# *Hint:* the rules are in `validate_messages` (`harness/core/messages.py`); look at what must come
-# *first* in the user message after a `tool_use`.
+# Write `third_broken_history()`: a history in which `compact`'s `tool_result` answers the right `tool_use`
+# (id `toolu_compact_01`) and is still refused with HTTP 400.
+#
+# *Hint:* the rules are in `validate_messages` (`harness/core/messages.py`). What must come first in the
+# user message after a `tool_use`?
+
+# %% tags=["stub"]
+def third_broken_history():
+    """A history (a list of messages) in which compact's tool_result answers toolu_compact_01, and the API
+    refuses it all the same."""
+    # the request, then the reply: assistant([tool_use("toolu_compact_01", "compact", {})])
+    # then a user message that answers that call, yet breaks a rule of what it may hold
+    raise NotImplementedError("your code here")
 
 # %%
-third_broken_history = None  # replace None with your list of messages
-
-# %%
-if third_broken_history is None:
-    print("Exercise 1: fill in third_broken_history, then run this cell.")
-else:
-    try:
-        client.messages.create(model=CONFIG.model, max_tokens=CONFIG.max_tokens, system=SYSTEM_PROMPT,
-                               tools=toolbox.schemas, messages=third_broken_history)
-        refusal = None
-    except anthropic.BadRequestError as error:
-        refusal = error.body["error"]["message"]
-    assert refusal is not None, "the API accepted that history: try again"
-    answered = any(b.get("type") == "tool_result" and b.get("tool_use_id") == "toolu_compact_01"
-                   for m in third_broken_history if isinstance(m["content"], list) for b in m["content"])
-    assert answered, "keep a tool_result that answers toolu_compact_01"
-    assert "tool_results_first" in refusal, f"refused, but for another rule: {refusal}"
-    print(f"Exercise 1: correct. ({refusal})")
+third_broken_history = check(third_broken_history)
 
 # %% [markdown]
 # ### 2. Two `compact` calls in one reply
-# A reply calls `compact` twice: first with focus `"the notes"`, then with `"the rules"`. How many
-# times does the harness's `finish_round` compact, and with which focus? Predict, return the pair
-# `(times, focus)` from `two_compacts`, run the check. Then check your own `my_finish_round` agrees (the comparison of
-# section 4 had this case).
 #
-# *Hint:* read `finish_round` in `harness/core/loop.py`: where is `compact` called, and what does the
-# loop over the tool calls do to `focus`?
+# A reply calls `compact` with focus `"the notes"`, then with `"the rules"`. How many times does
+# `finish_round` compact, and with which focus? Return `(times, focus)` from `two_compacts`. Then make sure
+# your `my_finish_round` agrees (section 4 compared this case).
+#
+# *Hint:* in `finish_round`, where is `compact` called, and what does the loop over the calls do to `focus`?
 
 # %% tags=["stub"]
 def two_compacts():
@@ -609,29 +536,19 @@ two_compacts = check(two_compacts)
 
 # %% [markdown]
 # ### 3. How often can the agent compact?
-# With the slider at 12 requests, find the largest limit, in steps of 5,000, at which the agent
-# compacts at least twice. How far above that limit does its context still peak?
 #
-# *Hint:* `compact_runs[limit].first(12).stats` (the slider's run) has `compactions` and `peak_context`.
+# With the slider at 12 requests, find the largest limit (in steps of 5,000) at which the agent compacts at
+# least twice. How far above that limit does its context still peak?
+#
+# *Hint:* `compact_runs[limit].first(12).stats` has `compactions` and `peak_context`.
 
-# %%
+# %% tags=["answer"]
 largest_limit_with_two = None  # replace None with your answer (an int)
 
 # %%
-def manual_count(limit):
-    return compact_runs[limit].first(12).stats.compactions.get("manual", 0)
-
-
-if largest_limit_with_two is None:
-    print("Exercise 3: fill in largest_limit_with_two, then run this cell.")
-else:
-    assert largest_limit_with_two in compact_runs, "pick a limit on the slider: 0 to 60,000 in steps of 5,000"
-    assert manual_count(largest_limit_with_two) >= 2, "at that limit the agent does not compact twice"
-    assert largest_limit_with_two + 5_000 not in compact_runs or manual_count(largest_limit_with_two + 5_000) < 2, \
-        "a larger limit still gives two compactions"
+if answer("largest_limit_with_two", largest_limit_with_two):
     peak = compact_runs[largest_limit_with_two].first(12).stats.peak_context
-    print(f"Exercise 3: correct. The context still peaks at {peak:,} tokens, "
-          f"{peak - largest_limit_with_two:,} above the limit.")
+    print(f"The context still peaks at {peak:,} tokens, {peak - largest_limit_with_two:,} above the limit.")
 
 # %% [markdown]
 # ## Recap
@@ -640,8 +557,21 @@ else:
 # `harness/labs/solutions/ch04.py`).
 #
 # 1. Why can `compact`'s handler not do the compaction itself?
-# 2. What does the API answer when the history is compacted first and the round's results appended
-#    after, and why?
+# 2. What does the API answer when the history is compacted first and the round's results appended after,
+#    and why?
 # 3. The summary replaces the history anyway: why append `compact`'s own result before compacting?
 # 4. Why does the loop return after a manual compaction, and where does the agent's last reply go?
 # 5. Why did the agent with a limit of 30,000 still peak at 49,468 tokens, and what guards against that?
+
+# %% [markdown]
+# ## Sources
+#
+# 1. anthropics/claude-code issue #8484, "Conversation Compaction Corrupts Tool Use/Result Pairs" —
+#    https://github.com/anthropics/claude-code/issues/8484 (the 400 of compacting first)
+# 2. shareAI-lab/learn-claude-code PR #502, "fix(s08): append tool_result before compact_history" —
+#    https://github.com/shareAI-lab/learn-claude-code/pull/502 (issue #500's bug; closed, s08 appends first)
+# 3. HKUDS/OpenHarness issue #191, "/compact can leave orphan tool_use blocks" —
+#    https://github.com/HKUDS/OpenHarness/issues/191 (a kept, unanswered `tool_use`)
+# 4. shareAI-lab/learn-claude-code, `agents/s06_context_compact.py` at 7864a30 —
+#    https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py
+#    (`agent_loop` appends the results, compacts, returns)

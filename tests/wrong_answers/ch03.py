@@ -68,3 +68,7 @@ WRONG = {  # step -> (a typical wrong version, what the check's line must name)
     "head_summary_request": (head_request_unchanged_from_the_tail, "at request.messages[0].conversation"),
     "restore_from_log": (restore_in_place, "at after.given"),
 }
+
+WRONG_VALUES = {  # answer -> (a typical wrong value, what the check's line must say)
+    "one_tooth": (40_000, "too low"),  # two teeth there: the second comes when the context grows back
+}

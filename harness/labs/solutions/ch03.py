@@ -15,7 +15,9 @@ line; a forgotten request is one that is not a substring of the summary, listed
 in order with its repeats; a placeholder whose id the log lacks stays. The
 exercises' cases are the chapter's histories, their summaries (of the whole
 tail and of a short one) and their micro-compacted copies, not the long
-session's transcripts, which take too long to make for a check.
+session's transcripts, which take too long to make for a check. Exercise 3 asks
+for a value (``ANSWERS``): its truth runs the slider's positions with the
+harness's ``auto_compact``.
 
 Every run that writes gets a folder of its own under one temporary folder,
 laid out afresh before each run (so yours and the reference start from the
@@ -41,12 +43,12 @@ from ...core.micro import is_placeholder, micro_compact
 from ...core.tokens import estimate_tokens
 from ...core.transcripts import read_transcript
 from ...fake import fake_client
-from ..auto_lab import SAWTOOTH_REQUESTS
+from ..auto_lab import SAWTOOTH_REQUESTS, THRESHOLD_RANGE, run_with_threshold
 from ..runs import run_scenario
 from ..scenarios import LONG_SESSION
 from ..scratch import scratch_folder
 from ..yours import Raised, random_histories
-from . import Step
+from . import Answer, Step
 from .ch02 import twelve_file_history
 
 
@@ -407,6 +409,25 @@ STEPS = [
     Step("restore_from_log", "03", restore_from_log, _restore_cases, restored_and_given, label="after",
          hint="Work on a deep copy; put back full[id] only where the content is a placeholder and the id is in full."),
 ]
+
+# Exercise 3, one_tooth: the lowest THRESHOLD of the slider at which the first 20 requests compact once.
+
+def _one_tooth() -> int:
+    """The slider's positions from the lowest up, each run with the harness's auto_compact; the first
+    at which the first 20 requests compact exactly once."""
+    low, high, step = THRESHOLD_RANGE
+    with scratch_folder(Path("_work/03_auto_compact")) as root:
+        for threshold in range(low, high + 1, step):
+            if len(run_with_threshold(threshold, root / "one_tooth").compactions) == 1:
+                return threshold
+    raise ValueError("no position of the slider gives exactly one compaction")
+
+
+ANSWERS = (
+    Answer("one_tooth", "03", truth=_one_tooth,
+           hint="Move the slider up from its lowest position and count the orange lines: stop at the first "
+                "position with exactly one."),
+)
 
 RECAP = [  # the answers to the chapter's recap questions, in order
     "So that nothing is lost before anything is thrown away: if the summary call raises or comes back empty, "

@@ -1,4 +1,4 @@
-"""Chapter 04's steps: compact's handler, the tools of a round, the end of a round; and exercise 2.
+"""Chapter 04's steps: compact's handler, the tools of a round, the end of a round; exercises 1 to 3.
 
 The cases: the chapter's inputs and replies (its sample reply, a blank focus, two
 ``compact`` calls in one reply, a reply without tools), what trips a hand-written
@@ -7,6 +7,9 @@ unknown tool, text after the calls), and every reply of ``random_histories(100,
 seed=4)``, each ended from the history before it (the 420 rounds of the chapter's
 comparison are among them). The tools run over the 12-file workspace, built once
 in a temporary folder that lasts until the process exits.
+
+Exercise 1 is a function that builds a history, judged by the rule that refuses it; exercise 3's
+answer is worked out from the slider's own runs (12 requests each, the reference loop).
 
 Limit: in the rounds, ``compact`` is only called with valid input. The wording of a
 refused input is yours (step 1 checks only that it is refused), so a refusal's
@@ -26,9 +29,11 @@ from ...core.manual import COMPACT_ACK, COMPACT_TOOL_NAME, compact_focus
 from ...core.messages import (InvalidHistory, Message, assistant, text, tool_result, tool_use, user,
                               validate_messages)
 from ...core.tools import Toolbox, ToolOutcome
+from ..loop_lab import compact_tool_runs
 from ..scenarios import READ_AGENTS, TWELVE_FILES
+from ..scratch import scratch_folder
 from ..yours import random_histories
-from . import Step
+from . import Answer, Step
 
 
 def handle_compact(tool_input):
@@ -67,6 +72,28 @@ def my_finish_round(messages, content, tools, compact):
     if called:
         compact(focus)
     return called
+
+
+def third_broken_history():
+    """Exercise 1: a history in which compact's tool_result answers the right tool_use, and is still refused."""
+    ask = user(READ_AGENTS)
+    reply = assistant([tool_use("toolu_compact_01", "compact", {})])
+    late = user([text("Here is the result."), tool_result("toolu_compact_01", COMPACT_ACK)])
+    return [ask, reply, late]
+
+
+def why_refused(function, args):
+    """What a history is judged by: the rule that refuses it (None: accepted), and whether compact is answered."""
+    history = function(*args)
+    try:
+        validate_messages(history)
+        rule = None
+    except InvalidHistory as error:
+        rule = error.rule
+    answered = any(isinstance(m.get("content"), list) and any(
+        b.get("type") == "tool_result" and b.get("tool_use_id") == "toolu_compact_01" for b in m["content"])
+        for m in history)
+    return {"refused by": rule, "compact answered": answered}
 
 
 def two_compacts():
@@ -193,10 +220,30 @@ STEPS = [
          hint="Append the reply, then one user message with every result (none without a tool call), and only "
               "then compact(focus) if compact was called; return whether it was.",
          needs=("handle_compact", "run_tools")),
+    Step("third_broken_history", "04", third_broken_history, lambda: [("your history", ())], why_refused,
+         label="history",
+         hint="Keep the tool_result for toolu_compact_01 in the message right after the tool_use; look at what "
+              "validate_messages requires to come first in that message."),
     Step("two_compacts", "04", two_compacts, lambda: [("a reply that calls compact twice", ())], as_tuple,
          hint="Read finish_round in harness/core/loop.py: where is compact called, and what does each compact "
               "call of the loop over the tool calls do to focus?"),
 ]
+
+SLIDER_LIMITS = range(0, 60_001, 5_000)  # the slider's limits
+
+
+def _largest_limit_with_two() -> int:
+    """Exercise 3: the largest slider limit at which the agent compacts at least twice in 12 requests."""
+    with scratch_folder(Path("_work/04")) as root:
+        runs = compact_tool_runs(SLIDER_LIMITS, 12, root / "answer")
+    return max(limit for limit, run in runs.items() if run.stats.compactions.get("manual", 0) >= 2)
+
+
+ANSWERS = (
+    Answer("largest_limit_with_two", "04", truth=_largest_limit_with_two,
+           hint="count the manual compactions of compact_runs[limit].first(12).stats for each limit; the "
+                "largest limit that still gives two or more."),
+)
 
 RECAP = [  # the answers to the chapter's recap questions, in order
     "It gets only the tool's input, never the history the loop owns; and it runs in the middle of a round, "

@@ -1,4 +1,5 @@
-"""Chapter 07's step: the answer a resumed session gives to the tool calls a crash left open.
+"""Chapter 07's steps: the answer a resumed session gives to the tool calls a crash left open; exercise 1's
+tear; and exercise 2's answer, which statuses are tried again.
 
 The cases: the chapter's session (its first 8 long-session requests, usage-
 triggered, logged) replayed up to each of its logged records, so every crash
@@ -10,24 +11,35 @@ assistant message of plain text (a string or text blocks), open calls in an
 earlier message that a later one answers. The reference answers as
 ``harness.session.resume.interruption`` on every case
 (``tests/test_solutions_ch07_ch11.py``).
+
+``tear`` is checked on a small log and records (one with non-ASCII text), cut at
+every character, each written over a stale target: what is judged is the file it
+leaves (the source's bytes first, then the cut record with no newline).
 """
 from __future__ import annotations
 
+import atexit
+import json
+import shutil
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+import anthropic
+import httpx2
 
 from ...core.config import CompactionConfig
 from ...core.messages import Message, assistant, text, tool_result, tool_use, user
 from ...session.records import read_log
 from ...session.resume import INTERRUPTED, replay
-from ...session.retry import RetryPolicy
+from ...session.retry import RetryPolicy, is_transient
 from ...strategies.usage_triggered import UsageTriggered
 from ..runs import run_scenario
 from ..scenarios import LONG_SESSION
 from ..scratch import scratch_folder
 from ..yours import random_histories
-from . import Step
+from . import Answer, Step
 
 
 def my_interruption(history):
@@ -78,10 +90,72 @@ def _interruption_cases() -> list[tuple[str, tuple[Any, ...]]]:
     return [(name, (history,)) for name, history in _interruption_histories()]
 
 
+def tear(source, target, record, keep):
+    """Exercise 1: copy the log ``source`` to ``target``, then append the first ``keep`` characters of
+    ``record`` with no newline, as a crash in the middle of writing it would."""
+    shutil.copy(source, target)
+    with open(target, "a", encoding="utf-8") as f:
+        f.write(record[:keep])
+
+
+@lru_cache(maxsize=1)
+def _tear_folder() -> Path:
+    """A small log to tear, in a folder of its own until the process exits."""
+    folder = Path(tempfile.mkdtemp(prefix="ch07-tear-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    lines = [json.dumps({"seq": n, "kind": "message", "message": user(f"request {n}")}) for n in (1, 2, 3)]
+    (folder / "source.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return folder
+
+
+def _tear_cases() -> list[tuple[str, tuple[Any, ...]]]:
+    folder = _tear_folder()
+    records = [json.dumps({"seq": 4, "kind": "message", "message": user("never committed")}),
+               json.dumps({"seq": 4, "kind": "message", "message": user("é 言")}, ensure_ascii=False)]
+    return [(f"record {r + 1}, its first {keep} characters", (folder / "source.jsonl", folder / "torn.jsonl",
+                                                              record, keep))
+            for r, record in enumerate(records) for keep in range(1, len(record))]
+
+
+def torn_file(function, args):
+    """What a tear is judged by: the file it leaves over a stale target (and the source left as it was)."""
+    source, target, _, _ = args
+    before = source.read_bytes()
+    target.write_text("a stale file from an earlier run\n", encoding="utf-8")
+    function(*args)
+    data = target.read_bytes()
+    _, _, tail = data.rpartition(b"\n")
+    return {"after the last newline": tail.decode("utf-8", "replace"), "starts with the source": data.startswith(before),
+            "bytes": len(data), "source untouched": source.read_bytes() == before}
+
+
+RETRY_STATUSES = (400, 401, 403, 404, 408, 409, 413, 429, 500, 529)  # the ten of exercise 2
+
+
+def _status_error(status: int) -> anthropic.APIStatusError:
+    """The SDK's error for a response with this status."""
+    response = httpx2.Response(status, request=httpx2.Request("POST", "https://api.anthropic.com/v1/messages"))
+    return anthropic.APIStatusError(f"status {status}", response=response, body=None)
+
+
+def _retried_statuses() -> set[int]:
+    """Exercise 2: the statuses of the ten that ``is_transient`` tries again."""
+    return {status for status in RETRY_STATUSES if is_transient(_status_error(status))}
+
+
+ANSWERS = (
+    Answer("retried", "07", truth=_retried_statuses,
+           hint="would the same request, sent again a second later, get a different answer? A timeout, a "
+                "conflict, a rate limit and a server error might."),
+)
+
 STEPS = [
     Step("my_interruption", "07", my_interruption, _interruption_cases,
          hint="Only an assistant message at the very end can leave calls open; answer each of its tool_use blocks, "
               "in order, with tool_result(id, INTERRUPTED, is_error=True), all in one user message; else None."),
+    Step("tear", "07", tear, _tear_cases, torn_file, label="file",
+         hint="Copy the source over the target first (shutil.copy), then open the target in append mode, as "
+              "text in UTF-8, and write record[:keep] with no newline."),
 ]
 
 RECAP = [  # the answers to the chapter's recap questions, in order
