@@ -702,8 +702,7 @@ print(f"the function in use prices {len(same)} of the lab's {len(lab.outcomes)} 
 # 2. Why does clearing one result cost a write of the whole request from KEEP_RECENT=10 on?
 # 3. Clearing on every call bills the fewest input tokens. Why is it the dearest with caching, and what helps?
 # 4. What do reversible placeholders buy, and what do they not?
-# 5. Why is the KEEP_RECENT=0 row of every table marked not comparable?
-# 6. Why does caching make KEEP_RECENT=1 with nothing preserved dearer, not cheaper, on Haiku 4.5?
+# 5. Why does caching make KEEP_RECENT=1 with nothing preserved dearer, not cheaper, on Haiku 4.5?
 
 # %% [markdown]
 # ## Sources

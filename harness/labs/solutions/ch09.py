@@ -120,8 +120,6 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "The exact output the agent saw, from the append-only log, with no tool run again. Not a smaller bill: a "
     "recall returns as many tokens as a fresh read, and the longer placeholders and the extra tool schema "
     "cost slightly more input.",
-    "The lab stopped it at request 1, after 100 calls hit the turn limit, so the other 11 requests never "
-    "ran: its bill covers 1 request of 12.",
     "Its context stays so small that most of its calls are under Haiku 4.5's 4,096-token minimum and go "
     "uncached; the rest are rewritten on almost every call, so they pay writes at 1.25 times instead of "
     "reads. With a 1,024-token minimum the same runs are cheaper with caching than without.",
