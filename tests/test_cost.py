@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +12,8 @@ from harness import (CallTrace, CompactionConfig, assistant, count_tokens, micro
                      tool_use, user, validate_messages)
 from harness.core.tools import FILE_TOOLS
 from harness.fake import fake_client
-from harness.labs.cost import (EXAMPLE_PRICES, PARTS, CallCost, Prices, PromptCache, Segment, break_even_calls,
+from harness.labs.cost import (EXAMPLE_PRICES, PARTS, SESSION_PRICES, CallCost, Prices, PromptCache, Segment,
+                               break_even_calls,
                                cache_recorder, common_prefix, cost_of, prefix_fingerprints, price,
                                request_segments)
 from harness.labs.runs import run_scenario
@@ -19,6 +21,8 @@ from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.strategies.batched_micro import BatchedMicro, clearable_tokens
 
 SYSTEM = "You are a careful coding agent."
+# The short histories below are under Haiku 4.5's 4,096-token minimum: these prices cache from 1,024 on.
+SHORT = dataclasses.replace(SESSION_PRICES, min_cacheable=1_024)
 NOTHING = frozenset()
 
 
@@ -35,6 +39,19 @@ def trace_of(requests: list[list[Segment]], kinds: list[str] | None = None) -> l
     kinds = kinds or ["agent"] * len(requests)
     return [CallTrace(i + 1, sum(s.tokens for s in r), 10, 0, 0, (), (), kind)
             for i, (r, kind) in enumerate(zip(requests, kinds))]
+
+
+def test_session_prices_are_haiku_4_5_and_the_default():
+    assert SESSION_PRICES == Prices(input=1.0, output=5.0, cache_write_factor=1.25, cache_read_factor=0.1,
+                                    min_cacheable=4_096, lookback_blocks=20)
+    assert price(0, 1_000_000, 0, 0, SESSION_PRICES) == pytest.approx(1.25)
+    assert price(1_000_000, 0, 0, 1_000_000, SESSION_PRICES) == pytest.approx(0.10 + 5.00)
+    cache = PromptCache()
+    assert (cache.min_cacheable, cache.lookback_blocks) == (4_096, 20)
+    request = [Segment(("block", 0), 4_095)]
+    assert cost_of(trace_of([request]), [request]).prices == SESSION_PRICES
+    assert cost_of(trace_of([request]), [request]).calls[0].uncached == 4_095  # one token short: uncached
+    assert break_even_calls(2_000, 6_000) == break_even_calls(2_000, 6_000, SESSION_PRICES)
 
 
 def test_example_prices_are_the_stated_parameters():
@@ -83,7 +100,7 @@ def tokens(segments: list[Segment]) -> int:
 
 
 def test_a_growing_request_reads_the_one_before_and_writes_the_rest():
-    cache = PromptCache()
+    cache = PromptCache(SHORT.min_cacheable)
     first, second = request_segments(history(3), SYSTEM), request_segments(history(4), SYSTEM)
     assert cache.send(first) == (0, tokens(first))  # an empty cache: everything is written
     assert cache.send(second) == (tokens(first), tokens(second) - tokens(first))
@@ -112,7 +129,7 @@ def test_a_rewrite_reads_only_up_to_a_prefix_an_earlier_request_stored():
 
 
 def test_any_earlier_request_can_be_read_not_only_the_last():
-    cache = PromptCache()
+    cache = PromptCache(SHORT.min_cacheable)
     base = history(2)
     branch_a = base + [assistant("Done."), user("Now explain file 0. " * 50)]
     branch_b = base + [assistant("Done."), user("Now explain file 1. " * 50)]
@@ -133,7 +150,7 @@ def test_a_stored_prefix_is_found_only_within_the_lookback(lookback, found):
 
 def test_the_lookback_cliff_on_a_micro_step(tmp_path):
     """One result cleared 10 rounds back (20 blocks after it) is past the API's lookback: all written."""
-    cache = PromptCache()
+    cache = PromptCache(SHORT.min_cacheable)
     for n in range(1, 13):
         cache.send(request_segments(history(n), SYSTEM))
     for kept, expect_read in ((9, True), (10, False)):
@@ -169,7 +186,7 @@ def test_cost_of_prices_each_call_and_keeps_summaries_uncached():
     requests = [request_segments(history(n), SYSTEM) for n in (2, 3, 3)]
     requests.insert(2, request_segments([user("Summarise " * 600)]))
     trace = trace_of(requests, ["agent", "agent", "summary", "agent"])
-    report = cost_of(trace, requests)
+    report = cost_of(trace, requests, SHORT)
     first, second, summary, third = report.calls
     assert (first.cache_read, first.uncached) == (0, 0) and first.cache_write == first.input
     assert second.cache_read == trace[0].input_tokens
@@ -178,7 +195,7 @@ def test_cost_of_prices_each_call_and_keeps_summaries_uncached():
     assert third.cache_read == third.input and third.cache_write == 0  # same request again: all read
     for call, step in zip(report.calls, trace):
         assert call.input == step.input_tokens
-        expected = price(call.cache_read, call.cache_write, call.uncached, 10, EXAMPLE_PRICES)
+        expected = price(call.cache_read, call.cache_write, call.uncached, 10, SHORT)
         assert call.dollars == pytest.approx(expected)
     assert report.dollars == pytest.approx(sum(report.dollars_for(p) for p in PARTS))
     plain = cost_of(trace, requests, caching=False)

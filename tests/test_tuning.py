@@ -7,6 +7,7 @@ import itertools
 import pytest
 from matplotlib.figure import Figure
 
+from harness.labs.cost import SESSION_PRICES
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, Scenario
 from harness.labs.tables import Table
 from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, LAB_METRICS, PRESERVE_CHOICES, READ_FILE,
@@ -21,7 +22,13 @@ TINY = Scenario("tiny", (("agents", dict(list(AGENT_FILES.items())[:3])),),
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    return Lab(tmp_path_factory.mktemp("lab"), scenario=TINY, requests=None, max_turns=20)
+    """TINY's calls are under Haiku 4.5's 4,096-token minimum: priced as if every call could be cached."""
+    prices = dataclasses.replace(SESSION_PRICES, min_cacheable=1)
+    return Lab(tmp_path_factory.mktemp("lab"), scenario=TINY, requests=None, max_turns=20, prices=prices)
+
+
+def test_the_lab_prices_at_the_sessions_model_by_default(tmp_path):
+    assert Lab(tmp_path).prices == SESSION_PRICES
 
 
 def test_setting_labels_and_validation():

@@ -21,8 +21,9 @@ rewrite further back than the lookback costs a write of the whole request.
 
 What the model leaves out, said once: entries never expire (the API's
 default lifetime is 5 minutes, refreshed by each hit; our sessions have no
-clock), one minimum length stands for every model (the API's depends on the
-model), and summary calls are one-off requests, sent uncached.
+clock), one minimum length stands for every call of a price list (the API's
+depends on the model), and summary calls are one-off requests, sent uncached.
+Everything prices at ``SESSION_PRICES`` unless told otherwise.
 """
 from __future__ import annotations
 
@@ -40,12 +41,13 @@ from .recording import RecordingClient
 
 @dataclass(frozen=True)
 class Prices:
-    """Example prices in dollars per million tokens, and the cache rules that decide which applies.
+    """Prices in dollars per million tokens, and the cache rules that decide which applies.
 
-    The defaults are the API price list's figures for Claude Sonnet 4.5:
-    input $3, output $15, a 5-minute cache write 1.25x the input price, a
-    cache read 0.1x (https://platform.claude.com/docs/en/about-claude/pricing).
-    Parameters to play with, not a quote. A prompt shorter than
+    The defaults are the API price list's figures for Claude Sonnet 4.5
+    (``EXAMPLE_PRICES``): input $3, output $15, a 5-minute cache write 1.25x
+    the input price, a cache read 0.1x
+    (https://platform.claude.com/docs/en/about-claude/pricing), and a
+    1,024-token minimum. Parameters to vary, not a quote. A prompt shorter than
     ``min_cacheable`` tokens is never cached; a request finds a stored prefix
     only at one of its last ``lookback_blocks`` block boundaries.
     """
@@ -67,7 +69,7 @@ class Prices:
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
 
 
-EXAMPLE_PRICES = Prices()
+EXAMPLE_PRICES = Prices()  # Claude Sonnet 4.5: a second price list, for exercises that vary one
 # The model every offline session runs on (``DEFAULT_MODEL``, Claude Haiku 4.5): input $1, output $5
 # (https://platform.claude.com/docs/en/models/haiku-4-5/overview), the same cache factors, and a prompt
 # shorter than 4,096 tokens is never cached (the prompt-caching page's minimum for Haiku 4.5, as quoted in
@@ -208,9 +210,9 @@ def _frame(key: tuple[Any, ...]) -> bytes:
 class PromptCache:
     """The provider's cache under automatic caching: every request stores its whole prefix (its one
     breakpoint is its last block) and reads the longest stored prefix found at one of its last
-    ``lookback_blocks`` block boundaries. Entries never expire here."""
-    min_cacheable: int = 1024
-    lookback_blocks: int = 20
+    ``lookback_blocks`` block boundaries (by default those of ``SESSION_PRICES``). Entries never expire here."""
+    min_cacheable: int = SESSION_PRICES.min_cacheable
+    lookback_blocks: int = SESSION_PRICES.lookback_blocks
     stored: set[bytes] = field(default_factory=set)
 
     def send(self, segments: Sequence[Segment]) -> tuple[int, int]:
@@ -236,7 +238,7 @@ def price(cache_read: int, cache_write: int, uncached: int, output: int, prices:
             + cache_read * per_token * prices.cache_read_factor + output * prices.output / 1e6)
 
 
-def break_even_calls(cleared: int, after: int, prices: Prices = EXAMPLE_PRICES) -> float:
+def break_even_calls(cleared: int, after: int, prices: Prices = SESSION_PRICES) -> float:
     """How many calls it takes, from the first one after the rewrite, before clearing
     ``cleared`` tokens has paid for itself under caching.
 
@@ -253,7 +255,7 @@ def break_even_calls(cleared: int, after: int, prices: Prices = EXAMPLE_PRICES) 
 
 
 def cost_of(trace: Sequence[CallTrace], requests: Sequence[Sequence[Segment]],
-            prices: Prices = EXAMPLE_PRICES, *, caching: bool = True) -> CostReport:
+            prices: Prices = SESSION_PRICES, *, caching: bool = True) -> CostReport:
     """Price every call of a trace from the requests recorded for it (same order).
 
     With ``caching`` agent calls go through one ``PromptCache`` (automatic caching);

@@ -3,7 +3,8 @@
 A ``Setting`` is one choice of the knobs (KEEP_RECENT, THRESHOLD, the
 preserved tools, and two chapter-08 variants: reversible placeholders with
 ``recall``, and cache-aware batched micro-compaction). A ``Lab`` runs a
-setting on one session, prices it with and without prompt caching, probes
+setting on one session, prices it with and without prompt caching (at
+``SESSION_PRICES`` unless given others), probes
 which facts the agent still knows (chapter 08's amnesia probe, fact by
 fact), and keeps the ``Outcome``, so a sweep, a plot and a slider never run
 the same setting twice. Tables, heatmaps and the slider line show each
@@ -34,7 +35,7 @@ from ..strategies.batched_micro import BatchedMicro
 from ..strategies.recall import recalls
 from .amnesia import probe_amnesia, probes_for
 from .parallel import run_all
-from .cost import EXAMPLE_PRICES, PARTS, CostReport, Prices, cache_recorder, cost_of
+from .cost import PARTS, SESSION_PRICES, CostReport, Prices, cache_recorder, cost_of
 from .runs import run_scenario
 from .scenarios import LONG_SESSION, Scenario
 from .style import BASELINE, FORGOTTEN, REMEMBERED, SINGLE_WIDE, WIDE, dollars, new_figure, thousands
@@ -180,7 +181,7 @@ class Lab:
     root: Path
     scenario: Scenario = LONG_SESSION
     requests: tuple[str, ...] | None = TUNING_REQUESTS
-    prices: Prices = EXAMPLE_PRICES
+    prices: Prices = SESSION_PRICES  # Claude Haiku 4.5, the model the sessions run on
     max_turns: int = 100      # model calls allowed per request: a death spiral stops the session here
     outcomes: dict[Setting, Outcome] = field(default_factory=dict)
 
@@ -348,7 +349,7 @@ def heatmaps_figure(outcomes: list[Outcome], metrics: tuple[str, ...] = ("re_rea
     return fig
 
 
-def cost_split_figure(outcomes: list[Outcome], title: str = "where the money goes (example prices)") -> Figure:
+def cost_split_figure(outcomes: list[Outcome], title: str = "where the money goes (Haiku 4.5 prices, with caching)") -> Figure:
     """Stacked bars: dollars for cache reads, cache writes, uncached input and output, per setting."""
     fig = new_figure(SINGLE_WIDE)
     ax = fig.subplots()
@@ -360,7 +361,7 @@ def cost_split_figure(outcomes: list[Outcome], title: str = "where the money goe
         bottoms = [b + h for b, h in zip(bottoms, heights)]
     ax.invert_yaxis()
     ax.xaxis.set_major_formatter(dollars)
-    ax.set(xlabel="dollars for the session (example prices)", ylabel="setting", title=title)
+    ax.set(xlabel="dollars for the session (Haiku 4.5 prices, with caching)", ylabel="setting", title=title)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=len(PARTS))
     return fig
 

@@ -1,36 +1,21 @@
 # %% [markdown]
 # # 09 · Tuning lab
 #
-# **Promise:** turn the three knobs of the reference agent (KEEP_RECENT, THRESHOLD, the preserved
-# tools) and read, from measured runs, what each setting costs in re-reads, in forgotten facts and in
-# money, once the provider's prompt cache is part of the bill.
+# **Promise:** turn the reference agent's three knobs (KEEP_RECENT, THRESHOLD, the preserved tools) and
+# measure what each setting costs: re-reads, forgotten facts, and money with prompt caching in the bill.
 #
-# Seed 001 warns about two ways to get the knobs wrong: too aggressive (KEEP_RECENT=1, THRESHOLD=20k)
-# makes a goldfish that keeps reading the same files again; too conservative (KEEP_RECENT=10,
-# THRESHOLD=120k) makes a hoarder whose every call is long and dear. Here we measure both, and a lot
-# in between.
+# Seed 001 names two ways to get them wrong. Too aggressive (KEEP_RECENT=1, THRESHOLD=20k) makes a
+# goldfish that keeps re-reading files. Too conservative (KEEP_RECENT=10, THRESHOLD=120k) makes a hoarder
+# whose every call is long. We measure both, and much in between, then pick a setting from the evidence.
 #
-# ## What you will be able to do
-#
-# - price a session with example prices, with and without prompt caching, and split each call's input
-#   into cache reads, cache writes and uncached tokens;
-# - say exactly how this chapter's cache model differs from the Anthropic API's prompt caching, and
-#   which lessons hold for the real API;
-# - explain why micro-compaction, which rewrites old messages, can cost more than it saves once a cache
-#   is involved, and why a deep KEEP_RECENT makes it worse;
-# - make placeholders reversible, with a `recall` tool that returns the original output from the
-#   append-only log, and measure what that changes;
-# - sweep KEEP_RECENT × THRESHOLD (and the preserved tools), read the tables and heatmaps, and pick a
-#   setting from the evidence.
-#
-# Two kinds of lesson follow. A lesson marked *any model* follows from the billing rules or from what a
-# request contains; one marked *this fake* depends on how our fake agent decides what to read.
+# Each result carries a label. *any model*: a different model seeing only the same context would do the
+# same, or it is the provider's bill for those requests. *this fake*: it follows from how our fake
+# decides. *this design*: a choice of this harness or of the seed.
 
 # %% [markdown]
 # ## Setup
 #
-# Working files go to `_work/09/`, inside a fresh folder under `_work/` for each run, removed when the
-# kernel stops.
+# Working files go to a fresh folder under `_work/09/`, removed when the kernel stops.
 
 # %%
 # %matplotlib inline
@@ -39,14 +24,17 @@ from harness.labs.parallel import start_workers
 
 start_workers()  # this chapter's sweeps run on every core: their workers start now, in the background
 
+from dataclasses import replace
+
 from IPython.display import display
 from ipywidgets import Dropdown, SelectionSlider
 
-from harness import (CompactionConfig, Toolbox, Workspace, assistant, placeholder, text_of, tool_result, tool_use,
+from harness import (DEFAULT_MODEL, CompactionConfig, Toolbox, Workspace, assistant, placeholder, text_of, tool_result, tool_use,
                      user)
+from harness.core.models import context_window
 from harness.core.tokens import text_tokens
 from harness.fake import fake_client
-from harness.labs.cost import (EXAMPLE_PRICES, Prices, PromptCache, break_even_calls, cache_recorder,
+from harness.labs.cost import (SESSION_PRICES, Prices, PromptCache, break_even_calls, cache_recorder,
                                common_prefix, cost_of, price, request_segments)
 from harness.labs.panel import panel
 from harness.labs.recording import RecordingClient
@@ -63,39 +51,25 @@ from harness.session.runner import SYSTEM_PROMPT
 from harness.strategies.recall import reversible_placeholder
 
 WORK = own_scratch("09")
-PRICES = EXAMPLE_PRICES
+PRICES = SESSION_PRICES
 NOTHING = frozenset()
 print(PRICES)
 
 # %% [markdown]
 # ## 1 · Prices and the prompt cache
 #
-# A provider bills input tokens and output tokens at different prices. `PRICES` holds **example
-# prices**: the figures Anthropic's price list gives for Claude Sonnet 4.5, per million tokens
-# ([pricing page](https://platform.claude.com/docs/en/about-claude/pricing)). Other models cost more or
-# less, prices change, and not every model's cache prices are the same multiples of its input price:
-# treat them as parameters to play with, not a quote.
+# `PRICES` are the list prices of Claude Haiku 4.5, the sessions' `DEFAULT_MODEL` [3]. Its model page
+# calls it *legacy* (Haiku 5.5 is current); we keep it for its 200K window. With prompt caching [1, 2],
+# a call's input splits three ways:
 #
-# With prompt caching the input of a call is split three ways
-# ([prompt-caching page](https://platform.claude.com/docs/en/build-with-claude/prompt-caching)):
+# - a **cache write** stores the request's prefix (tools, system prompt, then every message block) up to
+#   a *cache breakpoint*, at more than the input price;
+# - a **cache read** reads a stored prefix back that the request starts with, at a tenth of the price;
+# - **uncached** input is the rest, and all of a request too short to cache: under 4,096 tokens on Haiku
+#   4.5 [4].
 #
-# - a **cache write**: the provider stores the request's prefix, from its start to a *cache breakpoint*
-#   (a block marked `cache_control`), in the order tools, system prompt, then every block of every
-#   message. Writing costs more than the plain input price;
-# - a **cache read**: a later request that starts with a stored prefix reads it back, for a tenth of the
-#   price;
-# - **uncached** tokens: a request without a breakpoint, one too short to cache, or whatever comes after
-#   the last breakpoint, at the plain price.
-#
-# The simplest way to switch caching on is *automatic caching*: one top-level `cache_control` field, and
-# the API puts the breakpoint on the request's last cacheable block, so it moves forward as the
-# conversation grows (same page). A request then finds a stored prefix only at its breakpoint or at one
-# of the block boundaries shortly before it: the page says about 20 blocks.
-#
-# `PromptCache` is this chapter's model of exactly that: every agent call stores its whole request under
-# a breakpoint on its last block, and reads the longest stored prefix it finds at its last block or one
-# of the 20 boundaries before it. `request_segments` cuts a request into its blocks (tool schemas and
-# system prompt first), each with a fingerprint and a token count.
+# *Automatic caching* puts one breakpoint on the last block. A request finds a stored prefix only at a
+# block boundary up to about 20 blocks before it [2]. `PromptCache` models this.
 
 # %%
 Table(["price", "$ per million tokens", "× input"],
@@ -106,13 +80,13 @@ Table(["price", "$ per million tokens", "× input"],
        ["output", f"{PRICES.output:.2f}", f"{PRICES.output / PRICES.input:g}"]])
 
 # %%
-assert (PRICES.input, PRICES.output, PRICES.cache_write_factor, PRICES.cache_read_factor) == (3, 15, 1.25, 0.1)
-assert (PRICES.min_cacheable, PRICES.lookback_blocks) == (1_024, 20)
+assert (PRICES.input, PRICES.output, PRICES.cache_write_factor, PRICES.cache_read_factor) == (1, 5, 1.25, 0.1)
+assert (PRICES.min_cacheable, PRICES.lookback_blocks) == (4_096, 20) and DEFAULT_MODEL == "claude-haiku-4-5"
+assert context_window(DEFAULT_MODEL) == 200_000
 
 # %% [markdown]
-# Five requests show the rule. The agent reads one file, then a second, a third and a fourth, each
-# request sent with everything before it. The fifth is the fourth with the second file's result
-# replaced by a placeholder, as micro-compaction would do it.
+# Five requests show the rule. The agent reads four files, one per request. The fifth is the fourth with
+# the second result replaced by a placeholder, as micro-compaction does.
 
 # %%
 schemas = Toolbox(Workspace(WORK / "empty"), include_compact=True).schemas
@@ -152,32 +126,36 @@ for name, messages in requests.items():
 first_table = Table(["request", "blocks", "input", "same start as the last", "read", "written",
                      "$ cached", "$ uncached"],
                     [[name, len(segments(requests[name])), f"{total:,}", f"{shared:,}", f"{read:,}",
-                      f"{write:,}", f"{price(read, write, 0, 0, PRICES):.4f}", f"{price(0, 0, total, 0, PRICES):.4f}"]
+                      f"{write:,}", f"{price(read, write, total - read - write, 0, PRICES):.4f}",
+                      f"{price(0, 0, total, 0, PRICES):.4f}"]
                      for name, (total, shared, read, write) in splits.items()])
 first_table
 
 # %% [markdown]
-# Each new file only adds to the end, so each request reads all of the one before it and writes the new
-# file. The fifth request is *shorter* than the fourth but costs more: it starts like the fourth up to
-# the cleared block ("same start"), yet the cache holds that start only where an earlier request ended.
-# The newest such place before the rewrite is the end of the first request, so the fifth reads that and
-# writes everything after it again (*any model*: the provider bills the request, not the answer).
+# Each new file only adds to the end: each request reads the one before and writes the new file. Request
+# 1 is under the 4,096 minimum, so it is neither cached nor stored.
+#
+# The fifth request is *shorter* than the fourth but costs more. The cache holds a prefix only where an
+# earlier request ended, and every stored end lies after the cleared block. So the fifth reads nothing and
+# writes all of itself (*any model*: the bill follows the request). At Sonnet 4.5's 1,024-token minimum,
+# request 1 would be stored and read back.
 
 # %%
 (total_4, _, read_4, write_4) = splits["4 files read"]
 (total_5, shared_5, read_5, write_5) = splits["4 read, 2nd cleared"]
-assert splits["1 file read"][2:] == (0, splits["1 file read"][0])  # an empty cache: all written
+assert splits["1 file read"][2:] == (0, 0) and splits["1 file read"][0] < PRICES.min_cacheable <= total_4
 assert read_4 == splits["3 files read"][0] and total_5 < total_4
-assert read_5 == splits["1 file read"][0] < shared_5 and read_5 + write_5 == total_5
+assert read_5 == 0 < shared_5 and write_5 == total_5
 assert price(read_5, write_5, 0, 0, PRICES) > price(read_4, write_4, 0, 0, PRICES)
+sonnet_minimum = PromptCache(1_024, PRICES.lookback_blocks)
+assert [sonnet_minimum.send(segments(m))[0] for m in requests.values()][-1] == splits["1 file read"][0]
 
 # %% [markdown]
 # ### How far back a rewrite reaches
 #
-# Micro-compaction with KEEP_RECENT = k clears the result just before the newest k. On the call after,
-# the cache reads up to the end of the request before that result and writes the rest; a clearing pays
-# for itself only once the tokens it saves on every later call (at the read price) add up to that extra
-# write (`break_even_calls`). The table clears one result of a 12-file history, with k results after it:
+# With KEEP_RECENT = k, micro clears the result just before the newest k; the next call writes all after
+# the newest stored end before it. `break_even_calls` counts the calls until the read savings repay that
+# write. One result of a 12-file history cleared, with k results after it:
 
 # %%
 def rewrite_after(keep_recent: int, prices: Prices = PRICES) -> tuple[int, int, int, int]:
@@ -199,57 +177,43 @@ Table(["KEEP_RECENT", "blocks after the cleared one", "tokens cleared", "read", 
        for k, (after, gone, read, write) in rewrites.items()])
 
 # %% [markdown]
-# The deeper the window, the more each clearing writes again, and the longer it takes to pay off. Then
-# comes a cliff: once the cleared block is 20 or more blocks back, no stored prefix before it lies within
-# the lookback, and the call writes the **whole request**. With one tool call per round that happens at
-# KEEP_RECENT = 10, the KEEP_RECENT of the seed's "too conservative" setting. On the real API the
-# lookback is "about" 20 blocks and a round with parallel tool calls has more blocks, so the cliff comes
-# at a similar, not the same, depth.
+# The deeper the window, the more each clearing writes and the longer it takes to repay. From
+# KEEP_RECENT=10 the call writes the **whole request** (*any model*): the cleared block is 20 blocks back,
+# past the lookback, and request 1 was never stored. Either cause alone suffices (the asserts check
+# both). That the cliff sits at 10 is *this fake*, which makes one tool call per round.
 
 # %%
 assert all(rewrites[k][3] < rewrites[k + 1][3] for k in range(1, 11))  # deeper: more written
 assert [k for k, (_, _, read, _) in rewrites.items() if read == 0] == [10, 11]
 assert rewrites[9][0] < PRICES.lookback_blocks <= rewrites[10][0]
 assert rewrites[10][3] == sum(s.tokens for s in segments(cleared(reads(12), 2)))
+assert rewrite_after(10, replace(PRICES, min_cacheable=1_024))[2] == 0        # the lookback alone
+assert rewrite_after(10, replace(PRICES, lookback_blocks=1_000))[2] == 0      # the minimum alone
+assert rewrite_after(10, replace(PRICES, min_cacheable=1_024, lookback_blocks=1_000))[2] > 0
 
 # %% [markdown]
 # ## 2 · This model and the real API
 #
-# Every price in this chapter comes from `PromptCache`, so here is where it matches the API and where
-# it does not. "The real API" cites the
-# [prompt-caching page](https://platform.claude.com/docs/en/build-with-claude/prompt-caching).
+# Where `PromptCache` departs from the API (*this design*):
 #
-# | | the real API | this model |
+# | | the real API [2] | this model |
 # |---|---|---|
-# | where a prefix is stored | at each `cache_control` breakpoint, at most 4 per request; automatic caching puts one on the last cacheable block | one breakpoint, on the last block of every agent call (automatic caching) |
-# | where a request finds one | at a breakpoint, or at a block boundary up to about 20 blocks before it | at the last block or one of the 20 boundaries before it |
-# | how long a prefix stays | 5 minutes by default, refreshed free on every hit; 1 hour costs 2× the input price to write | forever: our sessions have no clock |
-# | shortest cacheable prompt | depends on the model: 1,024 tokens for Claude Sonnet 4.5, up to 4,096 for others | 1,024 tokens |
-# | token counts | Claude's tokenizer | cl100k, a proxy (chapter 01) |
-# | summary calls | whatever the harness marks | uncached |
+# | breakpoints | up to 4; automatic: one, on the last cacheable block | one, on the last block |
+# | lifetime | 5 minutes, refreshed on each hit (1 hour costs more [1]) | forever: no clock |
+# | minimum | per model [4] | `PRICES.min_cacheable` |
+# | tokens | Claude's tokenizer | cl100k, a proxy |
+# | summary calls | as the harness marks them | uncached |
 #
-# One more difference is ours, not the model's: our loop sends **no** `cache_control` at all. On the
-# real API every call it makes is billed uncached, the "without caching" column below. The "with
-# caching" column is what the same requests would cost with automatic caching switched on.
-#
-# What that leaves standing:
-#
-# - *The real API:* rewriting a block makes everything after the newest stored prefix before it a
-#   cache write, and a rewrite further back than the lookback makes the whole request one. So every
-#   micro-compaction step costs a write, and a deep KEEP_RECENT makes each step dearer. Explicit
-#   breakpoints on older blocks (up to 4) can soften the cliff; they cannot make a rewrite free.
-# - *This model only:* the dollar amounts. They use example prices and cl100k counts, and assume no
-#   entry expires. In a real session a pause of more than 5 minutes (a person reading, a long test run)
-#   lets the stored prefixes expire, and the next call writes everything, whatever compaction did. Read the amounts
-#   as comparisons between settings, not as a bill.
+# Our loop sends **no** `cache_control`, so on the real API it pays the "without caching" columns. "With
+# caching" prices the same requests as if automatic caching were on. The lesson holds on the API (*any
+# model*): a rewrite writes everything after the newest stored prefix before it. The dollar amounts do
+# not: a pause over 5 minutes expires every prefix. Read them as comparisons between settings.
 
 # %% [markdown]
 # ## 3 · Price a whole session
 #
-# To price a real run we need to know what each request looked like *when it was sent*: the layers
-# rewrite the history in place afterwards. `cache_recorder` wraps the client and cuts every request into
-# segments as it goes out; `cost_of` then walks the session's trace and those requests side by side,
-# through one `PromptCache`. Here is the 12-file task of chapter 00, with no compaction.
+# The layers rewrite the history in place, so `cache_recorder` keeps each request *as sent*; `cost_of`
+# prices the trace through one `PromptCache`. Chapter 00's 12-file task, no compaction:
 
 # %%
 recorder = cache_recorder(fake_client())
@@ -263,32 +227,24 @@ Table(["call", "input", "read", "written", "uncached", "$ cached", "$ uncached"]
           f"{cached.total('uncached'):,}", f"{cached.dollars:.4f}", f"{uncached.dollars:.4f}"]])
 
 # %% [markdown]
-# The first two calls are under 1,024 tokens and go uncached. From the third on, each call reads
-# everything the previous one sent and writes only the new file. Nothing is ever rewritten, so every
-# token is written once and read on every later call: with caching the task costs less than a third.
-# Every input token is counted once, in exactly one of the three parts.
+# The first three calls are under 4,096 tokens and go uncached. After that each call reads the one
+# before and writes only the new file: every token is written once. Caching cuts the bill below a third
+# (*any model* for these requests; their sizes are *this fake*'s trajectory, one file per call).
 
 # %%
-assert [c.uncached > 0 for c in cached.calls] == [True, True] + [False] * 12
-assert all(c.cache_read == p.input for c, p in zip(cached.calls[3:], cached.calls[2:]))
+assert [c.uncached > 0 for c in cached.calls] == [True] * 3 + [False] * 11
+assert all(c.cache_read == p.input for c, p in zip(cached.calls[4:], cached.calls[3:]))
 assert cached.total("cache_write") == cached.calls[-1].input
-assert (round(cached.dollars, 4), round(uncached.dollars, 4)) == (0.1509, 0.5123)
+assert (round(cached.dollars, 4), round(uncached.dollars, 4)) == (0.0528, 0.1708)
 assert cached.dollars < uncached.dollars / 3
 assert sum(c.input for c in cached.calls) == twelve.stats.input_tokens_billed
 
 # %% [markdown]
 # ### The lab
 #
-# A `Lab` does this for any `Setting` of the knobs: it runs the session, prices it with and without
-# caching, puts the amnesia probe of chapter 08 to the final history, and remembers the outcome so
-# nothing runs twice. The probe asks about every fact the session has heard, one question each, and
-# records which ones the agent still knows.
-#
-# **Which session?** The full `LONG_SESSION` is long to run 15 times over, so the lab runs its first 12
-# requests (`TUNING_REQUESTS`): read agents/ (12 files), a standing rule about tools/, edits and
-# questions, read core/ (12 files), more edits, a TODO search, and read tools/ (10 files). Uncompressed
-# it peaks high enough for every THRESHOLD below to mean something. Those requests state four of the
-# probe's facts:
+# A `Lab` runs any `Setting` of the knobs, prices it with and without caching, and asks chapter 08's
+# amnesia probe about each fact. Its session is the first 12 requests of `LONG_SESSION`: three folders
+# read, a standing rule, edits and questions. They state four facts:
 
 # %%
 lab = Lab(WORK / "lab", requests=TUNING_REQUESTS, prices=PRICES)
@@ -304,15 +260,14 @@ display(outcome_table([plain, default], ("model_calls", "input_tokens", "peak_co
 outcome_table([plain, default], ("facts",))
 
 # %% [markdown]
-# Without compaction the history is never rewritten, so with caching it is almost all cache reads. The
-# reference defaults (KEEP_RECENT=3, THRESHOLD=50k, `read_file` preserved) bill far fewer tokens, but
-# once the cache is counted they save much less. Their one summary loses the three facts from the first
-# requests and keeps only the tag set in request 7: the summariser sees only the last 80,000 characters
-# of the history (chapter 03), and by then the first requests lie before that tail.
+# Without compaction nothing is rewritten, so with caching it is almost all cache reads. The reference
+# defaults (KEEP_RECENT=3, THRESHOLD=50k, `read_file` preserved) bill far fewer tokens but save much less
+# once caching counts. Their one summary loses the three early facts: the summariser sees only the last
+# 80,000 characters (*this design*), and what it never sees it cannot keep (*any model*).
 
 # %%
 assert (plain.stats.model_calls, plain.stats.input_tokens_billed, plain.stats.peak_context) == (54, 1_947_914, 70_376)
-assert (round(plain.dollars_uncached, 3), round(plain.dollars, 3)) == (5.877, 0.864)
+assert (round(plain.dollars_uncached, 3), round(plain.dollars, 3)) == (1.959, 0.291)
 assert default.stats.input_tokens_billed < 0.6 * plain.stats.input_tokens_billed
 assert 0.85 * plain.dollars < default.dollars < plain.dollars
 assert default.stats.compactions["auto"] == 1 and not plain.forgotten
@@ -331,11 +286,9 @@ assert [len(files) for _, files in LONG_SESSION.folders[:3]] == [12, 12, 10]
 # %% [markdown]
 # ## 4 · When micro-compaction costs more than it saves
 #
-# The reference agent preserves `read_file` output, so its micro layer only ever clears a few `bash`
-# results. Preserve nothing and micro-compaction clears a file's content on almost every call: the
-# context stays small, and every call rewrites the history three results back. A **cache-aware**
-# policy, `BatchedMicro`, waits until at least 10,000 tokens can be cleared and then clears them all at
-# once: larger, rarer rewrites, a stable prefix in between.
+# Preserve nothing and micro clears a file's content on almost every call, rewriting the history three
+# results back. `BatchedMicro` is **cache-aware**: it waits until 10,000 tokens can be cleared, then
+# clears them at once.
 
 # %%
 every_call = lab.run(Setting(preserve_tools=NOTHING))
@@ -347,12 +300,10 @@ outcome_table(section_4, ("micro_steps", "input_tokens", "cache_writes", "dollar
 display(cost_split_figure(section_4))
 
 # %% [markdown]
-# Clearing on every call bills the fewest input tokens and is the cheapest of the four without caching.
-# With caching it is the **dearest**: it writes several times as many tokens as no compaction, and a
-# write costs 12.5 times a read, so the cache saves it nothing at all. The batched policy rewrites the
-# history a handful of times instead of on almost every call and is the cheapest of the four with
-# caching, while reading files again no more often (*any model* for the bill; how often files are read
-# again is *this fake*'s).
+# Clearing on every call bills the fewest tokens and is cheapest without caching. With caching it is the
+# **dearest**: it writes over four times what no compaction writes, at 12.5 times a read, so caching saves
+# it nothing. The batched policy is cheapest with caching (*any model* for these requests; how often each
+# policy rewrites and re-reads is *this fake*'s trajectory).
 
 # %%
 assert Setting().keep_recent == 3 and batched.setting.batch_tokens == 10_000
@@ -369,14 +320,9 @@ assert batched.stats.re_reads <= every_call.stats.re_reads
 # %% [markdown]
 # ## 5 · Reversible placeholders
 #
-# A plain placeholder, `[Previous: used read_file]`, tells the agent what it did, not how to get it
-# back: it must run the tool again. A **reversible** placeholder also names the tool_use id, and a
-# `recall` tool returns the original output from the append-only session log (chapter 05), which holds
-# every tool result as it was before any layer rewrote it. `run_scenario(..., recall=True)` runs a
-# scenario with the log, the `recall` tool and the three layers writing reversible placeholders; the
-# fake agent, which decides only from what it sees, recalls a file when such a placeholder for it is
-# visible and no edit has made it stale, and reads it from disk otherwise. Here are the first four
-# requests, nothing preserved:
+# A **reversible** placeholder names the tool_use id, and a `recall` tool returns the original output from
+# the append-only log (chapter 05). Our fake recalls a file when such a placeholder is visible and no edit
+# made it stale (*this fake*). The first four requests, nothing preserved:
 
 # %%
 short = run_scenario(LONG_SESSION, CompactionConfig(preserve_tools=NOTHING), WORK / "recall_demo",
@@ -391,7 +337,7 @@ assert short.tool_calls[first_recall][1]["id"].startswith("toolu_")
 assert short.answers[-1] == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
 
 # %% [markdown]
-# Now the same lab session as in section 4, nothing preserved, plain against reversible placeholders:
+# The lab session of section 4, nothing preserved, plain against reversible placeholders:
 
 # %%
 reversible = lab.run(Setting(preserve_tools=NOTHING, recall=True))
@@ -399,12 +345,9 @@ outcome_table([every_call, reversible], ("re_reads", "recalls", "model_calls", "
                                          "dollars_uncached", "forgotten"))
 
 # %% [markdown]
-# Every file read again becomes a recall: no file is read from disk twice. But the model makes the same
-# number of calls and a recalled text is exactly as long as a fresh read, so **nothing is saved in
-# tokens**: reversible placeholders bill slightly *more* input, because every placeholder is longer (the
-# one shown above by 18 tokens) and the tool list carries one more schema, on every call. What recall
-# buys is not a smaller bill: it is the exact output the agent saw, even when the file has since changed
-# or the tool cannot be re-run without side effects (a test run, a web fetch).
+# Every re-read becomes a recall, but a recall returns as many tokens as a read: **no tokens are saved**
+# (*this design*). The bill is slightly higher: each placeholder is 18 tokens longer, plus one more tool
+# schema. Recall buys the exact output the agent saw, even after the file changed.
 
 # %%
 assert (reversible.stats.re_reads, reversible.recalls) == (0, every_call.stats.re_reads) and reversible.recalls > 0
@@ -418,10 +361,9 @@ assert longer == 18
 # %% [markdown]
 # ## 6 · The sweep
 #
-# Now the grid. With `read_file` preserved (the reference default) we sweep KEEP_RECENT ∈ {1, 3, 10} ×
-# THRESHOLD ∈ {20k, 50k, 120k}; with nothing preserved, KEEP_RECENT ∈ {1, 3, 10} at 50k (micro keeps the
-# context under 25,000 tokens there, so 50k is never reached). Settings already run above are reused;
-# the bars count the settings (their output is not compared by nbval).
+# With `read_file` preserved: KEEP_RECENT ∈ {1, 3, 10} × THRESHOLD ∈ {20k, 50k, 120k}. With nothing
+# preserved: KEEP_RECENT ∈ {1, 3, 10} at 50k, a threshold never reached (micro keeps the context under
+# 25,000 tokens).
 
 # %% tags=["nbval-ignore-output"]
 grid_preserved = lab.sweep(settings_grid((1, 3, 10), (20_000, 50_000, 120_000), READ_FILE),
@@ -436,27 +378,20 @@ outcome_table(grid_preserved, ("summaries", "facts"))
 
 # %%
 display(heatmaps_figure(grid_preserved, ("re_reads", "dollars_uncached", "dollars"),
-                        title="read_file preserved: what the agent goes through, and what it costs (example prices)"))
+                        title="read_file preserved: re-reads, and the bill at Haiku 4.5 prices"))
 display(heatmaps_figure(grid_preserved, ("facts",), title="read_file preserved: which facts each setting forgets"))
 
 # %% [markdown]
-# What the table and the heatmaps say, with `read_file` preserved:
+# With `read_file` preserved:
 #
-# - **Re-reads follow THRESHOLD only**: each column of the re-read heatmap holds one value, falling as
-#   the threshold rises. With file contents preserved, micro only clears `bash` output, which the agent
-#   uses once, at once; files are read again only after a summary has folded them away (*this fake*).
-# - **Which facts go follows THRESHOLD too**: 120k never summarised this session and forgot nothing;
-#   50k summarised once and lost the three facts from the first requests, keeping the tag set in
-#   request 7; 20k summarised again and again and lost that tag as well. Each summary sees only the last
-#   80,000 characters of the history, so what was said before that tail is gone (*any model* given only
-#   that tail; chapter 08 tests it with a control that summarises the whole conversation). Is a lower
-#   threshold always worse for memory? Exercise 3 asks you to find out with the sliders.
-# - **Money**: without caching, a lower THRESHOLD is always cheaper. With caching, at 50k and 120k a
-#   deeper KEEP_RECENT is dearer (each micro step rewrites more of the cached prefix, and at 10 the
-#   whole request), and KEEP_RECENT=10 at 120k is dearer than no compaction at all. At 20k the summaries
-#   come so often that KEEP_RECENT=10 clears something only once, and costs what KEEP_RECENT=1 costs.
-# - No setting reads a file after editing it (`reads_after_edit` is 0 everywhere): every read counted
-#   here is a genuine re-read.
+# - **Re-reads follow THRESHOLD only:** micro clears only `bash` output; files are read again only after
+#   a summary folded them away (*this fake*).
+# - **So does forgetting:** 120k never summarises; 50k loses the three early facts; 20k loses the tag of
+#   request 7 too. What precedes the summariser's tail is lost (*any model*). Always? See exercise 3.
+# - **Money:** without caching, a lower THRESHOLD is cheaper. With caching, at 50k and 120k a deeper
+#   KEEP_RECENT is dearer, and KEEP_RECENT=10 at 120k costs more than no compaction (*any model* for
+#   these requests). At 20k, KEEP_RECENT=10 clears only once and costs what KEEP_RECENT=1 costs.
+# - No setting reads a file after editing it: every re-read is genuine.
 
 # %%
 at = {(o.setting.keep_recent, o.setting.threshold): o for o in grid_preserved}
@@ -476,26 +411,45 @@ assert round(at[10, 20_000].dollars, 2) == round(at[1, 20_000].dollars, 2)
 assert all(o.stats.reads_after_edit == 0 for o in lab.outcomes.values())
 
 # %% [markdown]
-# With nothing preserved the picture is different: file contents go too, so the context stays small and
-# nothing is ever summarised, and KEEP_RECENT becomes the knob.
+# With nothing preserved, file contents go too: nothing is summarised, and KEEP_RECENT is the knob.
 
 # %%
 outcome_table(grid_nothing, (*SWEEP_COLUMNS, "forgotten"))
 
 # %% [markdown]
-# KEEP_RECENT=1 reads files again hardly more often than 3 or 10: our agent writes a note about each file
-# as it reads it and never needs more than the newest result at once (*this fake*). KEEP_RECENT does
-# decide the bill: with caching, each step up costs about twice as much, because the deeper the window,
-# the more of the cached prefix each micro step writes again (*any model*). No setting here forgets
-# anything.
+# KEEP_RECENT=1 re-reads hardly more than 10: our agent notes each file and needs only the newest result
+# (*this fake*). KEEP_RECENT sets the bill: with caching, 3 costs about 1.7 times 1, and 10 twice 3
+# (*any model* for these requests). Nothing is forgotten.
 
 # %%
 nothing = {o.setting.keep_recent: o for o in grid_nothing}
 assert nothing[1].stats.re_reads == nothing[3].stats.re_reads >= nothing[10].stats.re_reads
 assert nothing[1].stats.re_reads - nothing[10].stats.re_reads <= 2
-assert 1.8 < nothing[3].dollars / nothing[1].dollars and 1.8 < nothing[10].dollars / nothing[3].dollars
+assert round(nothing[3].dollars / nothing[1].dollars, 1) == 1.7 and round(nothing[10].dollars / nothing[3].dollars, 1) == 2
 assert all(not o.forgotten and "auto" not in o.stats.compactions for o in grid_nothing)
 assert max(o.stats.peak_context for o in grid_nothing) < 25_000
+
+# %% [markdown]
+# A twist: 35 of KEEP_RECENT=1's 60 calls are under the 4,096 minimum and go uncached, and caching makes
+# it *dearer*. Is the minimum the cause? A control prices the same runs at a 1,024 minimum:
+
+# %%
+floor_lab = Lab(WORK / "floor", requests=TUNING_REQUESTS, prices=replace(PRICES, min_cacheable=1_024))
+floor = dict(zip(("keep 1", "batched"), floor_lab.sweep([nothing[1].setting, batched.setting], progress=False)))
+Table(["setting", "$ cached, 4,096 minimum", "$ cached, 1,024 minimum", "$ uncached"],
+      [[name, f"{o.dollars:.3f}", f"{floor[name].dollars:.3f}", f"{o.dollars_uncached:.3f}"]
+       for name, o in (("keep 1", nothing[1]), ("batched", batched))])
+
+# %% [markdown]
+# At 1,024, KEEP_RECENT=1 is the cheaper; at 4,096, the batched policy. The minimum alone flips the
+# ranking (*any model*: a billing rule on the same requests).
+
+# %%
+short_calls = [c for c in nothing[1].cost.calls if c.kind == "agent" and c.input < PRICES.min_cacheable]
+assert (len(short_calls), nothing[1].stats.model_calls) == (35, 60)
+assert nothing[1].dollars > nothing[1].dollars_uncached and nothing[1].dollars > batched.dollars
+assert floor["keep 1"].dollars < floor["batched"].dollars and floor["keep 1"].dollars < floor["keep 1"].dollars_uncached
+assert floor["keep 1"].dollars_uncached == nothing[1].dollars_uncached  # the same runs
 
 # %% [markdown]
 # ## 7 · The goldfish and the hoarder
@@ -519,15 +473,14 @@ display(curves_figure([plain, goldfish, hoarder], title="the goldfish and the ho
 outcome_table([goldfish, hoarder], ("facts",))
 
 # %% [markdown]
-# Both show what the seed says. **The goldfish** (KEEP_RECENT=1, THRESHOLD=20k) summarises again and
-# again, reads files again and forgets every fact the probe asks, but its context stays small. **The
-# hoarder** (KEEP_RECENT=10, THRESHOLD=120k) remembers everything and reads nothing twice, but every call
-# is long: about three times the goldfish's input tokens. With caching the gap narrows, and the hoarder
-# pays more than no compaction at all: each of its micro steps clears a result 10 results back, past the
-# lookback, so the call after it writes the whole request again.
+# **The goldfish** summarises again and again, re-reads files and forgets every fact, but stays small.
+# **The hoarder** forgets nothing and reads nothing twice, but bills about three times the goldfish's
+# input tokens (a ratio of *this fake*'s trajectory). With caching the gap narrows, and the hoarder pays
+# more than no compaction: each micro step clears a result 10 rounds back, so the next call writes the
+# whole request (*any model* for these requests).
 #
-# One correction to the seed's story, from the same sweep: the goldfish's re-reads come from its
-# THRESHOLD, not from its KEEP_RECENT. At 20k, KEEP_RECENT=3 and 10 read files again exactly as often.
+# One correction to the seed: the goldfish's re-reads come from its THRESHOLD. At 20k, KEEP_RECENT=3 and
+# 10 re-read exactly as often (*this fake*).
 
 # %%
 assert goldfish.stats.compactions["auto"] > 1 and goldfish.stats.re_reads > 0 == hoarder.stats.re_reads
@@ -543,8 +496,7 @@ assert at[3, 20_000].stats.re_reads == at[10, 20_000].stats.re_reads == goldfish
 # %% [markdown]
 # ## 8 · A setting from the evidence
 #
-# `recommend` ranks outcomes: first by how many facts were forgotten, then by dollars with caching,
-# then by re-reads. Over every setting this chapter has run:
+# `recommend` ranks by facts forgotten, then dollars with caching, then re-reads (*this design*):
 
 # %%
 ranked = recommend(lab.outcomes.values())
@@ -553,31 +505,25 @@ print(f"{len(lab.outcomes)} settings run; best with read_file preserved: {best_p
 outcome_table(ranked[:5], ("forgotten", "dollars", "re_reads", "peak_context", "summaries", "dollars_uncached"))
 
 # %% [markdown]
-# The evidence points one way: **preserve nothing and keep KEEP_RECENT=1**. On this session that setting
-# forgets nothing (micro keeps the context so small that no summary ever runs), reads a few files again,
-# and is the cheapest of all, with caching and without. The batched policy comes second. If you keep
-# `read_file` preserved, as the reference does, the best of that grid is KEEP_RECENT=1 with
-# THRESHOLD=120k: a threshold this session never reaches.
+# At Haiku 4.5 prices with caching: **preserve nothing and clear in batches**. It forgets nothing and
+# costs least. KEEP_RECENT=1 with nothing preserved is second, and cheapest without caching. With
+# `read_file` preserved, KEEP_RECENT=1 at 120k wins, a threshold this session never reaches.
 #
-# Two cautions before you copy that into your own agent. KEEP_RECENT=1 is one step from the death spiral
-# of KEEP_RECENT=0, and it suits *this fake*, which notes what each file does and never needs two tool
-# results in view together; the seed's case for 3 (list, then read, then edit, all in view) is about
-# agents that do. And the lab session is short: on a longer one a 120k threshold is reached and a summary
-# runs. Run the lab on your own agent and session; the sliders below run any setting on this one.
+# Three cautions. This suits *this fake*, which never needs two results in view; the seed's case for 3
+# (list, read, edit) is about agents that do. The session is short. And the winner flipped when only the
+# cache minimum changed. Run the lab on your own agent, model and session.
 
 # %%
 assert len(lab.outcomes) == 15
-assert ranked[0].setting == Setting(keep_recent=1, preserve_tools=NOTHING)
-assert not ranked[0].forgotten and "auto" not in ranked[0].stats.compactions and ranked[0].stats.re_reads > 0
-assert ranked[0].dollars_uncached == min(o.dollars_uncached for o in lab.outcomes.values())
-assert ranked[1] is batched
+assert ranked[0] is batched and not batched.forgotten
+assert ranked[1].setting == Setting(keep_recent=1, preserve_tools=NOTHING) and not ranked[1].forgotten
+assert ranked[1].dollars_uncached == min(o.dollars_uncached for o in lab.outcomes.values())
 assert best_preserved.setting == Setting(keep_recent=1, threshold=120_000)
 
 # %% [markdown]
 # ## 9 · Your turn: the sliders
 #
-# One corner of the sliders is not a setting anyone would choose, but it is the lesson of chapter 02:
-# KEEP_RECENT=0, the death spiral. Here is the lab on it, and what the agent asked for:
+# One slider corner is chapter 02's death spiral, KEEP_RECENT=0. The lab on it, and what the agent asked:
 
 # %%
 spiral = lab.run(Setting(keep_recent=0))
@@ -587,14 +533,11 @@ first_request = run_scenario(LONG_SESSION, Setting(keep_recent=0).config(), WORK
 print("tool calls of request 1:", {f"{name} {args}" for name, args in first_request.tool_calls})
 
 # %% [markdown]
-# The first request asks the agent to read every file under agents/. It lists the folder; micro clears
-# the listing before the model has read it; it lists again, 100 times, until the turn limit (`max_turns`)
-# stops the request (*any model*: a model shown only the placeholder cannot know the file names; that
-# it asks again rather than guess is *this fake*). Left alone, the lab would send the other requests
-# too, and every one that spirals would cost another 100 calls: slow to run, and far too slow for a
-# slider. So the lab stops a session at the first request that hits the turn limit. The other 11 requests are not run, which is why this bill is
-# so small: it covers 1 request of 12 and is **not comparable** with a finished session. The line says
-# so, every table marks such a row, and `recommend` leaves it out.
+# The agent lists agents/, micro clears the listing before the model reads it, and it lists again until
+# `max_turns` stops it after 100 calls. Shown only a placeholder, no model can know the file names (*any
+# model*); asking again rather than guessing is *this fake*. The lab stops at the first request that hits
+# the turn limit (*this design*): the other 11 never run, so the bill is **not comparable**. Every table
+# marks the row, and `recommend` leaves it out.
 
 # %%
 assert spiral.spiral == Spiral(request=1, calls=100, skipped=11) and lab.max_turns == 100
@@ -606,12 +549,8 @@ assert len(first_request.tool_calls) == 100 and first_request.answers == [""]
 assert spiral not in recommend([spiral, plain]) and "not comparable" in outcome_table([spiral]).rows[0][0]
 
 # %% [markdown]
-# Now move KEEP_RECENT, THRESHOLD and the preserved tools; the curves (against no compaction, dashed)
-# and the numbers above them are redrawn, and the second line names the facts this setting forgot and
-# the ones it kept. The sliders stop at the values of the sweep above, plus KEEP_RECENT=0 and
-# THRESHOLD=40k: 48 settings, every one run by the next two cells before the panel appears (the bars
-# count them; the lab has run some already), so a move only looks its outcome up and draws it. Try
-# KEEP_RECENT=0 with each preserve choice, and watch which facts go as you lower THRESHOLD.
+# Now move the knobs: the curves (no compaction dashed) and numbers redraw, and a line names the facts
+# kept. The next two cells run all 48 settings first. Try KEEP_RECENT=0, and lower THRESHOLD.
 
 # %% tags=["nbval-ignore-output"]
 slider_settings = [Setting(k, t, p) for k in KEEP_SLIDER for t in THRESHOLD_SLIDER for _, p in PRESERVE_CHOICES]
@@ -636,38 +575,12 @@ assert [s for s in slider_settings if lab.outcomes[s].spiral] == [s for s in sli
 assert {(k, t) for k in (1, 3, 10) for t in THRESHOLDS} <= {(k, t) for k in KEEP_SLIDER for t in THRESHOLD_SLIDER}
 
 # %% [markdown]
-# ## Summary
-#
-# - With prompt caching, input is cache reads (0.1 ×), cache writes (1.25 ×) and uncached tokens (1 ×),
-#   at the example prices. The cache is a prefix: rewriting one old block makes everything after the
-#   newest stored prefix before it a write, and with automatic caching a rewrite 20 or more blocks back
-#   makes the whole request one (*the real API*).
-# - So micro-compaction is never free: every step costs a write, a deeper KEEP_RECENT makes each step
-#   dearer, and clearing on every call can cost more than not compacting at all. Clearing in larger,
-#   rarer batches keeps the prefix stable (*any model*).
-# - Our dollar amounts assume entries never expire, example prices and cl100k counts, and price our
-#   agent as if it asked for automatic caching, which it does not (*this model*).
-# - Reversible placeholders turn re-reads into recalls from the append-only log. They do not shrink the
-#   bill (a recall returns just as many tokens); they return exactly what the agent saw.
-# - On this agent and session, re-reads and forgetting followed THRESHOLD, which decides when the
-#   summaries run (a summary loses what was said before the tail it is shown; the per-fact tables and
-#   the sliders show which facts), and the bill under caching followed KEEP_RECENT. The goldfish
-#   re-reads and forgets; the hoarder pays. The evidence favours clearing everything old but the newest
-#   result, on *this fake*.
-# - KEEP_RECENT=0 is a death spiral: the first request hit the turn limit after 100 calls. The lab
-#   stops a session there and marks its numbers as not comparable, since the other 11 requests never ran.
-
-# %%
-assert (PRICES.cache_read_factor, PRICES.cache_write_factor, PRICES.lookback_blocks) == (0.1, 1.25, 20)
-assert (spiral.spiral.calls, spiral.spiral.skipped) == (100, 11)
-
-# %% [markdown]
 # ## Exercises
 #
 # ### 1. A shorter lookback
-# Suppose a provider looked back only 8 blocks from the breakpoint. From which KEEP_RECENT on would
-# clearing one result of the 12-file history write the whole request? Predict, then check with
-# `rewrite_after(k, Prices(lookback_blocks=8))`.
+# If a provider looked back only 8 blocks, from which KEEP_RECENT on would clearing one result of the
+# 12-file history write the whole request? Predict, then check with
+# `rewrite_after(k, replace(PRICES, lookback_blocks=8))`.
 #
 # *Hint:* with one tool call per round, KEEP_RECENT = k puts 2k blocks after the cleared result.
 
@@ -678,7 +591,7 @@ first_whole_rewrite = None  # a KEEP_RECENT value
 if first_whole_rewrite is None:
     print("Exercise 1: fill in first_whole_rewrite, then run this cell.")
 else:
-    short_lookback = Prices(lookback_blocks=8)
+    short_lookback = replace(PRICES, lookback_blocks=8)
     truth = min(k for k in range(1, 12) if rewrite_after(k, short_lookback)[2] == 0)
     assert first_whole_rewrite == truth, (
         f"not quite: at KEEP_RECENT={first_whole_rewrite} the call reads "
@@ -687,11 +600,10 @@ else:
 
 # %% [markdown]
 # ### 2. Is the cliff the whole story?
-# With an unlimited lookback (`Prices(lookback_blocks=1_000)`), is the hoarder (KEEP_RECENT=10,
+# With an unlimited lookback (`replace(PRICES, lookback_blocks=1_000)`), is the hoarder (KEEP_RECENT=10,
 # THRESHOLD=120k) still dearer with caching than no compaction? Answer `True` or `False`.
 #
-# *Hint:* a new `Lab(WORK / "exercise2", prices=...)`; compare `.dollars` of `HOARDER` and
-# `UNCOMPRESSED`.
+# *Hint:* a new `Lab(WORK / "exercise2", prices=...)`; compare `.dollars` of `HOARDER` and `UNCOMPRESSED`.
 
 # %%
 hoarder_still_dearer = None  # True or False
@@ -700,16 +612,15 @@ hoarder_still_dearer = None  # True or False
 if hoarder_still_dearer is None:
     print("Exercise 2: fill in hoarder_still_dearer, then run this cell.")
 else:
-    endless = Lab(WORK / "exercise2", prices=Prices(lookback_blocks=1_000))
+    endless = Lab(WORK / "exercise2", prices=replace(PRICES, lookback_blocks=1_000))
     truth = endless.run(HOARDER).dollars > endless.run(UNCOMPRESSED).dollars
     assert hoarder_still_dearer == truth, "not quite: run the two settings and compare their .dollars"
     print("Exercise 2: correct.")
 
 # %% [markdown]
 # ### 3. A summary that forgets nothing
-# With `read_file` preserved and KEEP_RECENT=3, find a THRESHOLD on the slider (20k to 120k) at which
-# the agent summarises at least once and still forgets none of the facts. Then work out why: when
-# each summary ran, were the facts inside the 80,000-character tail it was shown?
+# With `read_file` preserved and KEEP_RECENT=3, find a slider THRESHOLD at which the agent summarises at
+# least once yet forgets no fact. Then work out why: were the facts inside the 80,000-character tail?
 #
 # *Hint:* the slider's second line names the facts; `lab.run(Setting(3, threshold)).stats.compactions`
 # counts the summaries.
@@ -728,8 +639,8 @@ else:
 
 # %% [markdown]
 # ### 4. No file read twice
-# Of the settings the lab has run, which forgets nothing, keeps every call under 15,000 tokens of
-# context and costs least with caching, if you also want no file read from disk twice?
+# Of the settings run, which forgets nothing, keeps every call under 15,000 tokens of context, reads no
+# file twice and costs least with caching?
 #
 # *Hint:* filter `lab.outcomes.values()` on `stats.re_reads == 0`, then `recommend(..., max_peak=15_000)`.
 # Answer with the winning `Setting`.
@@ -748,13 +659,11 @@ else:
 
 # %% [markdown]
 # ### 5. Price a run
-# Write the bill of section 1 yourself: from each call's token counts, a run's cache reads, cache writes,
-# uncached input, output and dollars, with caching and without. The cell after the check prices every
-# run of the lab with yours.
+# Write section 3's bill yourself: from each call's token counts, a run's cache reads, cache writes,
+# uncached input, output and dollars, with caching and without.
 #
-# **Write it.** A stub: fill it in, run it, and run the cell after it, which checks yours against the
-# reference and says *not written yet*, where yours differs, or that it passes (stuck? the reference is
-# in `harness/labs/solutions/ch09.py`).
+# **Write it.** Fill in the stub, run it, then the check: it says *not written yet*, where yours differs,
+# or that it passes (reference: `harness/labs/solutions/ch09.py`). The next cell prices every run with yours.
 
 # %% tags=["stub"]
 def price_calls(calls, prices, caching=True):
@@ -787,11 +696,22 @@ print(f"the function in use prices {len(same)} of the lab's {len(lab.outcomes)} 
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch09.py`).
+# Answer each in a sentence or two, then compare with `RECAP` in `harness/labs/solutions/ch09.py`.
 #
 # 1. In section 1, why does the fifth request, shorter than the fourth, cost more?
 # 2. Why does clearing one result cost a write of the whole request from KEEP_RECENT=10 on?
 # 3. Clearing on every call bills the fewest input tokens. Why is it the dearest with caching, and what helps?
 # 4. What do reversible placeholders buy, and what do they not?
-# 5. Why is the KEEP_RECENT=0 row of every table marked not comparable?
+# 5. Why does caching make KEEP_RECENT=1 with nothing preserved dearer, not cheaper, on Haiku 4.5?
+
+# %% [markdown]
+# ## Sources
+#
+# 1. Anthropic, "Pricing" — https://platform.claude.com/docs/en/about-claude/pricing (cache write, cache
+#    read and 1-hour write prices as multiples of the input price)
+# 2. Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching
+#    (automatic caching, prefix order, lookback, breakpoints, lifetime)
+# 3. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview
+#    (a legacy model; its window and its input and output prices)
+# 4. anthropics/anthropic-sdk-python, issue #1194 — https://github.com/anthropics/anthropic-sdk-python/issues/1194
+#    (quotes the caching page's minimum prompt length per model)

@@ -19,5 +19,5 @@ def price_caching_only_above_the_minimum(calls, prices, caching=True):
 
 WRONG = {  # step -> (a typical wrong version, what the check's line must name)
     "price_calls": (price_caching_only_above_the_minimum,
-                    "an agent call of exactly 1,024 tokens: at result.cache_write, yours gave 0.0"),
+                    "an agent call of exactly 4,096 tokens: at result.cache_write, yours gave 0.0"),
 }

@@ -5,8 +5,9 @@ priced, with caching and without); the edges a hand-written version gets
 wrong (no calls; an agent call one token under ``min_cacheable`` and one
 exactly at it; a summary call that found a prefix, which is still uncached);
 and 120 seeded random runs of agent and summary calls under five price lists
-(the example prices, a higher and a zero ``min_cacheable``, other factors, a
-free cache read), a third of them without caching. The dollars are compared
+(the session prices of Haiku 4.5, Sonnet 4.5's with a 1,024-token minimum,
+a zero ``min_cacheable``, other factors, a free cache read), a third of them
+without caching. The dollars are compared
 to ten decimals, so a sum taken in another order still passes; every number
 is compared as a float, so an int count and a float one are the same.
 """
@@ -19,13 +20,13 @@ from typing import Any
 
 from ...core.config import CompactionConfig
 from ...fake import fake_client
-from ..cost import EXAMPLE_PRICES, Prices, cache_recorder, cost_of
+from ..cost import EXAMPLE_PRICES, SESSION_PRICES, Prices, cache_recorder, cost_of
 from ..runs import run_scenario
 from ..scenarios import TWELVE_FILES
 from ..scratch import scratch_folder
 from . import Step
 
-PRICE_LISTS = {"the example prices": EXAMPLE_PRICES, "min_cacheable 4,096": Prices(min_cacheable=4_096),
+PRICE_LISTS = {"the session prices": SESSION_PRICES, "Sonnet 4.5's, min_cacheable 1,024": EXAMPLE_PRICES,
                "min_cacheable 0": Prices(min_cacheable=0),
                "other factors": Prices(input=1.0, output=5.0, cache_write_factor=2.0, cache_read_factor=0.5),
                "a free cache read": Prices(input=0.8, output=4.0, cache_read_factor=0.0)}
@@ -73,15 +74,15 @@ def _random_run(rng: random.Random, prices: Prices) -> list[tuple[str, int, int,
 @lru_cache(maxsize=1)
 def _cases() -> list[tuple[str, tuple[Any, ...]]]:
     twelve = list(twelve_file_calls())
-    least = EXAMPLE_PRICES.min_cacheable
-    cases = [("the 12-file task, with caching", (twelve, EXAMPLE_PRICES, True)),
-             ("the 12-file task, without caching", (twelve, EXAMPLE_PRICES, False)),
-             ("no calls", ([], EXAMPLE_PRICES, True)),
-             (f"an agent call of {least - 1:,} tokens", ([("agent", least - 1, 0, 10)], EXAMPLE_PRICES, True)),
-             (f"an agent call of exactly {least:,} tokens", ([("agent", least, 0, 10)], EXAMPLE_PRICES, True)),
+    least = SESSION_PRICES.min_cacheable
+    cases = [("the 12-file task, with caching", (twelve, SESSION_PRICES, True)),
+             ("the 12-file task, without caching", (twelve, SESSION_PRICES, False)),
+             ("no calls", ([], SESSION_PRICES, True)),
+             (f"an agent call of {least - 1:,} tokens", ([("agent", least - 1, 0, 10)], SESSION_PRICES, True)),
+             (f"an agent call of exactly {least:,} tokens", ([("agent", least, 0, 10)], SESSION_PRICES, True)),
              ("a summary call that found 30,000 tokens in the cache",
-              ([("agent", 30_000, 0, 50), ("summary", 31_000, 30_000, 2_000)], EXAMPLE_PRICES, True)),
-             ("a summary call, without caching", ([("summary", 31_000, 30_000, 2_000)], EXAMPLE_PRICES, False))]
+              ([("agent", 30_000, 0, 50), ("summary", 31_000, 30_000, 2_000)], SESSION_PRICES, True)),
+             ("a summary call, without caching", ([("summary", 31_000, 30_000, 2_000)], SESSION_PRICES, False))]
     rng = random.Random(9)
     for i in range(120):
         label, prices = list(PRICE_LISTS.items())[i % len(PRICE_LISTS)]
@@ -108,9 +109,9 @@ STEPS = [
 ]
 
 RECAP = [  # the answers to the chapter's recap questions, in order
-    "The cache holds a prefix only where an earlier request ended. The newest such place before the "
-    "cleared block was the end of the first request, so the fifth read only that and wrote everything "
-    "after it again, at 1.25 times the input price instead of 0.1.",
+    "The cache holds a prefix only where an earlier request ended. Every stored end (requests 2 to 4) lies "
+    "after the cleared block, and request 1 was too short to store at Haiku 4.5's 4,096-token minimum, so "
+    "the fifth read nothing and wrote all of itself, at 1.25 times the input price instead of 0.1.",
     "With one tool call per round, KEEP_RECENT=10 puts the cleared block 20 blocks back. No stored prefix "
     "before it lies within the 20 blocks a request looks back, so the call after it writes the whole request.",
     "Every micro step rewrites the history a few results back, so nearly every call writes what it would "
@@ -119,6 +120,7 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "The exact output the agent saw, from the append-only log, with no tool run again. Not a smaller bill: a "
     "recall returns as many tokens as a fresh read, and the longer placeholders and the extra tool schema "
     "cost slightly more input.",
-    "The lab stopped it at request 1, after 100 calls hit the turn limit, so the other 11 requests never "
-    "ran: its bill covers 1 request of 12.",
+    "Its context stays so small that most of its calls are under Haiku 4.5's 4,096-token minimum and go "
+    "uncached; the rest are rewritten on almost every call, so they pay writes at 1.25 times instead of "
+    "reads. With a 1,024-token minimum the same runs are cheaper with caching than without.",
 ]
