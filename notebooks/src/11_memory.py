@@ -2,20 +2,16 @@
 # # 11 · Memory across sessions
 #
 # **Promise:** you give the agent a folder of notes that outlives its context, write the check that keeps
-# every note inside that folder, and measure what the notes buy in a second conversation, across
-# compactions, and when a note is out of date.
+# every note inside it, and measure what the notes buy.
 #
-# Compaction keeps one conversation going, but what a summary drops is gone, and a new conversation starts
-# from nothing. The API's **memory tool** takes another road: the model writes what it learns to files under
-# `/memories` and reads them back later [1].
+# What a summary drops is gone, and a new conversation starts from nothing. With the API's **memory tool**
+# the model writes what it learns to files under `/memories` and reads them back later [1].
 #
 # ## What you will be able to do
 #
-# - offer the real memory tool (`memory_20250818`) in a request, and read the 400 a malformed one gets;
-# - write the memory handler's path check and run two sessions on it;
+# - offer the memory tool (`memory_20250818`) and write its path check;
 # - measure a second session, and retention across compactions, with and without memory, with controls;
-# - show a stale answer from memory and guard against it;
-# - choose when to ask the agent to save, with a slider.
+# - show a stale note, and choose when to ask for a save.
 
 # %% [markdown]
 # ## Setup
@@ -56,18 +52,14 @@ print("what the fake reads after the system prompt when memory is offered:", API
 # %% [markdown]
 # ## 1 · The real tool
 #
-# The tool is **client-side** [1]. The model asks for one of six commands on paths under `/memories`
-# (`view`, `create`, `str_replace`, `insert`, `delete`, `rename`); *your* application runs them on storage
-# you choose, and must confine every operation to `/memories`. When the tool is offered, the API adds
-# memory instructions to the system prompt [1]: view the memory directory before anything else, record
-# progress in memory as you go, and assume the context may be reset at any moment. The fake server adds
-# their gist, in our words (printed above), and the fake reads them like any other instruction.
+# The tool is **client-side** [1]. The model asks for one of six commands on `/memories` (`view`, `create`,
+# `str_replace`, `insert`, `delete`, `rename`); *your* code runs them, confined to `/memories`. With the
+# tool offered, the API adds memory instructions to the system prompt [1]: view memory first, record
+# progress as you go, assume the context may be reset. The fake server adds their gist in our words
+# (printed above), and the fake reads them like any instruction. Unverified: how many tokens they add.
 #
-# A request names the tool by type. The SDK types it without a beta prefix, `MemoryTool20250818Param` [2];
-# the page lists the tool as generally available [1]. The fake checks a request with those fields. Our store's
-# result texts follow the SDK's helper `BetaLocalFilesystemMemoryTool` [3]; the three choices of ours are in
-# `harness.memory.store`'s docstring. Unverified here: the tokens the API's instructions add (the fake
-# does not count them).
+# A request names the tool by type; the SDK's `MemoryTool20250818Param` has no beta prefix [2], and the page
+# lists the tool as generally available [1]. Our store's result texts follow the SDK's helper [3].
 
 # %%
 client = fake_client()
@@ -85,26 +77,24 @@ assert (first_move.name, first_move.input) == ("memory", {"command": "view", "pa
 assert refusal == "tools.0.memory_20250818.name: Input should be 'memory'"
 
 # %% [markdown]
-# The fake's first move is to view `/memories`, because nothing in the request shows it did (*this fake*;
-# the docs say Claude does the same [1]).
+# The fake views `/memories` first because nothing in the request shows it did (*this fake*; the docs say
+# Claude does the same [1]).
 #
 # ## 2 · Build: the path check
 #
-# Once a path is known to be safe, the handler is plain file work. The check must be right: every path the
-# model names must land inside the memory folder, and a hostile one must be refused *before* anything is
-# touched. Write `my_memory_path(path)`: return the path relative to the memory folder (`""` for
-# `/memories`), or raise `PathEscape` for
+# Every path the model names must land inside the memory folder, and a hostile one must be refused *before*
+# anything is touched. Write `my_memory_path(path)`: return the path relative to the memory folder (`""`
+# for `/memories`), or raise `PathEscape` for
 #
 # 1. anything that is not a non-empty string, or holds a NUL byte;
 # 2. a path that is neither `/memories` nor starts with `/memories/` (`/etc/passwd`, `memories/a`, `/memoriesX/a`);
 # 3. a `..` part anywhere (`/memories/../x`, `/memories/a/../../b`).
 #
-# Drop `.` parts. Symlinks are not your job: the store walks the path one folder at a time through open
-# folder handles and refuses any symlink, then writes a temporary file and renames it, as the SDK's helper does.
+# Drop `.` parts. Symlinks are not your job: the store walks the path through open folder handles and
+# refuses any symlink.
 #
-# **Write it.** Fill in the stub and run the check after it: it says *not written yet*, where yours
-# differs, or that it passes. Until yours passes, the chapter runs the reference (in
-# `harness/labs/solutions/ch11.py`).
+# **Write it**, then run the check. Until yours passes, the chapter runs the reference
+# (`harness/labs/solutions/ch11.py`).
 
 # %% tags=["stub"]
 def my_memory_path(path):
@@ -119,8 +109,7 @@ def my_memory_path(path):
 my_memory_path = check(my_memory_path)
 
 # %% [markdown]
-# `compare` runs the function in use against the harness's `memory_path` on the chapter's paths; an
-# exception counts by its type.
+# `compare` runs the function in use against the harness's `memory_path`; an exception counts by its type.
 
 # %%
 PATHS = ["/memories", "/memories/", "/memories/a.md", "/memories/notes/a.md", "/memories/./a.md",
@@ -134,8 +123,7 @@ print(path_check)
 assert path_check.ok and path_check.cases == len(PATHS) == 24
 
 # %% [markdown]
-# Your check inside the store: every command on a hostile path gets an error result the model can read,
-# and the folder stays as it was.
+# Inside the store, a hostile path gets an error result and the folder stays as it was.
 
 # %%
 store = MemoryStore(WORK / "demo" / "memories", check=my_memory_path)
@@ -156,25 +144,23 @@ assert sorted(p.name for p in (WORK / "demo").rglob("*")) == before == ["memorie
 # %% [markdown]
 # ## 3 · Two sessions on one workspace
 #
-# The first session is the long session's first 30 requests under chapter 08's window (60,000 tokens),
-# with the reference agent's three layers. With memory, two things are added: the memory tool (your check
-# guards it), and `FlushBeforeCompaction`, which appends one notice to the last user message once the
-# context passes 80% of the compaction trigger:
+# The first session is the long session's first 30 requests, under chapter 08's 60,000-token window and
+# three layers. With memory, two things are added: the memory tool, and `FlushBeforeCompaction`, which
+# appends one notice once the context passes 80% of the compaction trigger:
 #
 # > `[harness] The context will be compacted soon: save what you need to memory now.`
 #
 # The session ends with *"Save what you have learned to memory before this session ends."* Claude Code's
-# `PreCompact` hook [4] and Codex's [5] also run before a compaction, but they run a command of the
-# user's; neither gives the model a turn to save. The API does warn Claude before context editing clears
-# tool results, when memory is offered [1].
+# `PreCompact` hook [4] and Codex's [5] run a user's command before a compaction, not a turn of the model's.
+# The API itself warns Claude before context editing clears tool results, when memory is offered [1].
 #
-# **What the fake saves** follows one rule that knows nothing of later questions: for each file it has
-# seen, all it knows about it (purpose, plan, `VERSION_TAG`), and the user's standing instructions. It keeps
-# no log of requests (*this fake*).
+# **What the fake saves** follows one rule blind to later questions: all it knows about each file it has
+# seen (purpose, plan, `VERSION_TAG`), and the user's standing instructions; no log of requests
+# (*this fake*).
 #
-# The second session is a **new conversation** on a copy of the workspace and memory, with seven requests
-# that need what the first one learned. Costs are priced at `SESSION_PRICES`, Claude Haiku 4.5 (a legacy
-# model [6], kept for its 200K window), with prompt caching and without (chapter 09's model).
+# The second session is a **new conversation** on a copy of the workspace and memory. Costs are at
+# `SESSION_PRICES`, Claude Haiku 4.5 (a legacy model [6], kept for its 200K window), with prompt caching
+# and without.
 
 # %%
 first_with = first_session(WORK / "first_with", check=my_memory_path)
@@ -189,6 +175,8 @@ for name, run in (("first, with memory", first_with), ("first, without", first_w
 print("\nmemory after the first session:", {path: len(text) for path, text in first_with.memory_text().items()})
 
 # %%
+assert (PRETEND_WINDOW, len(WORK_REQUESTS), len(SECOND_SESSION)) == (60_000, 68, 7)
+assert first_session.__kwdefaults__["flush_at"] == 0.8 and "haiku-4-5" in DEFAULT_MODEL
 assert (first_with.reads, first_without.reads, second_with.reads, second_without.reads) == (51, 63, 2, 26)
 assert (second_with.session.stats.input_tokens_billed, second_without.session.stats.input_tokens_billed) == \
     (69_336, 901_545)
@@ -218,21 +206,19 @@ display(sessions_figure({"first (30 requests)": (first_with, first_without),
 plt.close("all")
 
 # %% [markdown]
-# In the second session memory cut the files read from **26 to 2** and the cost from **$0.20 to $0.03**
-# with caching ($0.91 to $0.08 without). Without memory, the new conversation did not know the rule about
-# `tools/` and **edited the vendored file**. A new conversation knows only what its request holds, so the
-# rule is lost and the files must be re-read (*any model*). Both sessions name the wrong first change:
-# memory keeps no log of requests (*this fake*). The size of the cut is *this fake*'s: it trusts its notes
-# completely. The Anthropic cookbook [7] reports 4 reads instead of 8 for real Claude; we did not re-run it.
+# In the second session memory cut the files read from **26 to 2**, and the cost from **$0.20 to $0.03**
+# with caching ($0.91 to $0.08 without). Without memory the new conversation **edited the vendored file**:
+# it knows only what its request holds (*any model*). Both name the wrong first change, since memory keeps
+# no log of requests (*this fake*). The size of the cut is *this fake*'s, which trusts its notes
+# completely; the Anthropic cookbook [7] reports 4 reads instead of 8 for real Claude (not re-run).
 #
-# The first session costs more with memory when cached ($0.63 against $0.53): each memory write lands in
-# the middle of the history the cache would have reused (*this fake*'s trajectory).
+# Cached, the first session costs more with memory ($0.63 against $0.53): memory calls add to a history
+# the cache must write (*this fake*'s trajectory).
 #
 # ## 4 · Retention across compactions, graded
 #
-# Now the whole long session (68 requests, two or three compactions) and chapter 08's probe of eight facts.
-# With memory the probe may *view* memory first; reading a workspace file or writing memory counts as not
-# remembering (`probe_memory`). Four variants, same window, trigger and requests:
+# Now the whole long session (68 requests) and chapter 08's probe of eight facts. The probe may *view*
+# memory; reading a file or writing memory counts as not remembering. Four variants:
 #
 # - **without memory**, as in chapter 08;
 # - **memory + notice** at 80% of the trigger;
@@ -257,6 +243,7 @@ for name, run in variants.items():
 
 # %%
 kept = {name: sum(report.remembered.values()) for name, report in retention.items()}
+assert all(len(report.answers) == 8 for report in retention.values())
 assert kept == {"without memory": 4, "memory + notice": 7, "memory, no notice": 7, "no notice, no instructions": 4}
 assert retention["memory + notice"].forgotten == retention["memory, no notice"].forgotten == ("first file changed",)
 assert retention["no notice, no instructions"].forgotten == retention["without memory"].forgotten
@@ -271,14 +258,13 @@ display(retention_map(retention))
 plt.close("all")
 
 # %% [markdown]
-# Memory kept **7 of 8** facts where no memory kept **4**. The notice is not what bought it: with the API's
-# instructions alone the fake saves at the end of every task that used a tool, and keeps the same 7. Only
-# the control without those instructions never writes, and keeps the same 4 as no memory. That holds by
-# construction: the fake writes only when told to (*this fake*). Whether real Claude records progress as
-# the instructions ask is not tested here.
+# Memory kept **7 of 8** facts where no memory kept **4**. The notice did not buy it: with the API's
+# instructions alone the fake saves after every task that used a tool, and keeps the same 7. The control
+# without them never writes and keeps the same 4 as no memory, by construction: the fake writes only when
+# told to (*this fake*). Whether Claude records progress as asked is not tested here.
 #
-# The fact lost with memory is the first file changed: a fact about the history, which the fake's rule does
-# not keep (*this fake*). Memory + notice costs 3% more than no memory with caching, and 7% less without
+# The fact lost is the first file changed, a fact about the history the fake's rule does not keep
+# (*this fake*). Memory + notice costs 3% more than no memory with caching, and 7% less without
 # (*this fake*'s trajectory).
 #
 # ## 5 · When a note is out of date
@@ -306,17 +292,14 @@ assert guarded.session.answers[-1] == 'VERSION_TAG in agents/s03_todo_write.py i
 assert (stale.reads, guarded.reads) == (0, 1)
 
 # %% [markdown]
-# Trusting the note gives the **stale** answer, with no sign that anything is wrong. That a note can go
-# stale holds for *any model* that answers from it without checking. The guard is one standing
-# instruction, *"From now on, check a file before you trust what memory says about it."*: the agent saves
-# it with the other rules and reads the file once before it states a value. How the guard is obeyed is
-# *this fake*'s (tag values only). Other guards: record what each note was read from, or delete a note
-# when its file is written.
+# Trusting the note gives the **stale** answer, with no sign of it (*any model* that answers from a note
+# without checking). The guard is one standing instruction, *"From now on, check a file before you trust
+# what memory says about it."*: saved with the rules, it costs one read. How it is obeyed is *this fake*'s
+# (tag values only). Another guard: delete a note when its file is written.
 #
 # ## 6 · Your turn: when to give the notice
 #
-# Too early, and the agent saves often; too late, and little room is left. The sweep runs the whole long
-# session once per fraction and probes it; the slider only looks the results up.
+# The sweep runs the long session once per notice fraction and probes it; the slider looks results up.
 
 # %%
 FRACTIONS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
@@ -365,18 +348,16 @@ print("memory calls:", early.memory_calls)
 assert (notices, summaries, early.memory_calls, sweep[-1].memory_calls) == ([1, 12, 35], [6, 28, 64], 46, 33)
 
 # %% [markdown]
-# At 50% the notices come during requests 1, 12 and 35, long before the compactions (during 6, 28 and 64),
-# and each brings a round of writes: 46 memory calls, against 33 at 95%. Every fraction keeps
-# the same 7 facts, because the API's instructions already make the fake save after each task; a later
-# notice only saves money, 95% being cheapest (*this fake*). A model that saves only when told would
-# instead lose what follows an early notice (*any model* of that kind).
+# At 50% the notices come during requests 1, 12 and 35, long before the compactions (6, 28 and 64), and
+# each brings a round of writes: 46 memory calls, against 33 at 95%. Every fraction keeps the same 7 facts,
+# since the API's instructions already make the fake save after each task; a later notice only costs less
+# (*this fake*). A model that saves only when told would lose what it learns after an early notice.
 #
 # ## Summary
 #
-# - The memory tool is client-side: six commands on `/memories`, run by your code; the path check must be right.
-# - A second conversation with memory read 2 files instead of 26; without memory it broke the user's rule.
-# - Memory kept 7 of 8 facts where none kept 4; the API's instructions alone gave the same 7 in the fake.
-# - A note is a snapshot; one standing instruction to check files first fixed a stale answer.
+# - Memory is client-side: your code runs six commands, and the path check must be right.
+# - With memory a second conversation read 2 files, not 26, and kept the user's rule.
+# - Memory kept 7 of 8 facts where none kept 4; in this fake the API's instructions alone did as well.
 
 # %%
 assert (path_check.cases, len(hostile), second_with.reads, second_without.reads) == (24, 9, 2, 26)
