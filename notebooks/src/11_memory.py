@@ -156,7 +156,7 @@ assert sorted(p.name for p in (WORK / "demo").rglob("*")) == before == ["memorie
 #
 # **What the fake saves** follows one rule blind to later questions: all it knows about each file it has
 # seen (purpose, plan, `VERSION_TAG`), and the user's standing instructions; no log of requests
-# (*this fake*).
+# (*this fake*). The micro layer keeps memory results, as it keeps `read_file`'s (*this design*).
 #
 # The second session is a **new conversation** on a copy of the workspace and memory. Costs are at
 # `SESSION_PRICES`, Claude Haiku 4.5 (a legacy model [6], kept for its 200K window), with prompt caching
@@ -206,13 +206,13 @@ display(sessions_figure({"first (30 requests)": (first_with, first_without),
 plt.close("all")
 
 # %% [markdown]
-# In the second session memory cut the files read from **26 to 2**, and the cost from **$0.20 to $0.03**
-# with caching ($0.91 to $0.08 without). Without memory the new conversation **edited the vendored file**:
+# In the second session memory cut the files read from **26 to 2**, and the cost from **USD 0.20 to 0.03**
+# with caching (0.91 to 0.08 without). Without memory the new conversation **edited the vendored file**:
 # it knows only what its request holds (*any model*). Both name the wrong first change, since memory keeps
 # no log of requests (*this fake*). The size of the cut is *this fake*'s, which trusts its notes
 # completely; the Anthropic cookbook [7] reports 4 reads instead of 8 for real Claude (not re-run).
 #
-# Cached, the first session costs more with memory ($0.63 against $0.53): memory calls add to a history
+# Cached, the first session costs more with memory (USD 0.63 against 0.53): memory calls add to a history
 # the cache must write (*this fake*'s trajectory).
 #
 # ## 4 · Retention across compactions, graded
@@ -223,7 +223,7 @@ plt.close("all")
 # - **without memory**, as in chapter 08;
 # - **memory + notice** at 80% of the trigger;
 # - **memory, no notice**: the API's memory instructions only, as the API sends them;
-# - **memory, no notice, no instructions**: a control the real API does not allow.
+# - **memory, no notice, no instructions**: a control the real API does not allow (*this design*).
 
 # %%
 full_without = first_session(WORK / "full_without", WORK_REQUESTS, memory=False, save_at_end=False)
@@ -351,7 +351,7 @@ assert (notices, summaries, early.memory_calls, sweep[-1].memory_calls) == ([1, 
 # At 50% the notices come during requests 1, 12 and 35, long before the compactions (6, 28 and 64), and
 # each brings a round of writes: 46 memory calls, against 33 at 95%. Every fraction keeps the same 7 facts,
 # since the API's instructions already make the fake save after each task; a later notice only costs less
-# (*this fake*). A model that saves only when told would lose what it learns after an early notice.
+# (*this fake*). A model that saves once, at the notice, would lose what it learns after it (*any model*).
 #
 # ## Summary
 #
