@@ -262,3 +262,55 @@ def test_the_summariser_does_not_take_the_notice_for_a_request():
     history = [user([{"type": "text", "text": TASK}, {"type": "text", "text": COMPACTION_NOTICE}])]
     summary = summarise_text(json.dumps(history))
     assert f"- User: {TASK}" in summary and "[harness]" not in summary
+
+
+READ = 'VERSION_TAG = "v1-loop"\n"""s01_agent_loop: runs the loop.\n'
+
+
+def worked_task():
+    """A task that viewed an empty memory and read a file, its result in view: about to answer."""
+    return [user(TASK), *memory_round("t1", {"command": "view", "path": "/memories"}, LISTING[:-21]),
+            assistant([tool_use("t2", "read_file", {"path": "agents/s01_agent_loop.py"})]),
+            user([tool_result("t2", READ)])]
+
+
+def test_asked_to_record_progress_it_saves_before_it_ends_a_task_that_used_a_tool():
+    history = worked_task()
+    plain, recording = decide(build_view(history), OFFERED), decide(build_view(history), OFFERED, True)
+    assert plain.say == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-loop".' and plain.tool is None
+    assert recording.tool == "memory" and recording.tool_input["command"] == "create"
+    history += memory_round("t3", recording.tool_input, "File created successfully at: /memories/agents.md")
+    assert decide(build_view(history), OFFERED, True).say == plain.say  # saved once, then it answers
+    question = [user(TASK), assistant('VERSION_TAG in agents/s01_agent_loop.py is "v1-loop".'), user(TASK)]
+    assert decide(build_view(question), OFFERED - {"memory"}, True).tool == "read_file"
+
+
+def test_the_api_memory_instructions_are_read_as_asking_to_record_and_a_description_is_not():
+    from harness.fake.memory import API_MEMORY_INSTRUCTIONS, records_as_it_goes
+    assert records_as_it_goes(API_MEMORY_INSTRUCTIONS) and records_as_it_goes("Record your progress in memory.")
+    assert not records_as_it_goes("You can record notes in memory with the memory tool.")
+    assert not records_as_it_goes("You are a careful coding agent.")
+
+
+def test_the_fake_server_adds_the_memory_instructions_only_with_the_memory_tool():
+    request = dict(model="claude-haiku-4-5", max_tokens=200, messages=worked_task())
+    with_tool = fake_client().messages.create(tools=[MEMORY_TOOL, *READ_TOOLS], **request).content[-1]
+    control = fake_client(memory_instructions=False).messages.create(tools=[MEMORY_TOOL, *READ_TOOLS], **request)
+    assert with_tool.type == "tool_use" and with_tool.name == "memory"
+    assert control.content[-1].type == "text"
+
+
+READ_TOOLS = [{"name": "read_file", "description": "Read a file.",
+               "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+
+
+def test_memory_keeps_file_facts_and_standing_rules_but_no_log_of_requests(tmp_path):
+    requests = ("From now on, never edit anything under tools/; it is vendored code.",
+                'In agents/s01_agent_loop.py, change VERSION_TAG to "v1-new".',
+                "What is VERSION_TAG in agents/s02_tool_use.py?")
+    run = first_session(tmp_path / "one", requests, window=None)
+    saved = run.memory_text()
+    assert saved["/memories/rules.md"] == "From now on, never edit anything under tools/; it is vendored code.\n"
+    assert 'VERSION_TAG in agents/s01_agent_loop.py is "v1-new".' in saved["/memories/agents.md"]
+    assert not any("change VERSION_TAG to" in text for text in saved.values())
+    assert 0 < run.dollars(caching=True) <= run.dollars(caching=False)

@@ -22,8 +22,10 @@ content to edit; ``read_file`` instead of ``recall``); when none can, it says
 so and ends its turn.
 
 When a request offers the memory tool (chapter 11) it checks memory before it
-works and saves what it learned when told the context will be compacted
-(``memory``); a tag it cannot see it answers from memory, if memory holds it.
+works and saves what it learned when told the context will be compacted, or,
+when its instructions ask it to record progress as it goes, before it ends a
+task in which it used a workspace tool (``memory``); a tag it cannot see it
+answers from memory, if memory holds it.
 """
 from __future__ import annotations
 
@@ -52,8 +54,9 @@ class Action:
 Tools = frozenset[str]  # the names of the tools a request offers
 
 
-def decide(view: View, offered: Tools) -> Action:
-    """What the agent does next, given only what it can see and the tools it is offered."""
+def decide(view: View, offered: Tools, record_progress: bool = False) -> Action:
+    """What the agent does next, given only what it can see and the tools it is offered;
+    ``record_progress``: its instructions ask it to record progress in memory as it works (chapter 11)."""
     if view.task is None:
         return Action("I have lost track of the current request. What should I do next?")
     if (step := memory_step(view, offered)):
@@ -65,7 +68,7 @@ def decide(view: View, offered: Tools) -> Action:
     failed = next((c for c in view.task_calls if c.is_error and c.name == action.tool
                    and c.input == action.tool_input), None)
     if failed is None:
-        return action
+        return save_first(view, offered, action) if record_progress else action
     error = (failed.result or "").splitlines()[:1] or ["(no text)"]
     return Action("\n\n".join(filter(None, [action.say, f"{failed.name} failed: {error[0]} I cannot finish this request."])))
 
@@ -182,6 +185,15 @@ def save_to_memory(view: View, offered: Tools) -> Action:
         return cannot("save to memory")
     write = pending_write(view, written_in_task(view))
     return Action(tool=MEMORY, tool_input=write) if write else Action("Memory holds what I have learned.")
+
+
+def save_first(view: View, offered: Tools, action: Action) -> Action:
+    """Before a turn ends on a task that used a workspace tool, the memory write it still owes (chapter 11)."""
+    worked = any(c.name != MEMORY for c in view.task_calls)
+    if action.tool or MEMORY not in offered or not worked:
+        return action
+    write = pending_write(view, written_in_task(view))
+    return Action(tool=MEMORY, tool_input=write) if write else action
 
 
 def fetch(view: View, offered: Tools, path: str, say: str | None = None) -> Action:

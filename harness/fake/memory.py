@@ -10,19 +10,25 @@ it checks its memory directory before it starts a task):
 - a harness notice says the context will be compacted soon (or the user asks
   it to save what it learned): write what it knows and memory does not yet
   hold, one ``create`` per file, each file rewritten whole (viewed first when
-  it exists and its text is not in view, so nothing already saved is lost).
+  it exists and its text is not in view, so nothing already saved is lost);
+- the system prompt asks it to record its progress in memory as it works
+  (``records_as_it_goes``: the API adds such an instruction whenever the tool
+  is offered, ``API_MEMORY_INSTRUCTIONS``): the same write at the end of every
+  task in which it used a workspace tool.
 
-What it writes, one file per folder: the folder's plan, a note per file read,
-and the VERSION_TAG values it knows (from a fresh read, or from its own
-answers and reports, never from a request it may have refused); and in
-``rules.md``: the user's standing instructions and their first edit request.
-The lines are the agent's own phrasings, so a memory file read back later
-counts as notes, plans and answers in view (``view``).
+What it writes follows one rule, blind to any later question: for each file it
+has seen, all it knows about that file (the folder's plan, the file's purpose,
+its VERSION_TAG as last read, reported or set; never from a request it may have
+refused), one memory file per folder; and in ``rules.md`` the user's standing
+instructions. It keeps no log of the requests. The lines are the agent's own
+phrasings, so a memory file read back later counts as notes, plans and answers
+in view (``view``).
 """
 from __future__ import annotations
 
 import re
 
+from .reading import CAPABILITY, SENTENCE
 from .view import NOTE, PLAN, TAG_LINE, View, argument
 
 MEMORY = "memory"
@@ -30,8 +36,21 @@ RULES = "/memories/rules.md"
 TASK_FOLDER = re.compile(r"\b([a-z]\w*)/")
 TAG_KNOWN = re.compile(r'(?:VERSION_TAG in (\S+\.py) is(?: already)?|Changed VERSION_TAG in (\S+\.py) to) "([^"]+)"')
 STANDING = re.compile(r"^From now on, .+$")
-EDIT_REQUEST = re.compile(r'^In (\S+\.py), change VERSION_TAG to "[^"]+"\.$')
 VERIFY = "check a file before you trust what memory says about it"  # a standing instruction (chapter 11)
+# What the API adds to the system prompt when a request offers the memory tool, in our words (its gist as
+# https://platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool documents it; not its wording).
+API_MEMORY_INSTRUCTIONS = (
+    "Before anything else, view your memory directory to check for earlier progress. "
+    "As you make progress, record your status and what you learn in your memory. "
+    "Assume interruption: your context window might be reset at any moment, "
+    "and any progress not recorded in your memory directory would be lost.")
+RECORD_AS_YOU_GO = re.compile(r"\brecord\b[^.]{0,80}\bin (?:your |the )?memory\b", re.IGNORECASE)
+
+
+def records_as_it_goes(system: str) -> bool:
+    """Whether the system prompt's instructions (``reading``: descriptions of a capability left out) ask
+    the agent to record its progress in memory as it works."""
+    return any(RECORD_AS_YOU_GO.search(s) and not CAPABILITY.search(s) for s in SENTENCE.split(system))
 
 
 def folder_file(folder: str) -> str:
@@ -63,9 +82,8 @@ def digest(view: View) -> dict[str, str]:
         lines += [f'VERSION_TAG in {p} is "{tags[p]}".' for p in sorted(tags) if p.startswith(folder + "/")]
         files[folder_file(folder)] = "\n".join(lines) + "\n"
     rules = list(dict.fromkeys(t for t in view.user_texts if STANDING.match(t)))
-    first_edit = next((t for t in view.user_texts if EDIT_REQUEST.match(t)), None)
-    if rules or first_edit:
-        files[RULES] = "\n".join(rules + ([first_edit] if first_edit else [])) + "\n"
+    if rules:
+        files[RULES] = "\n".join(rules) + "\n"
     return files
 
 

@@ -29,9 +29,10 @@ from ..core.tokens import block_tokens
 from .agent import Action, action_blocks, decide
 from .context_management import serve_context_managed
 from .judgement import compaction_call, near_limit
+from .memory import API_MEMORY_INSTRUCTIONS, records_as_it_goes
 from .output import cap_output
 from .reading import is_summary_request, offered_tools, summary_material, system_text
-from .request import RequestRejected, check_request, check_window, read_body, request_tokens
+from .request import MEMORY_TYPE, RequestRejected, check_request, check_window, read_body, request_tokens
 from .summarizer import SummaryStyle, summarise_text
 from .view import build_view
 
@@ -46,9 +47,12 @@ class FakeModel:
     request's input is above N tokens (chapter 04);
     ``fail_summaries`` makes that many summary calls fail with HTTP 500 and
     ``empty_summaries`` makes summary replies empty (both for testing failures).
-    ``window`` pretends the model's context window is that many tokens (chapter 08); None: the real one."""
+    ``window`` pretends the model's context window is that many tokens (chapter 08); None: the real one.
+    ``memory_instructions``: the model reads the API's memory instructions after the system prompt when the
+    memory tool is offered, as the API adds them (chapter 11; their tokens are not counted); False, a control."""
     compact_policy: CompactPolicy = "judgement"
     window: int | None = None
+    memory_instructions: bool = True
     fail_summaries: int = 0
     empty_summaries: bool = False
     summary_style: SummaryStyle = "extractive"  # "lossy": a summariser that distorts, as a control (chapter 03)
@@ -108,7 +112,10 @@ class FakeModel:
 
     def act(self, body: dict[str, Any], used: int) -> Action:
         offered = offered_tools(body)
-        action = decide(build_view(body["messages"]), offered)
+        system = system_text(body)
+        if self.memory_instructions and any(t.get("type") == MEMORY_TYPE for t in body.get("tools", [])):
+            system = f"{system}\n\n{API_MEMORY_INSTRUCTIONS}"
+        action = decide(build_view(body["messages"]), offered, records_as_it_goes(system))
         if action.tool or not self.wants_compact(system_text(body), used):
             return action
         call = compaction_call(body.get("tools", []), offered)

@@ -7,7 +7,9 @@ what it learned. ``second_session`` is a new conversation on a copy of that
 workspace and memory folder, with requests that need what the first one
 learned. ``probe_memory`` is chapter 08's graded probe for an agent with
 memory: it may view its memory (read-only) before it answers, but a tool that
-opens a workspace file, or writes memory, counts as not remembering.
+opens a workspace file, or writes memory, counts as not remembering. Every
+session records its requests, so ``Run.dollars`` prices it with chapter 09's
+cache model at ``SESSION_PRICES``, with prompt caching or without.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from ..memory.toolbox import MEMORY_TOOL_NAME, MemoryToolbox
 from ..session.runner import Session
 from ..strategies.registry import PRETEND_WINDOW
 from ..strategies.three_layers import ThreeLayers
+from .cost import SESSION_PRICES, cache_recorder, cost_of
 from .amnesia import WORK_REQUESTS, AmnesiaReport, Probe, ProbeAnswer, probes_for
 from .parallel import run_all
 from .runs import fresh_folder
@@ -65,6 +68,11 @@ class Run:
     def memory_calls(self) -> int:
         return sum(1 for name, _ in self.session.tool_calls if name == MEMORY_TOOL_NAME)
 
+    def dollars(self, caching: bool = True) -> float:
+        """The session's price at SESSION_PRICES (its calls only, not a probe's), with or without caching."""
+        records = self.session.client.records[:len(self.session.trace)]
+        return cost_of(self.session.trace, records, SESSION_PRICES, caching=caching).dollars
+
     def memory_text(self) -> dict[str, str]:
         folder = self.root / "memories"
         return {f"/memories/{p.relative_to(folder).as_posix()}": p.read_text(encoding="utf-8")
@@ -72,13 +80,16 @@ class Run:
 
 
 def open_session(root: Path, *, memory: bool, flush_at: float | None = 0.8, window: int | None = PRETEND_WINDOW,
-                 config: CompactionConfig = MEMORY_CONFIG, check: Callable[[Any], str] | None = None) -> Session:
+                 config: CompactionConfig = MEMORY_CONFIG, check: Callable[[Any], str] | None = None,
+                 instructions: bool = True) -> Session:
     """A session on ``root/workspace`` (and ``root/memories`` when ``memory``), three layers, pretend window;
-    ``check`` is the memory path check (the harness's by default)."""
+    ``check`` is the memory path check (the harness's by default); ``instructions=False`` is the control in
+    which the fake does not read the API's memory instructions; the client records every request."""
     workspace = Workspace(root / "workspace")
     toolbox = MemoryToolbox(workspace, root / "memories", check=check) if memory else Toolbox(workspace)
     compactor = FlushBeforeCompaction(ThreeLayers(), flush_at) if memory else ThreeLayers()
-    return Session(fake_client(window=window), toolbox, config.with_(transcript_dir=root / "transcripts"),
+    client = cache_recorder(fake_client(window=window, memory_instructions=instructions))
+    return Session(client, toolbox, config.with_(transcript_dir=root / "transcripts"),
                    compactor=compactor)
 
 
@@ -173,6 +184,7 @@ class FlushPoint:
     billed: int
     reads: int
     memory_calls: int
+    dollars: float  # with prompt caching, at SESSION_PRICES
 
 
 def flush_sweep(root: str | Path, fractions: tuple[float, ...]) -> list[FlushPoint]:
@@ -185,7 +197,7 @@ def flush_point(root: str | Path, at: float) -> FlushPoint:
     run = first_session(Path(root) / f"at{at}", WORK_REQUESTS, flush_at=at)
     report = probe_memory(run)
     return FlushPoint(at, sum(report.remembered.values()), report.forgotten,
-                      run.session.stats.input_tokens_billed, run.reads, run.memory_calls)
+                      run.session.stats.input_tokens_billed, run.reads, run.memory_calls, run.dollars())
 
 
 def flush_figure(points: list[FlushPoint], at: float, baseline: FlushPoint) -> tuple[str, Figure]:

@@ -8,9 +8,10 @@ the history stays valid), and the notice stays in view until a compaction
 replaces the history. The model then decides what to save. Claude Code's
 ``PreCompact`` hook (https://code.claude.com/docs/en/hooks#precompact) and
 Codex's (openai/codex PR #19905) run a command of the user's before a
-compaction, which is not a turn of the model's; that the API warns Claude
-before context editing clears tool results is reported in third-party
-write-ups only, so unverified here. The notice's wording is ours.
+compaction, which is not a turn of the model's. The API warns Claude before
+context editing clears tool results when the memory tool is offered
+(https://platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool);
+this notice plays that part for the harness's own compaction, in our words.
 """
 from __future__ import annotations
 

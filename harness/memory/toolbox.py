@@ -2,9 +2,11 @@
 
 The memory tool is not a custom tool with a schema: a request names it by
 type, ``{"type": "memory_20250818", "name": "memory"}``, the shape of the
-SDK's ``BetaMemoryTool20250818Param``, and the API adds the tool's
-description and an instruction of its own to the system prompt
-(https://platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool).
+SDK's ``MemoryTool20250818Param`` (no beta prefix: anthropic 2.14.0,
+``anthropic/types/memory_tool_20250818_param.py``), and the API adds memory
+instructions of its own to the system prompt
+(https://platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool;
+the fake server adds their gist, ``harness.fake.memory``).
 The memory folder lives beside the workspace, not in it, so the file tools
 never see it and it outlives any one conversation.
 """

@@ -1,33 +1,22 @@
 # %% [markdown]
 # # 11 · Memory across sessions
 #
-# **Promise:** you will give the agent a folder of notes that outlives its context, write the check that
-# keeps every note inside that folder, and measure what the notes buy: files read and tokens billed in a
-# second conversation, facts kept across compactions, and a stale answer when a note is out of date.
+# **Promise:** you give the agent a folder of notes that outlives its context, write the check that keeps
+# every note inside it, and measure what the notes buy.
 #
-# Every chapter so far fought for room inside one context. Compaction keeps the conversation going, but
-# whatever the summary drops is gone, and a new conversation starts from nothing. The API's **memory
-# tool** takes a different road: the model writes what it learns to files under `/memories`, and reads
-# them back later, in the same conversation after a compaction or in a new one.
+# What a summary drops is gone, and a new conversation starts from nothing. With the API's **memory tool**
+# the model writes what it learns to files under `/memories` and reads them back later [1].
 #
 # ## What you will be able to do
 #
-# - say what the real memory tool is (`memory_20250818`: six commands, client-side), offer it in a request
-#   the way the API expects, and read the 400 a malformed one gets;
-# - write the path check of the memory handler, check it against the harness on hostile paths, and run
-#   two sessions on it;
-# - measure a second session with and without memory (files read, tokens billed) and compare with the
-#   cookbook's figure;
-# - measure graded retention across compactions with and without memory, with a control that isolates
-#   the cause (memory offered, but no notice to save before compaction);
-# - show a stale answer from memory and guard against it;
-# - choose *when* to ask the agent to save, with a slider.
+# - offer the memory tool (`memory_20250818`) and write its path check;
+# - measure a second session, and retention across compactions, with and without memory, with controls;
+# - show a stale note, and choose when to ask for a save.
 
 # %% [markdown]
 # ## Setup
 #
-# Working files go to `_work/11_memory/`, inside a fresh folder under `_work/` for each run, removed when the
-# kernel stops.
+# Working files go to `_work/11_memory/`, a fresh folder for each run, removed when the kernel stops.
 
 # %%
 # %matplotlib inline
@@ -44,12 +33,13 @@ from ipywidgets import SelectionSlider
 from harness import DEFAULT_MODEL, Workspace
 from harness.core.tools import PathEscape
 from harness.fake import fake_client
+from harness.fake.memory import API_MEMORY_INSTRUCTIONS
 from harness.labs.amnesia import WORK_REQUESTS, probe_amnesia
 from harness.labs.memory_lab import (GUARD_REQUEST, SECOND_SESSION, FlushPoint, first_session, flush_figure,
                                      flush_sweep, probe_memory, retention_map, second_session, sessions_figure)
 from harness.labs.panel import panel
 from harness.labs.scratch import own_scratch
-from harness.labs.steps import check
+from harness.labs.steps import answer, check
 from harness.labs.yours import compare
 from harness.memory.store import MemoryStore, memory_path
 from harness.memory.toolbox import MEMORY_TOOL
@@ -57,30 +47,19 @@ from harness.strategies.registry import PRETEND_WINDOW
 
 WORK = own_scratch("11_memory")
 print(f"the memory tool as a request offers it: {MEMORY_TOOL}; the pretend window: {PRETEND_WINDOW:,} tokens")
+print("what the fake reads after the system prompt when memory is offered:", API_MEMORY_INSTRUCTIONS)
 
 # %% [markdown]
 # ## 1 · The real tool
 #
-# What the documentation says
-# ([memory tool](https://platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool)): the tool is
-# **client-side**. The model asks for one of six commands on paths under `/memories` (`view`, `create`,
-# `str_replace`, `insert`, `delete`, `rename`) and *your* application runs them on storage you choose; the
-# page asks you to confine every operation to `/memories`. With the tool offered, Claude checks its memory
-# directory before it starts a task, and the API adds an instruction about memory to the system prompt.
-# The page asks for the beta header `context-management-2025-06-27`.
+# The tool is **client-side** [1]. The model asks for one of six commands on `/memories` (`view`, `create`,
+# `str_replace`, `insert`, `delete`, `rename`); *your* code runs them, confined to `/memories`. With the
+# tool offered, the API adds memory instructions to the system prompt [1]: view memory first, record
+# progress as you go, assume the context may be reset. The fake server adds their gist in our words
+# (printed above), and the fake reads them like any instruction. Unverified: how many tokens they add.
 #
-# The command fields are the SDK's types (`BetaMemoryTool20250818ViewCommand` and its five siblings in
-# `anthropic.types.beta`, anthropic 2.14.0): `path`, `view_range`, `file_text`, `old_str`, `new_str`,
-# `insert_line`, `insert_text`, `old_path`, `new_path`. The result texts of `harness.memory.store` follow
-# the SDK's own file-based helper (`anthropic/lib/tools/_beta_builtin_memory_tool.py`,
-# `BetaLocalFilesystemMemoryTool`), with three choices of ours, named in the module's docstring (`create`
-# overwrites, as the docs say and the helper does not; directory sizes are the sum of their files; the path
-# must be `/memories` or start with `/memories/`).
-#
-# What the fake leaves out, so *unverified or simplified here*: it does not require the beta header, it
-# does not count the tokens of the API's memory instruction, and that instruction's exact wording is not
-# reproduced. A request names the tool by type, not by schema, and the offline server checks it with the
-# fields of the SDK's `BetaMemoryTool20250818Param`:
+# A request names the tool by type; the SDK's `MemoryTool20250818Param` has no beta prefix [2], and the page
+# lists the tool as generally available [1]. Our store's result texts follow the SDK's helper [3].
 
 # %%
 client = fake_client()
@@ -98,30 +77,24 @@ assert (first_move.name, first_move.input) == ("memory", {"command": "view", "pa
 assert refusal == "tools.0.memory_20250818.name: Input should be 'memory'"
 
 # %% [markdown]
-# The fake's first move is to look at `/memories`, as the docs say Claude does. It decides that from what it
-# sees (the tool offered and no view of `/memories` in the request), never from knowing the experiment
-# (*this fake*; the docs describe the same habit for Claude).
+# The fake views `/memories` first because nothing in the request shows it did (*this fake*; the docs say
+# Claude does the same [1]).
 #
 # ## 2 · Build: the path check
 #
-# The handler is plain file work once a path is known to be safe. The one piece that must be right is the
-# check: every path the model names must end up inside the memory folder, and a hostile one must get an
-# error *before* anything is touched. Write `my_memory_path(path)`: return the path relative to the memory
-# folder (`""` for `/memories` itself), or raise `PathEscape` for
+# Every path the model names must land inside the memory folder, and a hostile one must be refused *before*
+# anything is touched. Write `my_memory_path(path)`: return the path relative to the memory folder (`""`
+# for `/memories`), or raise `PathEscape` for
 #
 # 1. anything that is not a non-empty string, or holds a NUL byte;
-# 2. a path that is neither `/memories` nor starts with `/memories/` (so `/etc/passwd`, `memories/a`,
-#    `/memoriesX/a`);
+# 2. a path that is neither `/memories` nor starts with `/memories/` (`/etc/passwd`, `memories/a`, `/memoriesX/a`);
 # 3. a `..` part anywhere (`/memories/../x`, `/memories/a/../../b`).
 #
-# Drop `.` parts. Symlinks are not your job: the store then walks the relative path one folder at a
-# time through open folder handles and refuses any symlink on the way, so a folder swapped for a link
-# between your check and the write still cannot lead out; it writes a temporary file and renames it
-# over the old one, as the SDK's helper does.
+# Drop `.` parts. Symlinks are not your job: the store walks the path through open folder handles and
+# refuses any symlink.
 #
-# **Write it.** Fill in the stub, run it, and run the cell after it, which checks yours against the
-# reference on many paths and says *not written yet*, where yours differs, or that it passes. Until
-# yours passes, the chapter runs the reference (stuck? it is in `harness/labs/solutions/ch11.py`).
+# **Write it**, then run the check. Until yours passes, the chapter runs the reference
+# (`harness/labs/solutions/ch11.py`).
 
 # %% tags=["stub"]
 def my_memory_path(path):
@@ -136,8 +109,7 @@ def my_memory_path(path):
 my_memory_path = check(my_memory_path)
 
 # %% [markdown]
-# `compare` runs the function in use (yours once it passes) and the harness's `memory_path` on the chapter's
-# paths and reports the first difference of each failing one; an exception counts by its type.
+# `compare` runs the function in use against the harness's `memory_path`; an exception counts by its type.
 
 # %%
 PATHS = ["/memories", "/memories/", "/memories/a.md", "/memories/notes/a.md", "/memories/./a.md",
@@ -151,8 +123,7 @@ print(path_check)
 assert path_check.ok and path_check.cases == len(PATHS) == 24
 
 # %% [markdown]
-# Your check inside the store: every command on a hostile path gets an error result the model can read,
-# and the folder stays exactly as it was.
+# Inside the store, a hostile path gets an error result and the folder stays as it was.
 
 # %%
 store = MemoryStore(WORK / "demo" / "memories", check=my_memory_path)
@@ -173,63 +144,61 @@ assert sorted(p.name for p in (WORK / "demo").rglob("*")) == before == ["memorie
 # %% [markdown]
 # ## 3 · Two sessions on one workspace
 #
-# The first session is the long session's first 30 requests (chapter 08's scenario) under chapter 08's
-# enforced window of 60,000 tokens, with the reference agent's three layers (auto-compaction at 50,000
-# estimated tokens). With memory, two things are added, and only these: the memory tool is offered (your
-# check guards it), and `FlushBeforeCompaction` appends one notice to the last user message once the
-# context passes 80% of the trigger:
+# The first session is the long session's first 30 requests, under chapter 08's 60,000-token window and
+# three layers. With memory, two things are added: the memory tool, and `FlushBeforeCompaction`, which
+# appends one notice once the context passes 80% of the compaction trigger:
 #
 # > `[harness] The context will be compacted soon: save what you need to memory now.`
 #
-# A model cannot save before a compaction it cannot see coming; the notice makes it visible. The session
-# ends with *"Save what you have learned to memory before this session ends."* Memory results are kept by the
-# micro layer like `read_file` results (`preserve_tools`), in both variants.
+# The session ends with *"Save what you have learned to memory before this session ends."* Claude Code's
+# `PreCompact` hook [4] and Codex's [5] run a user's command before a compaction, not a turn of the model's.
+# The API itself warns Claude before context editing clears tool results, when memory is offered [1].
 #
-# Claude Code's `PreCompact` hook ([hooks](https://code.claude.com/docs/en/hooks#precompact)) and Codex's
-# (openai/codex PR #19905) run a command of the user's just before a compaction; neither is a turn in which
-# the model itself decides what to save, which is what the notice asks for. That the API warns Claude
-# before context editing clears tool results is said only in third-party write-ups we found: unverified.
+# **What the fake saves** follows one rule blind to later questions: all it knows about each file it has
+# seen (purpose, plan, `VERSION_TAG`), and the user's standing instructions; no log of requests
+# (*this fake*). The micro layer keeps memory results, as it keeps `read_file`'s (*this design*).
 #
-# The second session is a **new conversation** on the same workspace (a copy of it, and of the memory
-# folder) with seven requests that need what the first one learned: summarise `agents/` and `core/`
-# again, two tags the first session set, the standing rule about `tools/`, an edit that rule forbids, and
-# the first file changed.
+# The second session is a **new conversation** on a copy of the workspace and memory. Costs are at
+# `SESSION_PRICES`, Claude Haiku 4.5 (a legacy model [6], kept for its 200K window), with prompt caching
+# and without.
 
 # %%
 first_with = first_session(WORK / "first_with", check=my_memory_path)
 first_without = first_session(WORK / "first_without", memory=False)
 second_with = second_session(first_with, WORK / "second_with", check=my_memory_path)
 second_without = second_session(first_without, WORK / "second_without", memory=False)
+print(f"{'session':<20} {'reads':>5} {'memory':>6} {'billed':>10} {'cached $':>9} {'uncached $':>10}")
 for name, run in (("first, with memory", first_with), ("first, without", first_without),
                   ("second, with memory", second_with), ("second, without", second_without)):
-    s = run.session.stats
-    print(f"{name:<20} files read {run.reads:>3}  memory calls {run.memory_calls:>2}  model calls {s.model_calls:>3}"
-          f"  billed {s.input_tokens_billed:>9,}  summaries {s.summary_calls}")
+    print(f"{name:<20} {run.reads:>5} {run.memory_calls:>6} {run.session.stats.input_tokens_billed:>10,}"
+          f" {run.dollars():>9.3f} {run.dollars(caching=False):>10.3f}")
 print("\nmemory after the first session:", {path: len(text) for path, text in first_with.memory_text().items()})
 
 # %%
-assert (first_with.reads, first_without.reads, second_with.reads, second_without.reads) == (53, 63, 1, 26)
+assert (PRETEND_WINDOW, len(WORK_REQUESTS), len(SECOND_SESSION)) == (60_000, 68, 7)
+assert first_session.__kwdefaults__["flush_at"] == 0.8 and "haiku-4-5" in DEFAULT_MODEL
+assert (first_with.reads, first_without.reads, second_with.reads, second_without.reads) == (51, 63, 2, 26)
 assert (second_with.session.stats.input_tokens_billed, second_without.session.stats.input_tokens_billed) == \
-    (41_796, 901_545)
-assert (first_with.session.stats.input_tokens_billed, first_without.session.stats.input_tokens_billed) == \
-    (2_509_922, 2_603_699)
+    (69_336, 901_545)
+assert (round(second_with.dollars(), 2), round(second_without.dollars(), 2)) == (0.03, 0.20)
+assert (round(second_with.dollars(caching=False), 2), round(second_without.dollars(caching=False), 2)) == (0.08, 0.91)
+assert (round(first_with.dollars(), 2), round(first_without.dollars(), 2)) == (0.63, 0.53)
 assert sorted(first_with.memory_text()) == [f"/memories/{n}.md" for n in ("agents", "core", "plugins", "rules", "tools")]
 
 # %% [markdown]
-# What the second session answered, request by request, with memory and without:
+# What the second session answered, with memory and without:
 
 # %%
 for request, mine, other in zip(SECOND_SESSION, second_with.session.answers, second_without.session.answers):
     if request.startswith("Read every"):
         mine, other = mine.splitlines()[-1], other.splitlines()[-1]
     print(f"> {request}\n  with:    {mine}\n  without: {other}")
-print("the one file read with memory:", [i["path"] for n, i in second_with.session.tool_calls if n == "read_file"])
 
 # %%
 answers_with, answers_without = second_with.session.answers, second_without.session.answers
 assert answers_with[5].startswith("I will not change tools/t05_shell.py")
 assert answers_without[5] == 'Changed VERSION_TAG in tools/t05_shell.py to "v5-unsafe".'
-assert answers_with[6].endswith("agents/s03_todo_write.py.") and answers_without[6].endswith("tools/t05_shell.py.")
+assert answers_with[6].endswith("tools/t05_shell.py.") and answers_without[6].endswith("tools/t05_shell.py.")
 
 # %%
 display(sessions_figure({"first (30 requests)": (first_with, first_without),
@@ -237,82 +206,67 @@ display(sessions_figure({"first (30 requests)": (first_with, first_without),
 plt.close("all")
 
 # %% [markdown]
-# In the second session memory cut the files read from **26 to 1** and the input billed from **901,545 to
-# 41,796** tokens: the two folder summaries came from notes, not from 24 reads. The one file read is
-# `core/c12_shutdown.py`: its note was still in the context, not yet saved, when the first session compacted. More important than the
-# tokens: without memory the new conversation did not know the rule about `tools/`, **edited the vendored
-# file** the user had forbidden, and named that edit as the first change. The first session costs a little
-# less with memory too (53 reads instead of 63): after a compaction it answers a tag question from its
-# notes instead of reading the file again.
+# In the second session memory cut the files read from **26 to 2**, and the cost from **USD 0.20 to 0.03**
+# with caching (0.91 to 0.08 without). Without memory the new conversation **edited the vendored file**:
+# it knows only what its request holds (*any model*). Both name the wrong first change, since memory keeps
+# no log of requests (*this fake*). The size of the cut is *this fake*'s, which trusts its notes
+# completely; the Anthropic cookbook [7] reports 4 reads instead of 8 for real Claude (not re-run).
 #
-# Which of this holds for *any model*: a new conversation can know only what its request holds, so without
-# memory the rule is gone and the summaries must be re-read. How *much* is saved is *this fake*'s: it
-# trusts its notes for purposes and tags completely, and a summary request asks for nothing a note cannot
-# hold. The Anthropic cookbook `tool_use/context_engineering/context_engineering_tools.ipynb`
-# (anthropics/claude-cookbooks) reports, for a research agent with real Claude, **4 reads instead of 8** in
-# a second session with memory; we have not re-run it (it needs an API key) and could not re-check the
-# figure in the stored sources, so take it as reported. Our 26 → 1 is a far larger cut because this fake
-# never doubts a note; a real model re-reads more.
-
-# %%
-assert (26 - 1, round(901_545 / 41_796)) == (25, 22)
-assert "Note: core/c12_shutdown.py" not in first_with.memory_text()["/memories/core.md"]
-assert [i["path"] for n, i in second_with.session.tool_calls if n == "read_file"] == ["core/c12_shutdown.py"]
-
-# %% [markdown]
+# Cached, the first session costs more with memory (USD 0.63 against 0.53): memory calls add to a history
+# the cache must write (*this fake*'s trajectory).
+#
 # ## 4 · Retention across compactions, graded
 #
-# Now the whole long session (68 work requests, two or three compactions), and chapter 08's graded probe
-# of eight facts on its final history. With memory the probe may *view* memory before it answers (the
-# probe's question says "without opening any file"; a note is not a workspace file), but reading a
-# workspace file or writing memory counts as not remembering (`probe_memory`).
+# Now the whole long session (68 requests) and chapter 08's probe of eight facts. The probe may *view*
+# memory; reading a file or writing memory counts as not remembering. Four variants:
 #
-# Three variants at matched settings (same window, trigger, requests and loop):
-#
-# - **without memory**: the reference agent as in chapter 08;
-# - **memory + flush**: the tool offered, the notice at 80% of the trigger;
-# - **memory, no notice** (the control): the tool offered, but nothing ever says a compaction is coming.
+# - **without memory**, as in chapter 08;
+# - **memory + notice** at 80% of the trigger;
+# - **memory, no notice**: the API's memory instructions only, as the API sends them;
+# - **memory, no notice, no instructions**: a control the real API does not allow (*this design*).
 
 # %%
 full_without = first_session(WORK / "full_without", WORK_REQUESTS, memory=False, save_at_end=False)
 full_flush = first_session(WORK / "full_flush", WORK_REQUESTS, save_at_end=False, check=my_memory_path)
 full_control = first_session(WORK / "full_control", WORK_REQUESTS, flush_at=None, save_at_end=False,
                              check=my_memory_path)
-retention = {"without memory": probe_amnesia(full_without.session), "memory + flush": probe_memory(full_flush),
-             "memory, no notice": probe_memory(full_control)}
-for name, run in (("without memory", full_without), ("memory + flush", full_flush), ("memory, no notice", full_control)):
-    s = run.session.stats
-    print(f"{name:<18} kept {sum(retention[name].remembered.values())}/8  files read {run.reads:>3}  "
-          f"memory calls {run.memory_calls:>2}  compactions {s.compactions.get('auto', 0)}  billed {s.input_tokens_billed:,}")
-    print(f"{'':18} lost: {', '.join(retention[name].forgotten) or 'nothing'}")
+full_bare = first_session(WORK / "full_bare", WORK_REQUESTS, flush_at=None, save_at_end=False,
+                          check=my_memory_path, instructions=False)
+variants = {"without memory": full_without, "memory + notice": full_flush, "memory, no notice": full_control,
+            "no notice, no instructions": full_bare}
+retention = {name: probe_amnesia(run.session) if name == "without memory" else probe_memory(run)
+             for name, run in variants.items()}
+print(f"{'variant':<27} {'kept':>4} {'reads':>5} {'memory':>6} {'cached $':>9} {'uncached $':>10}  lost")
+for name, run in variants.items():
+    print(f"{name:<27} {sum(retention[name].remembered.values()):>2}/8 {run.reads:>5} {run.memory_calls:>6}"
+          f" {run.dollars():>9.3f} {run.dollars(caching=False):>10.3f}  {', '.join(retention[name].forgotten)}")
 
 # %%
 kept = {name: sum(report.remembered.values()) for name, report in retention.items()}
-assert kept == {"without memory": 4, "memory + flush": 8, "memory, no notice": 4}
-assert retention["memory, no notice"].forgotten == retention["without memory"].forgotten
-assert (full_without.reads, full_flush.reads, full_control.reads) == (94, 63, 94)
-assert full_control.memory_calls == 1 + full_control.session.stats.compactions["auto"] == 4  # a view after each
-assert [r.session.stats.input_tokens_billed for r in (full_without, full_flush, full_control)] == \
-    [5_068_275, 4_255_399, 5_035_605]
+assert all(len(report.answers) == 8 for report in retention.values())
+assert kept == {"without memory": 4, "memory + notice": 7, "memory, no notice": 7, "no notice, no instructions": 4}
+assert retention["memory + notice"].forgotten == retention["memory, no notice"].forgotten == ("first file changed",)
+assert retention["no notice, no instructions"].forgotten == retention["without memory"].forgotten
+assert (full_without.reads, full_flush.reads, full_control.reads, full_bare.reads) == (94, 59, 65, 94)
+assert [round(run.dollars(), 2) for run in variants.values()] == [0.90, 0.93, 0.97, 0.90]
+assert [round(run.dollars(caching=False), 2) for run in variants.values()] == [5.10, 4.76, 5.28, 5.06]
+assert (round(100 * (full_flush.dollars() / full_without.dollars() - 1)),
+        round(100 * (1 - full_flush.dollars(caching=False) / full_without.dollars(caching=False)))) == (3, 7)
 
 # %%
 display(retention_map(retention))
 plt.close("all")
 
 # %% [markdown]
-# With the notice, memory kept **all 8** facts where the agent without memory kept **4**; it read 63 files
-# instead of 94 and was billed 16% less. The control settles what caused it: with the tool offered
-# but no notice, the agent kept the same 4 facts and lost the same 4, read as many files (94), and was billed
-# within 1% of the agent without memory (it checks memory after each compaction and finds nothing). So the gain is the **save before the
-# compaction**, not the tool's presence (*any model*: a model that is never told a compaction is coming has
-# no reason to write then; whether a real model saves *unprompted* as it goes is not tested here, and the
-# docs' instruction to keep memory up to date may make it do so).
-
-# %%
-assert (kept["memory + flush"], kept["without memory"], round(100 * (1 - 4_255_399 / 5_068_275))) == (8, 4, 16)
-assert abs(5_035_605 / 5_068_275 - 1) < 0.01
-
-# %% [markdown]
+# Memory kept **7 of 8** facts where no memory kept **4**. The notice did not buy it: with the API's
+# instructions alone the fake saves after every task that used a tool, and keeps the same 7. The control
+# without them never writes and keeps the same 4 as no memory, by construction: the fake writes only when
+# told to (*this fake*). Whether Claude records progress as asked is not tested here.
+#
+# The fact lost is the first file changed, a fact about the history the fake's rule does not keep
+# (*this fake*). Memory + notice costs 3% more than no memory with caching, and 7% less without
+# (*this fake*'s trajectory).
+#
 # ## 5 · When a note is out of date
 #
 # A note is a snapshot. Suppose a teammate changes `agents/s03_todo_write.py` between the two sessions. The
@@ -338,36 +292,28 @@ assert guarded.session.answers[-1] == 'VERSION_TAG in agents/s03_todo_write.py i
 assert (stale.reads, guarded.reads) == (0, 1)
 
 # %% [markdown]
-# Trusting the note gives the **stale** answer, with no sign that anything is wrong. The guard here is one
-# standing instruction, *"From now on, check a file before you trust what memory says about it."*: the
-# agent saves it with the other rules, so it holds in every later session too, and it reads the file (one
-# read) before it states a value. That a note can go stale is true of *any model* and any memory; how the
-# guard is obeyed is *this fake*'s (it applies the guard to tag values only, not to file purposes, which
-# never change in these scenarios). Other guards the student can build: record with each note what it was
-# read from and when, and check that first; or let the harness delete a note when the file it describes is
-# written.
+# Trusting the note gives the **stale** answer, with no sign of it (*any model* that answers from a note
+# without checking). The guard is one standing instruction, *"From now on, check a file before you trust
+# what memory says about it."*: saved with the rules, it costs one read. How it is obeyed is *this fake*'s
+# (tag values only). Another guard: delete a note when its file is written.
 #
-# ## 6 · Your turn: when to ask for the save
+# ## 6 · Your turn: when to give the notice
 #
-# The notice's timing is a knob. Too early, and what the session learns between the notice and the
-# compaction is never saved; too late, and there is little room left to save in. The sweep below runs the
-# whole long session once per fraction (about a second each) and probes it; the slider only looks the
-# results up.
+# The sweep runs the long session once per notice fraction and probes it; the slider looks results up.
 
 # %%
 FRACTIONS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 sweep = flush_sweep(WORK / "sweep", FRACTIONS)
 baseline = FlushPoint(0.0, kept["without memory"], retention["without memory"].forgotten,
-                          full_without.session.stats.input_tokens_billed, full_without.reads, 0)
+                      full_without.session.stats.input_tokens_billed, full_without.reads, 0, full_without.dollars())
 for point in sweep:
-    print(f"{point.at:.0%}: kept {point.kept}/8, billed {point.billed:,}, files read {point.reads}, "
-          f"lost: {', '.join(point.forgotten) or 'nothing'}")
+    print(f"{point.at:.0%}: kept {point.kept}/8, billed {point.billed:,}, ${point.dollars:.3f} cached, "
+          f"files read {point.reads}, memory calls {point.memory_calls}")
 
 # %%
-assert [p.kept for p in sweep] == [7, 8, 8, 8, 8, 8]
-assert sweep[0].forgotten == ("first file changed",)
-assert [p.billed for p in sweep] == [4_929_249, 4_783_898, 4_564_953, 4_296_812, 3_987_787, 4_078_964]
-assert min(sweep, key=lambda p: p.billed).at == 0.9
+assert [p.kept for p in sweep] == [7] * 6
+assert [p.memory_calls for p in sweep] == [46, 46, 40, 36, 35, 33]
+assert [round(p.dollars, 3) for p in sweep] == [0.969, 0.968, 0.945, 0.931, 0.918, 0.908]
 
 # %% tags=["nbval-ignore-output"]
 flush_slider = panel(
@@ -377,7 +323,7 @@ flush_slider = panel(
     points=sweep, baseline=baseline)
 
 # %% [markdown]
-# Why 50% loses a fact: when did the notices and the summaries come, and what did `rules.md` end up saying?
+# When do the notices and the summaries come at 50%?
 
 # %%
 early = first_session(WORK / "early", WORK_REQUESTS, flush_at=0.5, save_at_end=False, check=my_memory_path)
@@ -396,67 +342,46 @@ def requests_where(session, happened):
 notices = requests_where(early.session, lambda t: "flush notice" in t.layers)
 summaries = requests_where(early.session, lambda t: "auto" in t.layers)
 print("notices during requests", notices, "| summaries before a call of requests", summaries)
-print(early.memory_text()["/memories/rules.md"])
+print("memory calls:", early.memory_calls)
 
 # %%
-assert (notices, summaries) == ([2, 12, 39], [6, 28])
-assert 'In core/c06_storage.py, change VERSION_TAG to "v6-append-only".' in early.memory_text()["/memories/rules.md"]
+assert (notices, summaries, early.memory_calls, sweep[-1].memory_calls) == ([1, 12, 35], [6, 28, 64], 46, 33)
 
 # %% [markdown]
-# At 50% the first notice comes during request 2, *before* the first edit request (request 3); the agent
-# saves what it knows then, and the compaction during request 6 takes request 3 away before any later
-# notice. By the next notice (request 12) the oldest edit request still in view is request 7's, so memory
-# now records `core/c06_storage.py` as the first change: a confident, wrong note. From 60% on every fact is
-# kept; a later notice also costs less here, and 90% is the cheapest (why 95% is a little dearer we did not
-# trace). All of that is *this fake*'s arithmetic on this session; the shape (a notice too early misses
-# what follows it) holds for *any model* that saves only when told.
+# At 50% the notices come during requests 1, 12 and 35, long before the compactions (6, 28 and 64), and
+# each brings a round of writes: 46 memory calls, against 33 at 95%. Every fraction keeps the same 7 facts,
+# since the API's instructions already make the fake save after each task; a later notice only costs less
+# (*this fake*). A model that saves once, at the notice, would lose what it learns after it (*any model*).
 #
 # ## Summary
 #
-# - The memory tool (`memory_20250818`) is client-side: six commands on `/memories`, run by your code; the
-#   one piece that must be right is the path check. You wrote it; the one in use agreed with the harness
-#   on 24 paths, and 9 hostile commands were refused without touching the folder.
-# - A second conversation with memory read 1 file instead of 26 and was billed 41,796 input tokens instead
-#   of 901,545; without memory it broke the user's standing rule and edited a vendored file (*any model*
-#   forgets what its request does not hold; the size of the cut is *this fake*'s; the cookbook reports 4
-#   reads instead of 8 with real Claude).
-# - Across the long session's compactions memory kept 8 of 8 graded facts where the agent without it kept
-#   4, at 16% fewer tokens billed; the control (memory offered, no notice) kept the same 4 as no memory: the
-#   gain comes from saving *before* the compaction.
-# - A note is a snapshot: after a teammate's edit the agent answered from memory with the stale tag; one
-#   standing instruction to check files first fixed it, for one read.
-# - The notice's timing matters: at 50% of the trigger the first notice came before the first edit, and memory
-#   later named the wrong first file; from 60% on no fact was lost; 90% was cheapest.
-#
-# Next, chapter 12: better summaries (incremental, self-checked, prepared ahead of time).
+# - Memory is client-side: your code runs six commands, and the path check must be right.
+# - With memory a second conversation read 2 files, not 26, and kept the user's rule.
+# - Memory kept 7 of 8 facts where none kept 4; in this fake the API's instructions alone did as well.
 
 # %%
-assert (path_check.cases, len(hostile), second_with.reads, second_without.reads) == (24, 9, 1, 26)
-assert (kept["memory + flush"], kept["without memory"], kept["memory, no notice"], sweep[0].kept) == (8, 4, 4, 7)
+assert (path_check.cases, len(hostile), second_with.reads, second_without.reads) == (24, 9, 2, 26)
+assert (kept["memory + notice"], kept["without memory"], kept["memory, no notice"]) == (7, 4, 7)
 
 # %% [markdown]
 # ## Exercises
 #
 # ### 1. Which notes did the second session use?
 # The second session with memory viewed some memory files and not others. Predict the set of memory paths it
-# viewed (for example `{"/memories", "/memories/agents.md"}`), then run the check.
+# viewed (for example `{"/memories", "/memories/agents.md"}`), then run the check. It says only whether
+# yours is right, or how far off.
 
-# %%
+# %% tags=["answer"]
 viewed_paths = None  # a set of paths
 
 # %%
-if viewed_paths is None:
-    print("Exercise 1: fill in viewed_paths, then run this cell.")
-else:
-    truth = {i["path"] for n, i in second_with.session.tool_calls if n == "memory" and i["command"] == "view"}
-    assert viewed_paths == truth, f"not quite: missing {truth - viewed_paths}, extra {viewed_paths - truth}"
-    print("Exercise 1: correct.")
+answer("viewed_paths", viewed_paths)
 
 # %% [markdown]
 # ### 2. A path check that also hides dot-files
 # The SDK's helper leaves hidden items (names starting with `.`) out of a listing. Write
-# `no_hidden_memory_path`, your check plus one rule: refuse any part that starts with `.` (other than a lone
-# `.`, which you drop). The check runs it on the paths `my_memory_path` is checked on.
+# `no_hidden_memory_path`: your check plus one rule, refuse any part that starts with `.` (a lone `.` is
+# dropped). The check runs it on the paths `my_memory_path` is checked on.
 
 # %% tags=["stub"]
 def no_hidden_memory_path(path):
@@ -468,22 +393,17 @@ def no_hidden_memory_path(path):
 no_hidden_memory_path = check(no_hidden_memory_path)
 
 # %% [markdown]
-# ### 3. The cheapest safe notice
-# Using `sweep`, which flush fractions keep all 8 facts? Of those, which is billed the fewest tokens? Fill in
-# both (a set of fractions, and one fraction), then run the check.
+# ### 3. The cheapest notice that keeps the most
+# Using `sweep`: which fractions keep as many facts as the best one? Of those, which costs the least with
+# caching? Fill in both (a set of fractions, and one fraction), then run the check.
+
+# %% tags=["answer"]
+all_kept = None  # a set of fractions
+cheapest = None  # one fraction
 
 # %%
-all_kept, cheapest = None, None
-
-# %%
-if all_kept is None or cheapest is None:
-    print("Exercise 3: fill in all_kept and cheapest, then run this cell.")
-else:
-    truth = {p.at for p in sweep if p.kept == 8}
-    assert all_kept == truth, f"not quite: missing {truth - all_kept}, extra {all_kept - truth}"
-    best = min((p for p in sweep if p.kept == 8), key=lambda p: p.billed).at
-    assert cheapest == best, f"{cheapest} is not the cheapest of those; look at the billed column"
-    print("Exercise 3: correct.")
+answer("all_kept", all_kept)
+answer("cheapest", cheapest)
 
 # %% [markdown]
 # ## Recap
@@ -494,6 +414,20 @@ else:
 # 1. Why must a hostile path be refused before anything is touched, and why is
 #    `path.startswith("/memories")` not enough?
 # 2. Why are symlinks not the path check's job, and what stops a folder swapped for a link?
-# 3. What did the control (memory offered, no notice) show about where the gain comes from?
+# 3. What did the two controls (no notice; no notice and no instructions) show about where the gain comes from?
 # 4. How can a note give a wrong answer with no sign of it, and what guarded against it here?
-# 5. Why did a notice at 50% of the trigger lose a fact?
+# 5. Why did memory still lose the first file changed?
+
+# %% [markdown]
+# ## Sources
+#
+# 1. Anthropic, "Memory tool" — https://platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool
+#    (client-side, six commands, `/memories` confinement, the instructions the API adds, the warning
+#    before context editing clears, checks memory first, generally available)
+# 2. anthropic-sdk-python 2.14.0, `anthropic/types/memory_tool_20250818_param.py` (non-beta `MemoryTool20250818Param`)
+# 3. anthropic-sdk-python 2.14.0, `anthropic/lib/tools/_beta_builtin_memory_tool.py` (the file-based helper's result texts)
+# 4. Anthropic, "Hooks reference" — https://code.claude.com/docs/en/hooks#precompact (`PreCompact` runs a command)
+# 5. openai/codex, PR #19905 — https://github.com/openai/codex/pull/19905 (a pre-compaction hook)
+# 6. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy; prices)
+# 7. anthropics/claude-cookbooks, `tool_use/context_engineering/context_engineering_tools.ipynb` (4 reads
+#    instead of 8 with memory, as reported; not re-run)

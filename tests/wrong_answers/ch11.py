@@ -22,6 +22,12 @@ def refuse_every_dot(path):
     return find_step("my_memory_path").reference(path)
 
 
+WRONG_VALUES = {  # answer -> (a typical wrong value, what the line must say)
+    "viewed_paths": ({"/memories"}, "missing"),
+    "all_kept": ({0.8}, "missing"),
+    "cheapest": (0.8, "too low"),
+}
+
 WRONG = {  # step -> (a typical wrong version, what the check's line must name)
     "my_memory_path": (prefix_without_the_slash, "'/memoriesX/a': at result, yours gave 'a'"),
     "no_hidden_memory_path": (refuse_every_dot, "'/memories/./a.md': at result, yours raised PathEscape"),

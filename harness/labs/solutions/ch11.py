@@ -1,4 +1,6 @@
-"""Chapter 11's steps: the memory tool's path check, and exercise 2's variant that also refuses hidden names.
+"""Chapter 11's steps: the memory tool's path check, and exercise 2's variant that also refuses hidden names;
+the values exercises 1 and 3 ask for (``ANSWERS``), each worked out by running the chapter's sessions again in
+a temporary folder.
 
 The cases: the chapter's 24 paths (``PATHS``, the very list its compare cell
 runs), more hostile and odd ones written out (``..`` at each depth, a NUL
@@ -12,11 +14,13 @@ refuses exactly the hidden ones (``tests/test_solutions_ch07_ch11.py``).
 from __future__ import annotations
 
 import random
+import tempfile
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from ...core.tools import PathEscape
-from . import Step
+from . import Answer, Step
 
 PATHS = ("/memories", "/memories/", "/memories/a.md", "/memories/notes/a.md", "/memories/./a.md",
          "/memories//a.md", "/memories/a/./b/c.md", "/memories/a..b.md", "/memories/..a", "/memories/../x",
@@ -82,6 +86,43 @@ STEPS = [
          needs=("my_memory_path",)),
 ]
 
+def _viewed_paths() -> set[str]:
+    """The memory paths the chapter's second session with memory viewed (exercise 1)."""
+    from ..memory_lab import first_session, second_session
+    with tempfile.TemporaryDirectory() as folder:
+        second = second_session(first_session(Path(folder) / "first"), Path(folder) / "second")
+        return {i["path"] for n, i in second.session.tool_calls if n == "memory" and i["command"] == "view"}
+
+
+FRACTIONS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)  # the chapter's sweep
+
+
+@lru_cache(maxsize=1)
+def _sweep() -> tuple[Any, ...]:
+    from ..memory_lab import flush_sweep
+    with tempfile.TemporaryDirectory() as folder:
+        return tuple(flush_sweep(Path(folder) / "sweep", FRACTIONS))
+
+
+def _all_kept() -> set[float]:
+    """The fractions that keep as many facts as the best one (exercise 3)."""
+    best = max(p.kept for p in _sweep())
+    return {p.at for p in _sweep() if p.kept == best}
+
+
+def _cheapest() -> float:
+    """Of those, the one that costs least with caching (exercise 3)."""
+    return min((p for p in _sweep() if p.at in _all_kept()), key=lambda p: p.dollars).at
+
+
+ANSWERS = [
+    Answer("viewed_paths", "11", _viewed_paths,
+           hint="Each task views /memories once, then its folder's file and rules.md when the listing shows them; "
+                "look at second_with.session.tool_calls."),
+    Answer("all_kept", "11", _all_kept, hint="Compare each point's kept with the best kept in the sweep."),
+    Answer("cheapest", "11", _cheapest, hint="Among the fractions that keep the most, look at the cached $ column."),
+]
+
 RECAP = [  # the answers to the chapter's recap questions, in order
     "Because a hostile path must get an error before anything is touched: once the store has made a folder "
     "or written a file, an error cannot take it back. startswith('/memories') also takes '/memoriesX/a', a "
@@ -89,13 +130,14 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "A string check cannot see the file system, and what it saw can change between the check and the write "
     "(a folder swapped for a link). So the store walks the checked path one folder at a time through open "
     "folder handles and refuses any symlink on the way.",
-    "That the tool's presence bought nothing: offered memory but never told a compaction was coming, the "
-    "agent kept the same 4 facts as the agent without memory. The gain comes from saving before the "
-    "compaction.",
+    "With the API's memory instructions alone (no notice) the fake saved after every task and kept the same 7 "
+    "facts as with the notice; only the control without those instructions never wrote and kept the same 4 as "
+    "no memory. So the gain comes from saving at all, and in this fake the instructions are enough; that "
+    "holds by construction (the fake writes only when told to), not as a claim about Claude.",
     "A note is a snapshot: after the file changed, the agent answered from memory with the old tag and "
     "nothing looked wrong. A standing instruction to check a file before trusting a note about it fixed it, "
     "for one read.",
-    "At 50% of the trigger the first notice came during request 2, before the first edit request; the "
-    "compaction during request 6 took that request away before the next notice, so memory later named the "
-    "wrong first change.",
+    "The first file changed is a fact about the history of requests, not about a file or a standing rule, and "
+    "the fake's rule for what to save keeps only those; once the compaction took request 3 away, nothing "
+    "held it.",
 ]
