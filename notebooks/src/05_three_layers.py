@@ -232,7 +232,7 @@ assert small.answers[0].splitlines()[-12].startswith("- agents/s01_agent_loop.py
 #
 # All 71 requests of `LONG_SESSION`, with every layer off and with the reference knobs. Why would
 # the agent call `compact`? One version of the reference agent states the 50,000-token limit in its
-# system prompt [3]; a later one does not [2], nor does ours. *This fake* reads its request's size:
+# system prompt [3]; a later one does not [2], nor does ours. Here *this fake* reads its request's size:
 # it compacts after a task once that passes 97% of `THRESHOLD`. A real model would have to be told.
 
 # %%
@@ -509,7 +509,7 @@ else:
     print(f"Exercise 4: correct. Late, one request carried {late.stats.peak_context:,} tokens, "
           f"{late.stats.peak_context - 10_000:,} above THRESHOLD; on time the largest was "
           f"{on_time.stats.peak_context:,}. The request that crosses the threshold goes out whole "
-          "before anything is compacted (the loop's order: any model).")
+          "before anything is compacted: the loop's order (this design), whatever the model.")
 
 # %% [markdown]
 # ## Recap
