@@ -60,6 +60,7 @@ assert (KEEP_RECENT, THRESHOLD, context_window(DEFAULTS.model)) == (3, 50_000, 2
 # your kept functions run in this notebook's names: what chapters 02-04 had at hand
 from harness import COMPACT_ACK, COMPRESSED_HEADER, SUMMARY_PROMPT, AutoReport, SummaryFailed, ToolOutcome, compact_focus
 import json
+from pathlib import Path
 
 my_micro_compact = yours_or_reference("my_micro_compact", globals())  # chapter 02
 my_auto_compact = yours_or_reference("my_auto_compact", globals())    # chapter 03
