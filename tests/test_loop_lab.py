@@ -1,5 +1,5 @@
 """Labs of chapters 04 and 05 (harness/labs/loop_lab.py): the memory picture, layer markers,
-cached runs of the long session, and both slider callbacks over their whole range."""
+cached runs of the long session and what they cost, and both slider callbacks over their whole range."""
 from __future__ import annotations
 
 import pytest
@@ -8,9 +8,10 @@ from matplotlib.figure import Figure
 from harness import (CompactionConfig, assistant, count_tokens, run_agent, text, tool_result, tool_use, user,
                      validate_messages, write_transcript)
 from harness.fake import fake_client
+from harness.labs.cost import SESSION_PRICES
 from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, compact_tool_lab, compact_tool_runs,
                                    context_tokens, layer_markers, manual_only_run, memory_of, memory_picture,
-                                   memory_recorder, memory_table, three_layer_run, three_layer_runs,
+                                   memory_recorder, memory_table, run_cost, three_layer_run, three_layer_runs,
                                    three_layers_lab, uncompressed_run)
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
@@ -305,3 +306,13 @@ def test_first_refuses_a_request_count_the_session_did_not_run(tmp_path, bad):
     session = run_scenario(LONG_SESSION, CompactionConfig(), tmp_path, requests=LONG_SESSION.requests[:9])
     with pytest.raises(ValueError, match="between 1 and 9"):
         session.first(bad)
+
+
+# --- what a cached run cost -------------------------------------------------------
+
+def test_a_cached_runs_cost_prices_every_call_and_caching_only_lowers_it(root):
+    session = three_layer_run(3, 10_000, SWEEP_REQUESTS, root)
+    plain, cached = run_cost(session, caching=False), run_cost(session, caching=True)
+    assert len(plain.calls) == len(session.trace) and plain.prices == SESSION_PRICES
+    assert plain.total("uncached") == session.stats.input_tokens_billed and plain.total("cache_read") == 0
+    assert cached.total("cache_read") > 0 and cached.dollars < plain.dollars

@@ -7,7 +7,8 @@ keyed by their knobs and cached: a run takes seconds and the same knobs always
 give the same run. A slider's runs are made up front (``compact_tool_runs``,
 ``three_layer_runs``, under a progress bar) and its callback only cuts one with
 ``Session.first`` and draws. Every cached run records the memory picture of each
-request it sent. Each run
+agent request it sent, and the cache segments of every request (``run_cost``:
+chapter 09's cache model). Each run
 takes the loop to run (``loop``, the harness's ``run_agent`` by default;
 chapters 04 and 05 pass the student's); a run folder belongs to one loop, so
 two loops need two roots. The figures are plain matplotlib Figures, not
@@ -35,6 +36,7 @@ from ..core.tokens import MESSAGE_OVERHEAD, block_tokens, count_tokens, text_tok
 from ..core.transcripts import read_transcript
 from ..fake import fake_client
 from ..session.runner import Session, SessionPart
+from .cost import SESSION_PRICES, CostReport, Prices, cache_recorder, cost_of
 from .growth import growth_series
 from .parallel import run_all
 from .recording import RecordingClient
@@ -199,7 +201,7 @@ _KEPT_RUNS = 64
 def _make_run(root: str, name: str, requests: int, config: CompactionConfig, compact_policy: Any,
               loop: Loop) -> Session:
     folder = Path(root) / name
-    client = memory_recorder(fake_client(compact_policy=compact_policy), config.keep_recent,
+    client = memory_recorder(cache_recorder(fake_client(compact_policy=compact_policy)), config.keep_recent,
                              folder / "transcripts")
     # fsync off: the log is read back, never recovered after a crash; flushing it each round made a run
     # 30% to 80% slower on the 2-core machine the chapters were built on, and the log's bytes are the same
@@ -272,6 +274,12 @@ def compact_tool_runs(limits: Iterable[int], requests: int, root: str | Path,
     limits = list(limits)
     keys = [_manual_key(limit, requests, root, loop) for limit in limits]
     return dict(zip(limits, _runs(keys, desc="runs, one per limit")))
+
+
+def run_cost(session: Session, prices: Prices = SESSION_PRICES, *, caching: bool) -> CostReport:
+    """A cached run's calls priced by chapter 09's cache model, with or without prompt caching: its
+    client recorded every request's cache segments (summary calls included) beneath the memory pictures."""
+    return cost_of(session.trace, session.client.inner.records, prices, caching=caching)
 
 
 def three_layer_runs(keep_recents: Iterable[int], thresholds: Iterable[int], requests: int, root: str | Path,

@@ -1,35 +1,25 @@
 # %% [markdown]
 # # 05 · Three layers in one loop
 #
-# **The promise:** write the agent loop yourself, check it against the harness's, then run micro,
-# auto and manual compaction together in it on a session of 71 requests, and see from the run's own
-# data what each layer did, what it saved, and what it cost.
+# **The promise:** write the agent loop yourself, run micro, auto and manual compaction together in it
+# on a session of 71 requests, and read from the run what each layer did, saved and cost.
 #
 # ## What you will be able to do
 #
-# - walk through one turn of the loop and say what happens, in which order, and why;
-# - write the agent loop yourself, and see it run sessions exactly like the harness's `run_agent`
-#   (same history, calls and events), with your own layers of chapters 02-04 in it;
-# - draw the compressed and uncompressed token-growth curves of a long session in the same axes, with
-#   a marker wherever a layer fired;
-# - take the agent's memory apart into working memory (the newest `KEEP_RECENT` tool results),
-#   short-term memory (placeholders) and long-term memory (the summary, and the transcripts on disk),
-#   and say what the transcripts do *not* keep;
-# - move `KEEP_RECENT` and `THRESHOLD` and watch the curves, the bill and the re-reads change.
+# - say what happens in one turn of the loop, in which order, and why;
+# - write the layers and the loop, and run sessions exactly like the harness's;
+# - read a long run's growth curves, bill and memory, and move its knobs.
 #
-# Each lesson says whether it holds for **any model** (it follows from the loop's order or from what
-# the request contains) or only for **this fake** (it depends on how our fake agent decides).
+# Each result carries a label. *any model*: a model that sees only the same context would do the
+# same. *this fake*: it follows from how our fake decides. *this design*: a choice of this harness
+# or of the reference agent.
 
 # %% [markdown]
 # ## Setup
 #
-# As in every chapter the model is a deterministic fake of Claude behind the real `anthropic` SDK,
-# offline. The long-session runs come from `harness/labs/loop_lab.py`: `three_layer_run` and
-# `uncompressed_run` are `run_scenario` with a cache in front (a run takes seconds; the same knobs
-# always give the same run), and they record the memory picture of every request sent. Each takes the
-# loop to run as `loop=`: from section 2 on, that is yours, and it runs your layers: the micro-compaction
-# of chapter 02, the auto-compaction of chapter 03 and the end of round of chapter 04, each once it
-# passed its check there (the setup says which), else the reference.
+# The model is the deterministic fake of Claude behind the real `anthropic` SDK, offline. The long
+# runs (`harness/labs/loop_lab.py`) are cached. They run your loop, with your layers of chapters
+# 02-04 where they passed their checks.
 
 # %%
 # %matplotlib inline
@@ -39,69 +29,66 @@ from harness.labs.parallel import start_workers
 start_workers()  # this chapter's sweeps run on every core: their workers start now, in the background
 
 import copy
-from pathlib import Path
 
 from IPython.display import display
 from ipywidgets import IntSlider, SelectionSlider
 
 from harness import (COMPACT_TOOL_NAME, CallTrace, CompactionConfig, RunContext, assistant, count_tokens,
-                     estimate_tokens, is_placeholder, iter_tool_results, iter_tool_uses, messages_api, micro_compact,
-                     read_transcript, text, to_dicts, tool_result, tool_use, user)
+                     estimate_tokens, iter_tool_uses, micro_compact, text, to_dicts, tool_result, tool_use, user)
+from harness.core.models import context_window
 from harness.fake import fake_client
+from harness.labs.cost import SESSION_PRICES
 from harness.labs.growth import growth_series
 from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, context_tokens, layer_markers, layers_figure,
-                                   memory_figure, memory_of, memory_table, run_line, three_layer_run,
+                                   memory_figure, memory_of, memory_table, run_cost, run_line, three_layer_run,
                                    three_layer_runs, three_layers_lab, uncompressed_run)
+from harness.labs.micro_lab import micro_layer
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
-from harness.labs.micro_lab import micro_layer
 from harness.labs.scratch import own_scratch
-from harness.labs.steps import check, yours_or_reference
+from harness.labs.steps import answer, check, yours_or_reference
 from harness.labs.taught_loop import taught_loop
-from harness.session.records import read_log
 from harness.session.runner import SYSTEM_PROMPT
-from harness.strategies.three_layers import ThreeLayers
 
 WORK = own_scratch("05")                     # _work/05, in a fresh folder of its own for each run
 DEFAULTS = CompactionConfig()                # the reference agent's knobs
 KEEP_RECENT, THRESHOLD = DEFAULTS.keep_recent, DEFAULTS.threshold
-print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {sorted(DEFAULTS.preserve_tools)}")
+print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {sorted(DEFAULTS.preserve_tools)}, "
+      f"model {DEFAULTS.model} ({context_window(DEFAULTS.model):,}-token window)")
+assert (KEEP_RECENT, THRESHOLD, context_window(DEFAULTS.model)) == (3, 50_000, 200_000)
 # your kept functions run in this notebook's names: what chapters 02-04 had at hand
 from harness import COMPACT_ACK, COMPRESSED_HEADER, SUMMARY_PROMPT, AutoReport, SummaryFailed, ToolOutcome, compact_focus
 import json
+from pathlib import Path
 
 my_micro_compact = yours_or_reference("my_micro_compact", globals())  # chapter 02
 my_auto_compact = yours_or_reference("my_auto_compact", globals())    # chapter 03
 my_finish_round = yours_or_reference("my_finish_round", globals())    # chapter 04
 
 # %% [markdown]
+# The sessions run on Claude Haiku 4.5, a legacy model on its model page [1]; we keep it for its
+# 200K window.
+#
 # ## 1 · One turn of the loop, in order
 #
 # The loop runs one request until the agent is done. Each turn:
 #
-# 1. **Log.** Every message committed since the last turn is appended to the session log, before
-#    anything may rewrite it (chapter 03 showed why: micro rewrites results in place, so a transcript
-#    written later has already lost them).
-# 2. **Micro** (layer 1, every turn): all but the newest `KEEP_RECENT` tool results become
-#    placeholders, unless their tool is preserved or they are short.
-# 3. **Auto** (layer 2, past `THRESHOLD`): transcript to disk, summary, history replaced by one message.
-#    The loop goes on: the agent is mid-task, and the summary says where it was.
+# 1. **Log** every message committed since the last turn, before anything may rewrite it.
+# 2. **Micro** (layer 1, every turn): old tool results become placeholders.
+# 3. **Auto** (layer 2, past `THRESHOLD`): transcript, summary, history replaced. The loop goes on.
 # 4. **Call the model** with what is left.
-# 5. **Run every tool** the model asked for and **append all the results** in one user message,
-#    `compact`'s included (chapter 04).
-# 6. **Manual** (layer 3, if the model called `compact`): the same summary as auto, then **return**.
+# 5. **Run every tool** it asked for and append all the results in one message (chapter 04).
+# 6. **Manual** (layer 3, if the model called `compact`): the same summary, then **return**.
 #
-# Steps 2 and 3 shape what the model sees; step 6 happens after it has spoken. The loop does not know
-# the layers by name: a compaction *strategy* does, through three hooks the loop calls
-# (`harness/strategies/base.py`). `before_call` runs steps 2 and 3 and returns the names of the layers
-# that fired; `on_compact` runs step 6; `after_round` is told each finished round (the three layers
-# ignore it; the usage-triggered strategy of chapter 06 and the server-side ones of chapter 10 use it). `ThreeLayers()` is the reference agent's strategy.
-# A `RunContext` (`harness/core/loop.py`) is what a hook sees: the client, the history, the knobs,
-# and `emit`/`record` to report events and summary calls.
+# Steps 2 and 3 shape what the model sees; step 6 follows its decision (*this design*, the
+# reference agent's [2]). A `RunContext` `run` (`harness/core/loop.py`) holds the client, history
+# and knobs, and reports what the layers do: `run.micro(layer)`, `run.context_size()`,
+# `run.summarise_and_replace(kind, focus, compact=)`. The harness's `run_agent` calls the layers
+# through a *strategy*'s hooks (`harness/strategies/base.py`): `before_call` (steps 2-3),
+# `on_compact` (step 6) and `after_round`. `ThreeLayers()` is the reference's.
 #
-# You build the loop in four small steps, each tried on the twelve-file task of chapter 02 stopped
-# after six reads, then write it whole.
+# The steps run on chapter 02's twelve-file task, stopped after six reads.
 
 # %%
 plain = run_scenario(TWELVE_FILES, DEFAULTS.with_(micro=False, auto=False), WORK / "plain")
@@ -117,32 +104,38 @@ print(f"{len(sample)} messages, {estimate_tokens(sample):,} estimated tokens, TH
 assert len(read_so_far) == 6
 
 # %% [markdown]
-# **Step 1: before the call.** Ask the strategy to act (steps 2 and 3), and for any extra arguments
-# of the call (`request_options`: none for the three layers; chapter 10's server-side strategies add
-# the API's context management here, and `messages_api` then sends the call to `client.beta.messages`).
+# **Step 1: the layers before the call.** Write `my_layers(run)` with your own functions: micro if
+# `run.config.micro`, then auto if `run.config.auto` and the context is past the threshold. Return
+# the names of the layers that fired. The check runs it as `before_call` on whole sessions.
+
+# %% tags=["stub"]
+def my_layers(run):
+    """Layers 1 and 2, before a call: micro every turn, auto past THRESHOLD; the names of those that fired."""
+    # fired = []
+    # if run.config.micro and run.micro(micro_layer(my_micro_compact)): "micro" fired
+    # if run.config.auto and run.context_size() > run.config.threshold:
+    #     run.summarise_and_replace("auto", compact=my_auto_compact); "auto" fired
+    # return fired
+    raise NotImplementedError("your code here")
 
 # %%
-strategy = ThreeLayers()
-layers = strategy.before_call(run)
-options = strategy.request_options(run)
-print("layers that fired:", layers, "| extra call options:", options)
-print("events:", [(e.kind, e.tokens_before, e.tokens_after) for e in events])
+my_layers = check(my_layers)
+layers = my_layers(run)
+print("layers that fired:", layers, "| events:", [(e.kind, e.tokens_before, e.tokens_after) for e in events])
 print(f"the history is now {len(sample)} message(s), {estimate_tokens(sample):,} estimated tokens")
 
 # %%
-assert layers == ["micro", "auto"] and options == {} and len(sample) == 1
+assert layers == ["micro", "auto"] and len(sample) == 1
 assert [e.kind for e in events] == ["micro", "auto"] and [t.kind for t in trace] == ["summary"]
 
 # %% [markdown]
-# **Step 2: the call, and its trace.** Send the request, turn the SDK's reply into plain dicts
-# (`to_dicts`: the history never holds SDK objects), and record one `CallTrace`: the tokens the API
-# reported, our two counts of the history it was sent, the layers that fired before it, the tools the
-# model asked for.
+# **Step 2: the call, and its trace.** Send the request, turn the reply into plain dicts, and record
+# a `CallTrace`: tokens reported, our two counts, layers, tools.
 
 # %%
-response = run.response = messages_api(run.client, options).create(
+response = run.response = run.client.messages.create(
     model=run.config.model, max_tokens=run.config.max_tokens, system=run.system, tools=run.schemas,
-    messages=sample, **options)
+    messages=sample)
 content = to_dicts(response.content) or [text("(no reply)")]
 uses = [b for b in content if b["type"] == "tool_use"]
 call_trace = CallTrace(run.call, response.usage.input_tokens, response.usage.output_tokens, estimate_tokens(sample),
@@ -156,14 +149,11 @@ assert call_trace.input_tokens == call_trace.counted and call_trace.layers == ("
 assert response.stop_reason == "tool_use" and [b["input"] for b in uses] == [{"path": read_so_far[-1]}]
 
 # %% [markdown]
-# From the summary alone the agent knows the task and where it was, and asks for the sixth file
-# again: it had read it in the last round but not yet written its note, and a summary keeps notes,
-# not file contents. (That is **this fake**: its summariser keeps the task and one note per file, and
-# its agent notes a file in the reply after reading it.) An empty reply would become `(no reply)`:
-# the API refuses a message with no content.
+# From the summary alone the agent asks for the sixth file again: it had read it but not yet noted
+# it, and the summary keeps notes, not contents (*this fake*: one note per file, written after the
+# read).
 #
-# **Step 3: the round.** What chapter 04 had you write: append the reply, run every tool, append all
-# the results in one user message.
+# **Step 3: the round.** Chapter 04's: append the reply, run every tool, append all the results.
 
 # %%
 sample.append(assistant(content))
@@ -177,54 +167,44 @@ print([m["role"] for m in sample], "|", len(round_results), "result(s):",
       [r["content"].splitlines()[0] for r in round_results])
 
 # %% [markdown]
-# **Step 4: the exits.** Three ways out: the model called `compact` (run `on_compact`, stop
-# `"compact"`); the model asked for no tool (stop `"end_turn"`; except when the server paused the turn
-# after compacting it, chapter 10: that turn goes back to the server as it is); or `max_turns` calls
-# went by (an event says so). Otherwise `after_round` hears about the finished round, and the loop
-# makes the next call.
+# **Step 4: the exits.** The model called `compact`: run the manual summary, stop `"compact"`. It
+# asked for no tool: stop `"end_turn"`. `max_turns` calls went by: stop `"max_turns"`. Otherwise
+# the next turn starts.
 
 # %%
 compacting = any(b["name"] == COMPACT_TOOL_NAME for b in uses)
-stop = "compact" if compacting else "end_turn" if not uses and response.stop_reason != "compaction" else None
+stop = "compact" if compacting else "end_turn" if not uses else None
 print("stop:", stop or "none yet: the next turn starts with step 1")
 
 # %%
 assert [m["role"] for m in sample] == ["user", "assistant", "user"] and stop is None
 
 # %% [markdown]
-# **Now write the whole loop.** Your loop does only what this section taught; `taught_loop` does the
-# bookkeeping around it (numbers the calls, traces each one, syncs the session log before each hook),
-# so that it runs in a `Session` and leaves what `harness.run_agent` leaves. `run` is the `RunContext`
-# the hooks take. The round is yours from chapter 04: `my_finish_round(messages, content, tools,
-# compact)`, where `compact` is a function of the focus that runs the strategy's `on_compact`. The
-# check runs your loop on six sessions from scratch (the twelve files and four requests of the long
-# session; no compaction, the three layers at two settings, an agent that calls `compact`, `max_turns`
-# cutting a task short) and compares everything they leave: answers, history, trace, events, tool calls
-# and log. (`harness.run_agent` also routes chapter 10's server-side strategies and lets a paused turn
-# go back to the server; `taught_loop` refuses those strategies.)
+# **Now write the loop.** Each turn: `my_layers(run)`, the call, then your round
+# `my_finish_round(messages, content, tools, manual)`, where `manual(focus)` runs the manual summary.
+# `taught_loop` does the bookkeeping (call numbers, traces, the log). The check compares everything
+# its sessions leave with `run_agent`'s.
 
 # %% tags=["stub"]
-def my_agent_loop(client, messages, *, system, tools, config, compactor, run):
+def my_agent_loop(client, messages, *, system, tools, config, run):
     """Run one request to its end; return "compact", "end_turn" or "max_turns"."""
+    # manual(focus): run.summarise_and_replace("manual", focus, compact=my_auto_compact)
     # at most config.max_turns times:
-    #     compactor.before_call(run)                                  (steps 1-3: micro, auto)
+    #     my_layers(run)                                              (micro, auto)
     #     the call: client.messages.create(model=, max_tokens= from config, system=, tools=tools.schemas,
     #               messages=); content = to_dicts(response.content), or [text("(no reply)")] if empty
-    #     the round: my_finish_round(messages, content, tools, lambda focus: compactor.on_compact(run, focus));
-    #               True means the model compacted: return "compact"
-    #     compactor.after_round(run, response.usage); no tool_use in content: return "end_turn"
+    #     the round: my_finish_round(messages, content, tools, manual); True: return "compact"
+    #     no tool_use in content: return "end_turn"
     # then "max_turns"
     raise NotImplementedError("your code here")
 
 # %%
 my_agent_loop = check(my_agent_loop)
-my_loop = taught_loop(my_agent_loop, micro=micro_layer(my_micro_compact), summarise=my_auto_compact)
+my_loop = taught_loop(my_agent_loop)
 
 # %% [markdown]
-# From here on, every run in this chapter is your loop's. Here is a small one where all three layers
-# fire: the twelve files of `agents/`, a low threshold of 10,000 tokens, and an agent that calls
-# `compact` when its task is done. Each line is one API call; a summary call carries the number of the
-# agent call it belongs to.
+# Every run from here on is your loop's. Here all three layers fire: the twelve files, `THRESHOLD`
+# 10,000, and an agent that calls `compact` when its task is done.
 
 # %%
 small = run_scenario(TWELVE_FILES, DEFAULTS.with_(threshold=10_000), WORK / "twelve", compact_policy="after_task",
@@ -244,28 +224,17 @@ assert small.trace[-2].tools == ("compact",) and len(small.messages) == 1
 assert small.answers[0].splitlines()[-12].startswith("- agents/s01_agent_loop.py")
 
 # %% [markdown]
-# Micro fired before call 5 (the folder listing became a placeholder; the twelve `read_file` results are
-# preserved). Auto fired twice, before calls 7 and 12: each time the summary call ran first, then the
-# agent carried on reading from the summary's notes. After call 16 the agent answered and called
-# `compact`, and the loop returned. The answer survived in `session.answers`, although the history is
-# one summary message now. (The order is the loop's, **any model**; when the agent calls `compact`,
-# and what the summaries keep, are **this fake**'s.)
+# Micro fired before call 5, auto before calls 7 and 12 (each summary call first), manual after
+# call 16, and the loop returned. The answer survived in `session.answers`, though the history is
+# one summary now. The order is the loop's (*this design*); when the agent calls `compact`, and
+# what the summaries keep, are *this fake*'s.
 #
 # ## 2 · The long session, with and without the three layers
 #
-# Now the real thing: all 71 requests of `LONG_SESSION`, run by your loop, once with every layer off
-# and once with the reference knobs (`KEEP_RECENT=3`, `THRESHOLD=50,000`, `read_file` preserved).
-#
-# For the third layer the agent needs a reason to call `compact`. Seed 001 says only that the agent
-# calls it on its own judgement. One stored version of the reference code tells its agent the
-# 50,000-token limit in its system prompt (`SYSTEM` in `agents/s06_context_compact.py` at commit
-# 0de9c58); another does not (the same file at commit 7864a30). Our system prompt (`SYSTEM_PROMPT` in
-# `harness/session/runner.py`) says nothing about a limit. The manual layer fires here because
-# **this fake** reads the size of the request it was sent: it tidies up at the end of a task once that
-# request passes 97% of the threshold (`agent_limit`), just before auto would cut in mid-task. A real
-# model would have to be told its limit, or count. Told one in its system prompt, *this fake* does the
-# same at 80% of it (`compact_policy="judgement"`, the default). These are the only two full runs of
-# the session in this notebook.
+# All 71 requests of `LONG_SESSION`, with every layer off and with the reference knobs. Why would
+# the agent call `compact`? One version of the reference agent states the 50,000-token limit in its
+# system prompt [3]; a later one does not [2], nor does ours. Here *this fake* reads its request's size:
+# it compacts after a task once that passes 97% of `THRESHOLD`. A real model would have to be told.
 
 # %%
 compressed = three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), WORK, loop=my_loop)
@@ -273,34 +242,37 @@ uncompressed = uncompressed_run(len(LONG_SESSION.requests), WORK, loop=my_loop)
 print(f"agent limit: {agent_limit(THRESHOLD):,} tokens")
 print("with the three layers:", run_line(compressed))
 print("with no compaction:   ", run_line(uncompressed))
-billed_share = compressed.stats.input_tokens_billed / uncompressed.stats.input_tokens_billed
-print(f"input billed with the layers: {billed_share:.0%} of the uncompressed bill; "
-      f"peak context {compressed.stats.peak_context / uncompressed.stats.peak_context:.0%} of it")
-print("reads after an edit:", compressed.stats.reads_after_edit, "with the layers,",
-      uncompressed.stats.reads_after_edit, "without")
+dollars = {(label, caching): run_cost(session, SESSION_PRICES, caching=caching).dollars
+           for label, session in (("with", compressed), ("without", uncompressed)) for caching in (False, True)}
+print("dollars, Haiku 4.5 prices:", {key: round(value, 2) for key, value in dollars.items()})
 
 # %%
 c, u = compressed.stats, uncompressed.stats
 assert "limit" not in SYSTEM_PROMPT and "token" not in SYSTEM_PROMPT
 assert len(LONG_SESSION.requests) == 71 and agent_limit(THRESHOLD) == 48_500
 assert c.compactions == {"auto": 2, "manual": 1, "micro": 14} and u.compactions == {}
-assert (c.model_calls, u.model_calls) == (195, 158) and c.model_calls - u.model_calls == 37
-assert (c.peak_context, u.peak_context) == (49_198, 125_406)
-assert (c.re_reads, u.re_reads) == (36, 0) and c.reads_after_edit == u.reads_after_edit == 13
-assert round(billed_share, 2) == 0.43 and round(c.peak_context / u.peak_context, 2) == 0.39
+assert (c.model_calls, u.model_calls, c.re_reads, u.re_reads) == (195, 158, 36, 0)
+assert (c.peak_context, u.peak_context) == (49_198, 125_406) and round(c.peak_context / u.peak_context, 2) == 0.39
+assert (round(c.input_tokens_billed / 1e6, 2), round(u.input_tokens_billed / 1e6, 2)) == (5.30, 12.43)
+assert {key: round(value, 2) for key, value in dollars.items()} == {
+    ("with", False): 5.33, ("with", True): 0.92, ("without", False): 12.46, ("without", True): 1.41}
+assert round(dollars["with", False] / dollars["without", False], 2) == 0.43
+assert round(dollars["with", True] / dollars["without", True], 2) == 0.65
+assert (SESSION_PRICES.input, SESSION_PRICES.output) == (1.0, 5.0)
 
 # %% [markdown]
-# The layers cut the peak context to 39% of the uncompressed peak (49,198 tokens against 125,406)
-# and the input bill to 43%. They cost 37 more model calls (195 against 158), and 36 of those are
-# re-reads: the agent read again a file it had read and that had not changed since, because its
-# content had been compacted away. With nothing removed it never did. (Both runs read a file 13 times
-# after editing it; that is checking an edit, not forgetting, and it is counted apart.) The savings
-# follow from what the layers remove, **any model**; the exact count of re-reads is **this fake**'s,
-# which reads a file again whenever the content it needs is out of view.
+# | the long session | model calls | peak context | re-reads | input tokens | dollars, no caching | dollars, with caching |
+# |---|---|---|---|---|---|---|
+# | three layers | 195 | 49,198 | 36 | 5.30M | 5.33 | 0.92 |
+# | no compaction | 158 | 125,406 | 0 | 12.43M | 12.46 | 1.41 |
 #
-# Both curves in one picture. Orange dots: micro fired before that call. Red triangles: auto fired
-# before that call (the curve has just dropped). Green diamond: the agent called `compact` in that call
-# (the drop comes right after).
+# Dollars are at Claude Haiku 4.5's prices (1 in, 5 out per million tokens) [4], without prompt caching
+# and then with chapter 09's cache model [5]. That the layers shrink what is sent holds for *any
+# model*. The sizes are *this fake*'s trajectory: peak context 39% of the uncompressed one, a bill of
+# 43% without caching but 65% with it, since a cache makes the long uncompressed prefix cheap to
+# resend. The 36 re-reads are *this fake*'s too: it reads a file again when its content is out of view.
+#
+# Orange dots: micro fired before that call; red triangles: auto; green diamond: the agent's `compact`.
 
 # %%
 display(layers_figure(compressed, uncompressed, limit=THRESHOLD, limit_label="THRESHOLD, on estimate_tokens",
@@ -324,22 +296,20 @@ assert all(series.context[call - 1] < 1_000 for call in (35, 87, 134))
 assert micro_saved == 2_626
 
 # %% [markdown]
-# The sawtooth has three teeth, and each drop of more than 45,000 tokens is a summary: the agent's own
-# `compact` after call 34 (the drop shows in call 35), and auto before calls 87 and 134. After each
-# drop the context starts again from under 1,000 tokens. Micro fires often but saves little here, 2,626
-# estimated tokens over the whole session: most of what piles up is `read_file` output, which the
-# reference agent preserves. Between the teeth, growth is all kept file contents.
+# Three teeth, each a drop of more than 45,000 tokens: the agent's `compact` after call 34, auto
+# before calls 87 and 134. After each, the context starts again under 1,000 tokens. Micro saves only
+# 2,626 estimated tokens in all: most of what piles up is `read_file` output, which the reference
+# preserves (*this design*, and *this fake*'s read-heavy session).
 #
 # ## 3 · What it cost: the summaries forget
 #
-# The session ends with two questions about its beginning, then a request that the second instruction
-# forbids.
+# The session ends with two questions about its start, then a request its second instruction forbids.
 
 # %%
 for label, session in (("with the layers", compressed), ("no compaction", uncompressed)):
     print(label)
-    for request_text, answer in zip(LONG_SESSION.requests[-3:], session.answers[-3:]):
-        print(f"  {request_text}\n    -> {answer}")
+    for request_text, reply in zip(LONG_SESSION.requests[-3:], session.answers[-3:]):
+        print(f"  {request_text}\n    -> {reply}")
 first_summary = compressed.events[[e.kind for e in compressed.events].index("manual")].detail["summary"]
 print("\nrequests the first summary kept:", [line for line in first_summary.splitlines() if line.startswith("- User:")]
       or "none")
@@ -356,26 +326,22 @@ assert compressed.answers[-3:] == [
 assert "- User:" not in first_summary and DEFAULTS.tail_chars == 80_000
 
 # %% [markdown]
-# With no compaction the agent remembers everything and refuses the edit. With the three layers it gets
-# the first change wrong, has lost the rule, and edits vendored code. The damage was done at the first
-# compaction: the summary is written from the last 80,000 characters of the history (chapter 03), and
-# after reading all of `core/` those characters were file contents, not one user request. That part
-# holds for **any model**: no summariser can keep a request it is not shown. That the agent then
-# edits `tools/` is **this fake**'s: it obeys every rule it can see and none it cannot. Files can be
-# read again; an instruction the user gave once cannot.
+# Uncompressed, the agent remembers and refuses. Compressed, it gets the first change wrong, has lost
+# the rule, and edits vendored code. The first summary was written from the last 80,000 characters
+# of the history (chapter 03), all file contents by then, not one request. No summariser can keep a
+# request it is not shown (*any model*). That the agent then edits `tools/` is *this fake*'s: it obeys
+# every rule it can see and none it cannot.
 #
 # ## 4 · Working, short-term and long-term memory
 #
-# Seed 001 compares the three layers with human memory. We can draw that picture from the run itself:
+# The layers can be read as memory:
 #
-# - **working memory**: the newest `KEEP_RECENT` tool results, in full, what the agent is working with now;
-# - **short-term memory**: placeholders, "I used `bash` here", the fact without the content;
-# - **long-term memory**: the summary in the context, and the transcripts on disk, one file per
-#   compaction, with what the history held when it was summarised.
+# - **working**: the newest `KEEP_RECENT` tool results, in full;
+# - **short-term**: placeholders, the fact of a call without its content;
+# - **long-term**: the summary in the context, and the transcripts on disk.
 #
-# The rest of the context is older results micro does not touch (preserved `read_file` output and short
-# results), the conversation itself (requests, replies, tool calls), and framing (system prompt, tool
-# schemas). `memory_of` takes a session's history apart that way; here is the end of both runs.
+# The rest is older results micro leaves alone ("kept in full"), the conversation, and framing.
+# `memory_of` takes a history apart that way.
 
 # %%
 end = {"with the layers": memory_of(compressed), "no compaction": memory_of(uncompressed)}
@@ -395,43 +361,10 @@ kept_share = with_layers["kept in full"].tokens / context_tokens(end["with the l
 assert round(kept_share, 2) == 0.90
 
 # %% [markdown]
-# At the end, the compressed context holds one summary; its three transcripts on disk hold more tokens
-# than the uncompressed run's largest context. And 90% of what is left in the compressed context is
-# "kept in full", the preserved `read_file` output since the last summary: `PRESERVE_RESULT_TOOLS`
-# decides more about the size of the context than `KEEP_RECENT` does.
-#
-# The transcripts are not the full record, though. Each was written when its compaction ran, and by
-# then micro had already turned old results into placeholders (the reference code does the same: its
-# `auto_compact` runs after `micro_compact`). What the agent actually saw is in the session log,
-# which the loop appends to before any layer may rewrite a message (step 1 of the turn). Here is one
-# result, in the transcripts and in the log:
-
-# %%
-transcripts = [read_transcript(e.detail["transcript"]) for e in compressed.events if e.kind in ("auto", "manual")]
-placeholders = [sum(is_placeholder(b["content"]) for _, _, b in iter_tool_results(t)) for t in transcripts]
-first_cleared = next(b for t in transcripts for _, _, b in iter_tool_results(t) if is_placeholder(b["content"]))
-log_records = read_log(Path(compressed.config.transcript_dir).parent / "session.jsonl").records
-logged = [r["message"] for r in log_records if r["kind"] == "message"]
-original = next(b for _, _, b in iter_tool_results(logged) if b["tool_use_id"] == first_cleared["tool_use_id"])
-print("placeholders in each transcript:", placeholders)
-print(f"in the transcript: {first_cleared['content']!r}")
-print(f"in the log:        {len(original['content']):,} characters, starting {original['content'][:40]!r}")
-print("placeholders anywhere in the log:", sum(is_placeholder(b["content"]) for _, _, b in iter_tool_results(logged)))
-
-# %%
-assert all(n > 0 for n in placeholders) and placeholders == [3, 5, 3]
-assert not is_placeholder(original["content"]) and len(original["content"]) > 100
-assert not any(is_placeholder(b["content"]) for _, _, b in iter_tool_results(logged))
-
-# %% [markdown]
-# Every transcript holds placeholders (3, 5 and 3 of them), and the log holds none: it has every
-# output in full. Seed 001 calls the transcripts a full, recoverable record; in the reference agent
-# (and in ours) they are a record of the history *after* micro. The session log is the full record,
-# and chapter 06 resumes sessions from it. (**Any model**: this is the loop's order, not the model's.)
-#
-# An end state is one moment. The runs recorded the same picture for every request they sent, after
-# micro and auto had their turn; the parts of each add up exactly to the input tokens the API reported
-# for that call.
+# The three transcripts hold more tokens than the uncompressed run's largest context. 90% of the
+# compressed context is "kept in full", preserved `read_file` output: here `PRESERVE_RESULT_TOOLS`
+# weighs more than `KEEP_RECENT`, from *this fake*'s read-heavy session. The transcripts hold
+# placeholders (chapter 03); the session log is the full record. The picture of every request:
 
 # %%
 pictures = {"with the layers": compressed.client.records, "no compaction": uncompressed.client.records}
@@ -449,17 +382,15 @@ assert max(p.items for p in short_term) == 5 and max(p.tokens for p in short_ter
 assert sum(p.items > 0 for p in short_term) > len(short_term) // 2
 
 # %% [markdown]
-# Working memory is a thin blue band: three results at most. Short-term memory hardly shows at all:
-# there are placeholders in more than half of the requests, but never more than 5 at once, and they
-# never cost even 50 tokens together. The long-term dashed line climbs in three steps, one per
-# compaction, while the context falls. Memory moves from the context to the disk; what keeps it whole
-# there is the session log.
+# The parts add up exactly to the input tokens the fake reported (*this fake*: it bills what it is
+# sent). The real API also adds a tool-use system prompt whenever `tools` are sent, sized by model
+# and `tool_choice` [6] (Haiku 4.5's size: unverified). Working memory is three results at most.
+# Placeholders are in over half the requests, never more than 5, under 50 tokens together.
 #
 # ## 5 · Try it: KEEP_RECENT and THRESHOLD
 #
-# First, why the `KEEP_RECENT` slider starts at 1. At 0, micro clears even the newest result, before
-# the model has seen it: the agent runs the command again, its output is cleared again, and the loop
-# spins until `max_turns` (chapter 02).
+# The `KEEP_RECENT` slider starts at 1: at 0, micro clears the newest result before the model has
+# seen it, and the loop spins (chapter 02).
 
 # %%
 spin = [user("Count the lines of every .py file under agents/."),
@@ -470,16 +401,10 @@ print("what the model would see of the command it just ran:", spin[-1]["content"
 assert spin[-1]["content"][0]["content"] == "[Previous: used bash]"
 
 # %% [markdown]
-# The sliders show runs of all 71 requests through your loop with other knobs: `KEEP_RECENT` 1, 3
-# or 10, and `THRESHOLD` 10,000, 30,000, 50,000 or 120,000 (the agent's own limit follows the
-# threshold, at 97%). A run takes a few seconds, longer for a low or a high threshold (more summaries,
-# or a bigger context to read, for the fake as for a real model), so the cell below makes all 12 runs
-# first, under a progress bar. Runs are cached, keyed by the knobs and the loop (`functools.lru_cache`
-# inside `harness/labs/loop_lab.py`): the reference's pair is the run above. The `requests` slider
-# cuts a run after its *n*-th request (`Session.first(n)`): nothing in the loop looks ahead, so that
-# is what a run of only *n* requests does. (Almost: a summary quotes the folder of its transcripts,
-# and a run of *n* requests would have its own folder, so its bill could differ by a few tokens.)
-# Moving a slider only looks a run up and draws it.
+# The sliders show runs with `KEEP_RECENT` 1, 3 or 10 and `THRESHOLD` 10,000, 30,000, 50,000 or
+# 120,000 (the agent's limit stays at 97%). The cell below makes the 12 runs; a slider only looks one
+# up. `requests` cuts a run with `Session.first(n)` (chapter 04's caveat applies). The titles' bill is
+# input tokens, without caching.
 
 # %% tags=["nbval-ignore-output"]
 KEEP_RECENTS = (1, 3, 10)
@@ -491,6 +416,7 @@ assert len(layer_runs) == 12 and layer_runs[KEEP_RECENT, THRESHOLD] is compresse
 assert three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), str(WORK), loop=my_loop) is compressed
 assert uncompressed_run(len(LONG_SESSION.requests), str(WORK), loop=my_loop) is uncompressed
 assert all(len(run.answers) == len(LONG_SESSION.requests) == 71 for run in layer_runs.values())
+assert agent_limit(10_000) == 9_700
 
 # %% tags=["nbval-ignore-output"]
 layers_slider = panel(
@@ -503,52 +429,36 @@ layers_slider = panel(
     runs=layer_runs, uncompressed=uncompressed)
 
 # %% [markdown]
-# Things to try: `THRESHOLD` at 10,000 and at 120,000: how many teeth, how many re-reads, what bill?
-# `KEEP_RECENT` at 1 and at 10: why does so little change? (What does micro leave alone?)
+# Try `THRESHOLD` at 10,000 and at 120,000: how many teeth, re-reads, what bill? `KEEP_RECENT` at 1
+# and at 10: why does so little change?
 #
 # ## Summary
 #
-# - One turn of the loop: log, micro, auto, call, run every tool and append every result, then
-#   manual, which ends the loop. Micro and auto shape what the model sees; manual follows its decision.
-# - You wrote the loop as taught; its check compared everything six sessions leave with
-#   `harness.run_agent`'s. Once it passes, every run of this chapter is yours, with your layers of
-#   chapters 02-04 in it once they pass.
-# - On the 71-request session the three layers kept the peak context at 39% of the uncompressed peak
-#   and the input bill at 43%, for 37 more model calls, 36 of them re-reads (this fake re-reads
-#   whatever it can no longer see; with no compaction it re-read nothing).
-# - The summaries are where the agent forgets: a rule given once, early, was not in the 80,000
-#   characters the first summary was written from (any model), and this fake then edited the files
-#   it had been told never to touch.
-# - Working memory is the newest `KEEP_RECENT` results, short-term memory is placeholders, long-term
-#   memory is the summary plus the transcripts on disk. The transcripts already hold placeholders
-#   (3, 5 and 3 here); the session log is the full record.
-#
-# Chapter 06 makes the disk side usable: resume a session from its log and replay its compactions.
+# - One turn: log, micro, auto, call, every tool and result, then manual, which ends the loop.
+# - On the 71 requests the layers cut the peak context to 39% and the bill to 43% without caching,
+#   65% with it, for 37 more calls (sizes: *this fake*'s trajectory).
+# - The agent forgets in the summaries: a rule given once, early, was not in the text the first
+#   summary was written from (*any model*).
+# - Working memory: the newest results; short-term: placeholders; long-term: the summary and the
+#   transcripts. The session log is the full record.
 #
 # ## Exercises
 #
 # ### 1. What did each summary keep?
-# Which user requests did each of the three summaries keep? Count the `- User:` lines of every
-# auto and manual summary of the compressed run, in order.
+# Count the `- User:` lines of every auto and manual summary of `compressed`, in order (a list).
 #
-# *Hint:* the summary text is in `event.detail["summary"]` for events of kind `"auto"` and `"manual"`.
+# *Hint:* the text is in `event.detail["summary"]` for events of kind `"auto"` and `"manual"`.
+
+# %% tags=["answer"]
+user_lines_per_summary = None
 
 # %%
-user_lines_per_summary = None  # replace None with a list of three ints, in order
-
-# %%
-if user_lines_per_summary is None:
-    print("Exercise 1: fill in user_lines_per_summary, then run this cell.")
-else:
-    truth = [e.detail["summary"].count("\n- User: ") for e in compressed.events if e.kind in ("auto", "manual")]
-    assert list(user_lines_per_summary) == truth, \
-        "not yet: take the events in order and count the lines starting with '- User: '"
-    print(f"Exercise 1: correct. The summaries kept {truth} requests, out of 71.")
+answer("user_lines_per_summary", user_lines_per_summary)
 
 # %% [markdown]
 # ### 2. How much of the context is working memory?
 # Write `working_share(picture)`: the fraction of a picture's context tokens that is working memory.
-# Over all the requests of the compressed run, what is the largest value?
+# What is its largest value over the requests of `compressed` (`compressed.client.records`)?
 #
 # *Hint:* `context_tokens(picture)` is the denominator; parts are in `MEMORY_NAMES` order.
 
@@ -556,48 +466,32 @@ else:
 def working_share(picture):
     raise NotImplementedError("your code here")
 
+# %% tags=["answer"]
+largest_working_share = None
+
 # %%
-try:
-    shares = [working_share(p) for p in compressed.client.records]
-except NotImplementedError:
-    print("Exercise 2: not implemented yet.")
-else:
-    truth = [p[MEMORY_NAMES.index("working")].tokens / context_tokens(p) for p in compressed.client.records]
-    assert all(abs(a - b) < 1e-9 for a, b in zip(shares, truth)), "not yet: working tokens divided by the context tokens"
-    print(f"Exercise 2: correct. The largest share is {max(shares):.0%}.")
+if answer("largest_working_share", largest_working_share):
+    print(f"At most {largest_working_share:.0%} of a request is working memory.")
 
 # %% [markdown]
 # ### 3. Keep the rule alive
-# Find a `THRESHOLD` (10,000 to 120,000, in steps of 10,000; the slider shows four of them) at which
-# the compressed run of all 71 requests still refuses to edit `tools/t05_shell.py`, then explain from
-# its summaries why the rule survived there. A try off the slider is a full run of a few seconds.
+# Which thresholds, from 10,000 to 120,000 in steps of 10,000, leave the agent refusing to edit
+# `tools/t05_shell.py` at the end (a set)? Then explain from the summaries why.
 #
 # *Hint:* `three_layer_run(KEEP_RECENT, threshold, 71, WORK, loop=my_loop).answers[-1]` starts with
-# "I will not" when the rule survived. Think about what a summary copies from the summary before it.
+# "I will not" when the rule survived (a run takes seconds). What does a summary copy from the one
+# before it? (*this fake*: its summariser copies forward every `- User:` line it is shown.)
+
+# %% tags=["answer"]
+thresholds_keeping_rule = None
 
 # %%
-threshold_keeping_rule = None  # replace None with your answer (an int)
-
-# %%
-if threshold_keeping_rule is None:
-    print("Exercise 3: fill in threshold_keeping_rule, then run this cell.")
-else:
-    assert threshold_keeping_rule % 10_000 == 0 and 10_000 <= threshold_keeping_rule <= 120_000, \
-        "pick a threshold from 10,000 to 120,000 in steps of 10,000"
-    kept_rule = three_layer_run(KEEP_RECENT, threshold_keeping_rule, 71, WORK, loop=my_loop)
-    assert kept_rule.answers[-1].startswith("I will not"), "at that threshold the agent edits tools/: try another"
-    print(f"Exercise 3: correct. That run compacted {kept_rule.stats.compactions}. Now read its summaries.")
+answer("thresholds_keeping_rule", thresholds_keeping_rule)
 
 # %% [markdown]
 # ### 4. Compact after the call instead of before
-# Change your loop. Copy `my_agent_loop` into a new function `late_agent_loop` and move one line:
-# `compactor.before_call(run)` goes from before the model call to just after it (after
-# `response = ...`, before the round). Micro and auto still run every turn, on the same
-# history; only now the model has already been sent it. Predict: on the twelve files with THRESHOLD
-# 10,000, does any request go above THRESHOLD? Then run the check, which runs both loops.
-#
-# *Hint:* the check compares the largest request of each run (`session.stats.peak_context`) with
-# THRESHOLD, and the layers that fired. Is the lesson one of **any model** or of **this fake**?
+# Copy `my_agent_loop` into `late_agent_loop` and move `my_layers(run)` to just after the call.
+# Predict: on the twelve files with `THRESHOLD` 10,000, does a request go above it? Which label fits?
 
 # %%
 late_agent_loop = None  # replace None with your changed loop (a function with my_agent_loop's signature)
@@ -608,16 +502,15 @@ if late_agent_loop is None:
 else:
     config_10k = DEFAULTS.with_(threshold=10_000)
     on_time = run_scenario(TWELVE_FILES, config_10k, WORK / "on-time", loop=my_loop)
-    late = run_scenario(TWELVE_FILES, config_10k, WORK / "late", loop=taught_loop(late_agent_loop, micro=micro_layer(my_micro_compact),
-                                                                      summarise=my_auto_compact))
+    late = run_scenario(TWELVE_FILES, config_10k, WORK / "late", loop=taught_loop(late_agent_loop))
     assert [e.kind for e in late.events] == [e.kind for e in on_time.events], \
-        "the same layers should fire, in the same order: move the before_call line, change nothing else"
+        "the same layers should fire, in the same order: move the my_layers line, change nothing else"
     assert on_time.stats.peak_context <= 10_000 < late.stats.peak_context, \
-        "your late loop never sent a request above THRESHOLD: is before_call after the model call?"
+        "your late loop never sent a request above THRESHOLD: is my_layers after the model call?"
     print(f"Exercise 4: correct. Late, one request carried {late.stats.peak_context:,} tokens, "
           f"{late.stats.peak_context - 10_000:,} above THRESHOLD; on time the largest was "
           f"{on_time.stats.peak_context:,}. The request that crosses the threshold goes out whole "
-          "before anything is compacted (any model).")
+          "before anything is compacted: the loop's order (this design), whatever the model.")
 
 # %% [markdown]
 # ## Recap
@@ -626,7 +519,17 @@ else:
 # `harness/labs/solutions/ch05.py`).
 #
 # 1. In one turn, which layers run before the model call, which after, and why does manual end the loop?
-# 2. Why is the session log synced before `before_call`, and again before `on_compact`?
+# 2. Why is the session log synced before the layers run, and again before a summary replaces the history?
 # 3. Why must every `tool_result` of a round be appended before the compaction runs?
 # 4. Where does the agent forget in a long session: in micro-compaction or in the summaries? What shows it?
 # 5. What are working, short-term and long-term memory in this loop, and what do the transcripts not keep?
+
+# %% [markdown]
+# ## Sources
+#
+# 1. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (a legacy model; 200K window)
+# 2. shareAI-lab/learn-claude-code, `agents/s06_context_compact.py` at 7864a30 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (the loop's order; a system prompt with no limit)
+# 3. shareAI-lab/learn-claude-code, `agents/s06_context_compact.py` at 0de9c58 — https://github.com/shareAI-lab/learn-claude-code/blob/0de9c58a817ebdab6508e0decbc1e0c98c172747/agents/s06_context_compact.py (a system prompt that states the 50,000-token limit)
+# 4. Anthropic, "Pricing" — https://platform.claude.com/docs/en/about-claude/pricing (Haiku 4.5's input, output and cache prices)
+# 5. Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (cache writes and reads, which chapter 09's model follows)
+# 6. Anthropic, "Tool use pricing and tokens" — https://docs.anthropic.com/en/docs/tool-use-pricing-and-tokens (a tool-use system prompt added whenever tools are sent, its size per model and tool_choice)

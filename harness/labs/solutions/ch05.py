@@ -1,42 +1,60 @@
-"""Chapter 05's step: the agent loop as taught, its bookkeeping left to ``taught_loop``.
+"""Chapter 05's steps: the layers before a call and the agent loop as taught, the bookkeeping left to
+``taught_loop``; the values its exercises ask for.
 
-The cases: sessions that need nothing but the three layers, run by
-``taught_loop(your loop)`` from scratch (a fresh workspace, a fresh fake),
-with a session log: the twelve files with no compaction, with the three layers
-at two settings, with an agent that calls ``compact``, with ``max_turns``
-cutting the task short, and the first requests of the long session. What is
-compared is everything a session leaves: answers, history, trace, events,
-tool calls and log.
+The cases: sessions that need nothing but the three layers, run from scratch
+(a fresh workspace, a fresh fake) with a session log: the twelve files with no
+compaction, with the three layers at two settings, with an agent that calls
+``compact``, with ``max_turns`` cutting the task short, and the first requests
+of the long session (once with nothing preserved, where auto must measure what micro left). ``my_layers`` runs in ``run_agent`` (as a strategy's
+``before_call``), ``my_agent_loop`` in ``taught_loop``. What is compared is
+everything a session leaves: answers, history, trace, events, tool calls and log.
 """
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ...core.config import CompactionConfig
-from ...core.loop import finish_round as my_finish_round, to_dicts
+from ...core.loop import run_agent, to_dicts
 from ...core.messages import text
 from ...session.records import read_log
-from ...strategies.base import Compactor
 from ...strategies.three_layers import ThreeLayers
+from ..loop_lab import MEMORY_NAMES, context_tokens, three_layer_run
+from ..micro_lab import micro_layer
 from ..runs import run_scenario
 from ..scenarios import LONG_SESSION, TWELVE_FILES
 from ..scratch import scratch_folder
 from ..taught_loop import taught_loop
-from . import Step
+from . import Answer, Step
+from .ch02 import my_micro_compact
+from .ch03 import my_auto_compact
+from .ch04 import my_finish_round
 
 
-def my_agent_loop(client, messages, *, system, tools, config, compactor, run):
+def my_layers(run):
+    """Layers 1 and 2, before a call: micro every turn, auto past THRESHOLD; the names of those that fired."""
+    config, fired = run.config, []
+    if config.micro and run.micro(micro_layer(my_micro_compact)):      # layer 1: old results to placeholders
+        fired.append("micro")
+    if config.auto and run.context_size() > config.threshold:          # layer 2: past THRESHOLD only
+        run.summarise_and_replace("auto", compact=my_auto_compact)     # transcript, summary, replacement
+        fired.append("auto")
+    return fired
+
+
+def my_agent_loop(client, messages, *, system, tools, config, run):
     """Run one request to its end; return "compact", "end_turn" or "max_turns"."""
+    def manual(focus):                                                 # layer 3, after the model asked for it
+        run.summarise_and_replace("manual", focus, compact=my_auto_compact)
+
     for _ in range(config.max_turns):
-        compactor.before_call(run)                                   # micro, auto
+        my_layers(run)                                                 # micro, auto: before the call
         response = client.messages.create(model=config.model, max_tokens=config.max_tokens, system=system,
                                           tools=tools.schemas, messages=messages)
         content = to_dicts(response.content) or [text("(no reply)")]  # the API refuses an empty message
-        if my_finish_round(messages, content, tools, lambda focus: compactor.on_compact(run, focus)):
-            return "compact"                                         # manual: the history is a summary now
-        compactor.after_round(run, response.usage)
+        if my_finish_round(messages, content, tools, manual):         # every result appended, then compact
+            return "compact"                                           # the history is one summary now
         if not any(block["type"] == "tool_use" for block in content):
             return "end_turn"
     return "max_turns"
@@ -44,16 +62,33 @@ def my_agent_loop(client, messages, *, system, tools, config, compactor, run):
 
 DEFAULTS = CompactionConfig()
 SESSIONS = [
-    ("twelve files, no compaction", (TWELVE_FILES, None, DEFAULTS, Compactor, {})),
-    ("twelve files, three layers", (TWELVE_FILES, None, DEFAULTS, ThreeLayers, {})),
+    ("twelve files, no compaction", (TWELVE_FILES, None, DEFAULTS.with_(micro=False, auto=False), {})),
+    ("twelve files, three layers", (TWELVE_FILES, None, DEFAULTS, {})),
     ("twelve files, THRESHOLD 10,000, KEEP_RECENT 1",
-     (TWELVE_FILES, None, DEFAULTS.with_(threshold=10_000, keep_recent=1), ThreeLayers, {})),
-    ("twelve files, all three layers",
-     (TWELVE_FILES, None, DEFAULTS.with_(threshold=10_000), ThreeLayers, {"compact_policy": "after_task"})),
-    ("twelve files, max_turns 5", (TWELVE_FILES, None, DEFAULTS.with_(max_turns=5), ThreeLayers, {})),
-    ("4 requests, THRESHOLD 12,000",
-     (LONG_SESSION, LONG_SESSION.requests[:4], DEFAULTS.with_(threshold=12_000), ThreeLayers, {})),
+     (TWELVE_FILES, None, DEFAULTS.with_(threshold=10_000, keep_recent=1), {})),
+    ("twelve files, all three layers", (TWELVE_FILES, None, DEFAULTS.with_(threshold=10_000),
+                                        {"compact_policy": "after_task"})),
+    ("twelve files, max_turns 5", (TWELVE_FILES, None, DEFAULTS.with_(max_turns=5), {})),
+    ("4 requests, THRESHOLD 12,000", (LONG_SESSION, LONG_SESSION.requests[:4], DEFAULTS.with_(threshold=12_000), {})),
+    ("4 requests, THRESHOLD 8,000, no tool preserved",  # auto measures what micro left
+     (LONG_SESSION, LONG_SESSION.requests[:4], DEFAULTS.with_(threshold=8_000, preserve_tools=frozenset()), {})),
 ]
+
+
+class _Layers(ThreeLayers):
+    """The three layers with ``before_call`` done by a function of yours (``my_layers``'s check)."""
+
+    def __init__(self, before: Callable[..., list[str]]):
+        super().__init__(summarise=my_auto_compact)
+        self.before = before
+
+    def before_call(self, run):
+        return self.before(run)
+
+
+def observe_layers(layers, args) -> dict[str, Any]:
+    """Everything a session leaves when ``run_agent``'s strategy runs ``layers`` before each call."""
+    return session_left(run_agent, args, _Layers(layers))
 
 
 def observe_session(loop, args) -> dict[str, Any]:
@@ -61,12 +96,12 @@ def observe_session(loop, args) -> dict[str, Any]:
     return session_left(taught_loop(loop), args)
 
 
-def session_left(run_loop, args) -> dict[str, Any]:
+def session_left(run_loop, args, compactor=None) -> dict[str, Any]:
     """Everything a session run by ``run_loop`` (run_agent's signature) leaves, from scratch in a folder of its own."""
-    scenario, requests, config, strategy, fake_options = args
+    scenario, requests, config, fake_options = args
     with scratch_folder(Path("_work/05_three_layers")) as root:
-        session = run_scenario(scenario, config, root / "check", requests=requests, compactor=strategy(), log=True,
-                               loop=run_loop, **fake_options)
+        session = run_scenario(scenario, config, root / "check", requests=requests, compactor=compactor or ThreeLayers(),
+                               log=True, loop=run_loop, **fake_options)
         return {"answers": session.answers, "history": session.messages,
                 "trace": [dataclasses.asdict(t) for t in session.trace],
                 "events": [dataclasses.asdict(e) for e in session.events],
@@ -78,10 +113,45 @@ def _sessions() -> list[tuple[str, tuple[Any, ...]]]:
 
 
 STEPS = [
-    Step("my_agent_loop", "05", my_agent_loop, _sessions, observe_session, label="session",
-         hint="Each turn: before_call, the call, the round (my_finish_round, whose compact runs on_compact); "
-              "return 'compact' when it says so, else after_round, and 'end_turn' when no tool was asked for."),
+    Step("my_layers", "05", my_layers, _sessions, observe_layers, label="session",
+         hint="micro first, then the size of what is left against THRESHOLD; each only if its knob is on; "
+              "return the names of the layers that fired, in order."),
+    Step("my_agent_loop", "05", my_agent_loop, _sessions, observe_session, label="session", needs=("my_layers",),
+         hint="Each turn: my_layers, the call, the round (my_finish_round, whose compact runs the manual "
+              "summary); return 'compact' when it says so, else 'end_turn' when no tool was asked for."),
 ]
+
+
+def _compressed():
+    return three_layer_run(DEFAULTS.keep_recent, DEFAULTS.threshold, len(LONG_SESSION.requests),
+                           "_work/05_three_layers/answers")
+
+
+def _user_lines_per_summary() -> list[int]:
+    return [e.detail["summary"].count("\n- User: ") for e in _compressed().events if e.kind in ("auto", "manual")]
+
+
+def _largest_working_share() -> float:
+    return max(p[MEMORY_NAMES.index("working")].tokens / context_tokens(p) for p in _compressed().client.records)
+
+
+def _rule_kept(threshold: int) -> bool:
+    run = three_layer_run(DEFAULTS.keep_recent, threshold, len(LONG_SESSION.requests), "_work/05_three_layers/answers")
+    return run.answers[-1].startswith("I will not")
+
+
+def _thresholds_keeping_rule() -> frozenset[int]:
+    return frozenset(t for t in range(10_000, 120_001, 10_000) if _rule_kept(t))
+
+
+ANSWERS = (
+    Answer("user_lines_per_summary", "05", truth=_user_lines_per_summary,
+           hint="take the auto and manual events in order and count the lines that start with '- User: '"),
+    Answer("largest_working_share", "05", truth=_largest_working_share, tolerance=0.005,
+           hint="working tokens over context_tokens(picture), for every request of the run; the largest"),
+    Answer("thresholds_keeping_rule", "05", truth=_thresholds_keeping_rule,
+           hint="run three_layer_run at each threshold and read its last answer"),
+)
 
 RECAP = [
     "Micro and auto run before the call (they shape what the model is sent); manual runs after the model "
