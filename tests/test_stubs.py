@@ -11,10 +11,12 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from harness.labs.solutions import all_steps
+from harness.labs.solutions import all_answers, all_steps
+from harness.labs.steps import _truth
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-CHAPTERS = sorted({step.chapter for step in all_steps().values()})
+CHAPTERS = sorted({step.chapter for step in all_steps().values()} | {a.chapter for a in all_answers().values()})
+ANSWER_CHAPTERS = sorted({a.chapter for a in all_answers().values()})
 
 
 def notebook_of(chapter: str) -> Path:
@@ -59,12 +61,33 @@ def test_no_stub_cell_holds_anything_but_stubs(chapter):
             assert all(isinstance(node, ast.FunctionDef) and is_stub(node) for node in tree.body)
 
 
+def names_set_in(cell: nbformat.NotebookNode) -> list[str]:
+    return [target.id for node in ast.parse(python_of(cell)).body if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name)]
+
+
+@pytest.mark.parametrize("chapter", ANSWER_CHAPTERS)
+def test_every_answer_is_asked_for_as_none_and_checked_in_a_later_cell(chapter):
+    """The value starts as ``None`` in a cell tagged answer (nothing else there); the truth is in no cell."""
+    cells = [c for c in nbformat.read(notebook_of(chapter), as_version=4).cells if c.cell_type == "code"]
+    for name in (a.name for a in all_answers().values() if a.chapter == chapter):
+        where = [i for i, cell in enumerate(cells) if "answer" in cell.metadata.get("tags", [])
+                 and name in names_set_in(cell)]
+        assert len(where) == 1, f"{name}: asked for in {len(where)} answer cells"
+        tree = ast.parse(python_of(cells[where[0]]))
+        assert all(isinstance(node, ast.Assign) and ast.unparse(node.value) == "None" for node in tree.body), name
+        assert any(f'answer("{name}", {name})' in c.source for c in cells[where[0] + 1:]), name
+
+
 def filled(chapter: str) -> nbformat.NotebookNode:
-    """The chapter with every stub cell replaced by the references of the functions it defines."""
+    """The chapter with every stub cell replaced by the references of the functions it defines, and every
+    answer cell by the truths of the values it asks for."""
     notebook = nbformat.read(notebook_of(chapter), as_version=4)
     for cell in notebook.cells:
         if "stub" in cell.metadata.get("tags", []):
             cell.source = "\n\n".join(inspect.getsource(all_steps()[name].reference) for name in functions_in(cell))
+        if "answer" in cell.metadata.get("tags", []):
+            cell.source = "\n".join(f"{name} = {_truth(all_answers()[name])!r}" for name in names_set_in(cell))
     return notebook
 
 
@@ -79,7 +102,9 @@ def test_with_every_stub_filled_the_chapter_runs_on_the_students_code(chapter, t
     for step in steps:
         assert f"{step.name}: yours passes all " in printed, step.name
         assert (tmp_path / "yours" / f"{step.name}.py").exists(), step.name
-    assert "not written yet" not in printed and "differs in" not in printed
+    for name in (a.name for a in all_answers().values() if a.chapter == chapter):
+        assert f"{name}: correct." in printed, name
+    assert "not written yet" not in printed and "differs in" not in printed and "not quite" not in printed
 
 
 def run_filled(chapter: str) -> str:

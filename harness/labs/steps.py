@@ -15,8 +15,15 @@ It never raises. It returns the function the rest of the chapter runs: yours
 once it passes, else the reference, and the line says which. So the chapter
 always runs, and its numbers are the reference's until yours matches them.
 
-The references and the cases are in ``harness/labs/solutions/`` (one module per
-chapter): open it when you are stuck, not before.
+An exercise that asks for a value rather than a function (a set of settings,
+a count) has a cell tagged ``answer`` holding ``name = None``, and the cell
+after it runs ``answer("name", name)``. The truth is worked out in the
+chapter's solutions module (``ANSWERS``), never in a visible cell, and the
+line says only "correct" or how far off yours is in kind ("2 too many, 1
+missing", "too high"), not the value.
+
+The references, the cases and the answers are in ``harness/labs/solutions/``
+(one module per chapter): open it when you are stuck, not before.
 
 Why not nbgrader or otter-grader: both generate a student version from an
 instructor notebook and grade it against hidden tests, with their own
@@ -37,7 +44,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from .solutions import Step, find_step
+from .solutions import Answer, Step, find_answer, find_step
 from .yours import Raised, compare, short
 
 YOURS_ENV = "HARNESS_YOURS"  # where passing functions are kept; default notebooks/yours/ of this checkout
@@ -78,6 +85,78 @@ def judge(step: Step, function: Callable[..., Any]) -> tuple[str, bool]:
         where, gave = where.removesuffix(" (length)"), f"has {first.got} items"
     return (f"{step.name}: differs in {len(agreement.differences)} of {agreement.cases} cases. First, "
             f"{first.case}: at {where}, yours {gave}. Hint: {step.hint} So {goes_on}.", False)
+
+
+def answer(name: str, value: Any) -> bool:
+    """Check a value an exercise asks for against its truth, held out of sight; print one line; return
+    whether it is the answer. Never raises."""
+    exercise = find_answer(name)
+    if exercise is None:
+        print(f"{name}: no exercise of this course asks for that name; nothing checked.")
+        return False
+    if value is None:
+        print(f"{name}: fill it in, then run this cell again.")
+        return False
+    try:
+        truth = _truth(exercise)
+    except Exception as error:  # the reference run failed: say so rather than stop the notebook
+        print(f"{name}: could not be checked ({type(error).__name__}: {error}).")
+        return False
+    verdict = how_far(exercise, value, truth)
+    print(f"{name}: correct." if verdict is None else f"{name}: not quite: {verdict}. Hint: {exercise.hint}")
+    return verdict is None
+
+
+def how_far(exercise: Answer, value: Any, truth: Any) -> str | None:
+    """None when ``value`` is the answer, else how it is off, in words that never show the truth."""
+    if isinstance(truth, (set, frozenset)):
+        if isinstance(value, (str, bytes)) or not _iterable(value):
+            return f"the answer is a set, yours is {type(value).__name__}"
+        try:
+            mine = set(value)
+        except TypeError as error:
+            return f"yours cannot be a set ({error})"
+        extra, missing = len(mine - truth), len(truth - mine)
+        if not extra and not missing:
+            return None
+        return ", ".join(part for part in (f"{extra} in yours should not be there" if extra else "",
+                                            f"{missing} missing" if missing else "") if part)
+    if isinstance(truth, bool) or isinstance(value, bool):
+        return None if value is truth else "no"
+    if isinstance(truth, (int, float)):
+        if not isinstance(value, (int, float)):
+            return f"the answer is a number, yours is {type(value).__name__}"
+        if abs(value - truth) <= exercise.tolerance:
+            return None
+        return "too high" if value > truth else "too low"
+    if isinstance(truth, (list, tuple)):
+        if not isinstance(value, (list, tuple)):
+            return f"the answer is a sequence, yours is {type(value).__name__}"
+        if list(value) == list(truth):
+            return None
+        if len(value) != len(truth):
+            return f"yours has {len(value)} items, the answer {len(truth)}"
+        first = next(i for i, (a, b) in enumerate(zip(value, truth)) if a != b)
+        return f"the first item that is off is at position {first}"
+    return None if value == truth else "not the answer"
+
+
+def _iterable(value: Any) -> bool:
+    try:
+        iter(value)
+    except TypeError:
+        return False
+    return True
+
+
+_TRUTHS: dict[str, Any] = {}
+
+
+def _truth(exercise: Answer) -> Any:
+    """The exercise's truth, worked out once per kernel (some run a session)."""
+    if exercise.name not in _TRUTHS:
+        _TRUTHS[exercise.name] = exercise.truth()
+    return _TRUTHS[exercise.name]
 
 
 def _not_written(function: Callable[..., Any], cases: list[tuple[str, tuple[Any, ...]]]) -> bool:

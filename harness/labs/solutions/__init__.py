@@ -1,7 +1,8 @@
 """The reference of every step a chapter asks you to write, and the cases it is checked on (chapters 00-12).
 
 One module per chapter (``ch02``, ...), each with ``STEPS`` (the functions you write; empty in a chapter
-without any) and ``RECAP`` (the answers to its recap questions): open it when you are stuck, not before. A
+without any), ``ANSWERS`` (the values its exercises ask you to work out, where it has such exercises) and
+``RECAP`` (the answers to its recap questions): open it when you are stuck, not before. A
 reference is written the way a student would write the stub, in the stub's shape (the harness's own
 version of the same layer is the concise one, in ``harness/core``). ``harness.labs.steps`` checks
 your function against it.
@@ -31,6 +32,33 @@ class Step:
     label: str = "result"
     hint: str = ""                                   # one line on the usual mistake, shown when yours differs
     needs: tuple[str, ...] = field(default=())        # earlier steps of the chapter it calls
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A value an exercise asks you to work out (a set, a number, a list): how the truth is found, out of
+    sight of the notebook. ``truth`` runs the harness's reference when the value is first checked."""
+    name: str                         # the variable the exercise asks you to fill in
+    chapter: str
+    truth: Callable[[], Any]
+    hint: str = ""                    # one line, shown when yours is not the answer
+    tolerance: float = 0.0            # a number within this of the truth counts (0: exactly)
+
+
+@lru_cache(maxsize=None)
+def all_answers() -> dict[str, Answer]:
+    """Every value an exercise asks for, in every chapter, by name."""
+    answers: dict[str, Answer] = {}
+    for chapter in chapters():
+        for item in getattr(importlib.import_module(f"{__name__}.{chapter}"), "ANSWERS", ()):
+            if item.name in answers:
+                raise ValueError(f"two answers named {item.name!r}")
+            answers[item.name] = item
+    return answers
+
+
+def find_answer(name: str) -> Answer | None:
+    return all_answers().get(name)
 
 
 @lru_cache(maxsize=None)

@@ -1,0 +1,109 @@
+"""The checks of the values exercises ask for (harness/labs/steps.py ``answer``): the truth is held in the
+chapter's solutions module, the line says only "correct" or how far off in kind, and never raises."""
+from __future__ import annotations
+
+import pytest
+
+from harness.labs import steps
+from harness.labs.solutions import Answer, all_answers
+from harness.labs.steps import _truth, answer, how_far
+from wrong_answers import wrong_values
+
+WRONG_VALUES = wrong_values()
+
+
+def asked(truth, hint: str = "look again", tolerance: float = 0.0) -> Answer:
+    return Answer("made_up", "00", lambda: truth, hint, tolerance)
+
+
+@pytest.fixture
+def made_up(monkeypatch):
+    """An exercise named ``made_up`` whose truth the test sets."""
+    def install(truth, **options):
+        exercise = asked(truth, **options)
+        monkeypatch.setattr(steps, "find_answer", lambda name: exercise if name == "made_up" else None)
+        monkeypatch.setattr(steps, "_TRUTHS", {})
+        return exercise
+    return install
+
+
+@pytest.mark.parametrize("truth, value, says", [
+    ({(0, False, False), (1, False, False)}, {(0, False, False)}, "1 missing"),
+    ({(0, False, False)}, {(0, False, False), (2, True, True)}, "1 in yours should not be there"),
+    ({1, 2, 3}, {1, 9}, "1 in yours should not be there, 2 missing"),
+    ({1, 2}, 12, "the answer is a set, yours is int"),
+    ({1, 2}, "12", "the answer is a set, yours is str"),
+    (14, 15, "too high"),
+    (14, 3, "too low"),
+    (14, "14", "the answer is a number, yours is str"),
+    ([3, 1, 2], [3, 1], "yours has 2 items, the answer 3"),
+    ([3, 1, 2], [3, 2, 1], "the first item that is off is at position 1"),
+    (True, False, "no"),
+    ("read_file", "bash", "not the answer"),
+])
+def test_a_wrong_value_is_told_how_it_is_off_never_what_the_answer_is(made_up, capsys, truth, value, says):
+    made_up(truth)
+    assert answer("made_up", value) is False
+    line = capsys.readouterr().out
+    assert line == f"made_up: not quite: {says}. Hint: look again\n"
+    assert repr(truth) not in line
+
+
+@pytest.mark.parametrize("truth, value", [({1, 2}, [2, 1]), ({1, 2}, frozenset({1, 2})), (14, 14), (14, 14.0),
+                                           ([3, 1], (3, 1)), (True, True), ("x", "x")])
+def test_the_answer_in_any_reasonable_form_is_correct(made_up, capsys, truth, value):
+    made_up(truth)
+    assert answer("made_up", value) is True
+    assert capsys.readouterr().out == "made_up: correct.\n"
+
+
+def test_a_number_within_the_tolerance_is_correct(made_up, capsys):
+    made_up(0.5, tolerance=0.01)
+    assert answer("made_up", 0.505) and not answer("made_up", 0.52)
+
+
+def test_none_asks_to_fill_it_in_and_computes_nothing(monkeypatch, capsys):
+    def never():
+        raise AssertionError("the truth was computed")
+    monkeypatch.setattr(steps, "find_answer", lambda name: Answer("made_up", "00", never))
+    assert answer("made_up", None) is False
+    assert capsys.readouterr().out == "made_up: fill it in, then run this cell again.\n"
+
+
+def test_a_failing_reference_run_is_said_not_raised(monkeypatch, capsys):
+    monkeypatch.setattr(steps, "find_answer", lambda name: Answer("made_up", "00", lambda: 1 / 0))
+    monkeypatch.setattr(steps, "_TRUTHS", {})
+    assert answer("made_up", 3) is False
+    assert "could not be checked (ZeroDivisionError" in capsys.readouterr().out
+
+
+def test_an_unknown_name_is_said(capsys):
+    assert answer("no_such_exercise", 3) is False
+    assert "no exercise of this course asks for that name" in capsys.readouterr().out
+
+
+def test_the_truth_is_worked_out_once(made_up):
+    calls = []
+    exercise = made_up(None)
+    object.__setattr__(exercise, "truth", lambda: calls.append(1) or 7)
+    answer("made_up", 7), answer("made_up", 8)
+    assert calls == [1]
+
+
+def test_every_answer_has_a_typical_wrong_value_here():
+    assert set(WRONG_VALUES) == set(all_answers())
+
+
+@pytest.mark.solutions
+@pytest.mark.parametrize("name", sorted(WRONG_VALUES))
+def test_each_exercise_takes_its_truth_and_catches_a_typical_wrong_value(name, capsys):
+    """Runs the reference (some exercises run sessions): with the solutions, not in the unit suite."""
+    exercise = all_answers()[name]
+    truth = _truth(exercise)
+    assert answer(name, truth) and capsys.readouterr().out == f"{name}: correct.\n"
+    wrong, says = WRONG_VALUES[name]
+    assert how_far(exercise, wrong, truth) is not None
+    assert not answer(name, wrong)
+    line = capsys.readouterr().out
+    assert says in line and exercise.hint in line, line
+    assert len(repr(truth)) < 8 or repr(truth) not in line
