@@ -1,4 +1,4 @@
-"""The recap of each chapter: a "## Recap" markdown cell, the notebook's last, with 3-5 questions numbered
+"""The recap of each chapter: a "## Recap" markdown cell, the notebook's last but its Sources list, with 3-5 questions numbered
 1, 2, ... that name the solutions module holding their answers, ``RECAP`` of ``harness/labs/solutions/
 chNN.py``: one answer per question, in order. ``RECAP`` is read from the module's source, a literal list of
 strings, so the check does not import what the solutions import (the SDK, the fake)."""
@@ -37,8 +37,9 @@ def recap_problems(cells: list[nbformat.NotebookNode], module: str, answers: lis
     recap = cells[where[0]].source
     numbers = [int(n) for n in QUESTION.findall(recap.split(HEADING, 1)[1])]
     problems = []
-    if where[0] != len(cells) - 1:
-        problems.append(f"the recap is cell {where[0]} of {len(cells)}, not the last")
+    sources_last = cells[-1].cell_type == "markdown" and cells[-1].source.startswith("## Sources")
+    if where[0] != len(cells) - 1 - sources_last:
+        problems.append(f"the recap is cell {where[0]} of {len(cells)}, not the last before the Sources")
     if numbers != list(range(1, len(numbers) + 1)):
         problems.append(f"the questions are numbered {numbers}")
     if not 3 <= len(numbers) <= 5:

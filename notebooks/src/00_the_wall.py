@@ -1,23 +1,18 @@
 # %% [markdown]
 # # 00 · The wall
 #
-# **The promise:** see, in numbers from a real run of the agent, why a long session without compaction
-# cannot go on: the context climbs until the API refuses the next request, every call pays for everything
-# again, and each early instruction becomes a smaller and smaller part of what the model reads.
+# **The promise:** see, in numbers from a run of the agent, why a long session without compaction
+# cannot go on.
 #
 # By the end of this chapter you will be able to:
 #
-# - run the course's agent on two tasks, with every compaction layer switched off;
-# - turn a session's trace into two curves, the context sent per call and the input tokens billed so far;
-# - take a request apart into what it is made of: system prompt, user text, assistant text, tool calls
-#   and tool results (and, from chapter 02 on, placeholders and summaries);
-# - run a session into the context window, read the API's refusal, and tell its two window errors apart;
-# - explain with the run's own numbers why the window is finite, why attention thins and why cost compounds.
+# - turn a session's trace into two curves: the context sent per call and the input billed so far;
+# - take a request apart into what it is made of;
+# - run a session into the context window and tell the API's two window errors apart.
 #
-# Everything runs offline. The "model" is a deterministic fake of Claude behind the real `anthropic` SDK:
-# it answers `client.messages.create(...)` like the API does and reports the input tokens of every request,
-# counted with a tokenizer (chapter 01 looks at counting closely). Like the API, it refuses a request that
-# does not fit the model's context window, with the API's own error.
+# Everything runs offline. The "model" is a deterministic fake of Claude behind the real `anthropic`
+# SDK: it answers `client.messages.create(...)` as the API does, reports the input tokens of each
+# request, and refuses one that does not fit the window, with the API's own error.
 
 # %%
 # %matplotlib inline
@@ -37,6 +32,7 @@ from harness.labs.plots import composition_figure, growth_figure, session_growth
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES, WALL_SESSION
 from harness.labs.scratch import own_scratch
+from harness.labs.steps import answer
 from harness.session.runner import Session
 from harness.strategies.base import Compactor
 
@@ -52,19 +48,20 @@ assert NO_COMPACTION.model == "claude-haiku-4-5" and CLAUDE_WINDOW == 200_000
 assert NO_COMPACTION.max_tokens == 1_024 and PRICE_PER_MILLION == 1.00
 
 # %% [markdown]
-# The model, its window and its price are real: Anthropic's page for `claude-haiku-4-5` lists a
-# 200K-token context window and USD 1 per million input tokens
-# (https://platform.claude.com/docs/en/models/haiku-4-5/overview). Everything else in this chapter is
-# measured on the fake. Where a lesson holds for *any model* the text says so; where it depends on how
-# *this fake* agent chose to work (which files it read, and when), it says that too.
+# The model, its window and its price are real: `claude-haiku-4-5` has a 200K-token window and costs
+# USD 1 per million input tokens [1]. Its page marks it *legacy*; the course keeps it for its 200K
+# window. Everything else is measured on the fake, so each result carries a label:
+#
+# - *any model*: a different model that saw the same context would do the same;
+# - *this fake*: it follows from how our fake decides (what it reads, and when);
+# - *this design*: a choice of this harness or of the seed it follows.
 
 # %% [markdown]
 # ## 1 · One request, twelve files
 #
-# The first task is seed 001's worked example for the reference agent: a folder `agents/` with 12 Python
-# files of about 150 lines each, and one request, *read every .py file under agents/ and summarise what each
-# does*. `run_scenario` builds the files in a fresh workspace and sends the request. We wrap the client in
-# a `composition_recorder`, which passes every call through and remembers what each request was made of.
+# The first task is seed 001's worked example: a folder `agents/` with 12 Python files of about 150
+# lines, and one request, *read every .py file under agents/ and summarise what each does*.
+# `composition_recorder` wraps the client and remembers what each request was made of.
 
 # %%
 twelve_client = composition_recorder(fake_client())
@@ -80,8 +77,8 @@ assert len(files) == 12 and all(140 <= n <= 160 for n in lines)
 
 # %% [markdown]
 # Each model call answers with one tool call (list the folder, then read a file) until the agent can
-# write its summary. `growth_series` turns the session's trace into per-call numbers: the input tokens the
-# API reported for each call, and the running total billed.
+# write its summary. `growth_series` turns the trace into per-call numbers: the input tokens of each
+# call, and the running total billed.
 
 # %%
 twelve_series = growth_series(twelve.trace)
@@ -90,9 +87,9 @@ for call, context, billed in zip(twelve_series.calls, twelve_series.context, twe
     print(f"{call:5} {context:9,} {billed:15,}")
 
 # %% [markdown]
-# One request took 14 model calls. The last call sent 24,808 tokens, about 12% of Claude's window, and
-# the session was billed 166,848 input tokens: about 6.7 times the final context, because each call
-# sends the whole history again, not just what is new.
+# One request took 14 model calls. The last sent 24,808 tokens, about 12% of the window, and the
+# session billed 166,848 input tokens, 6.7 times the final context: each call sends the whole history
+# again (*any model*; the 6.7 is this session's).
 
 # %%
 twelve_ratio = twelve_series.billed[-1] / twelve_series.context[-1]
@@ -110,14 +107,11 @@ assert round(twelve_ratio, 1) == 6.7
 # %% [markdown]
 # ## 2 · A working session, until the API refuses
 #
-# A real session is many requests. `LONG_SESSION`, which later chapters reuse, is 71 of them over four
-# folders (`agents/`, `core/`, `tools/`, `plugins/`): read a folder, change a `VERSION_TAG`, ask what a tag
-# is, count lines, search for TODOs, and near the end, questions about instructions given at the start.
-# Uncompressed it ends at 125,406 tokens, still well under the window. So here the work goes on:
-# `WALL_SESSION` is those 71 requests and 13 more of the same kinds over three new folders (`tests/`,
-# `scripts/`, `examples/`). We send the requests one at a time, note how many model calls the session has
-# made after each one (the slider below needs that), and stop when the API refuses a request: the SDK
-# raises `anthropic.BadRequestError`.
+# `LONG_SESSION`, which later chapters reuse, is 71 requests over four folders: read a folder, change a
+# `VERSION_TAG`, count lines, search for TODOs, and near the end, questions about instructions given at
+# the start. It ends at 125,406 tokens, under the window, so here the work goes on: `WALL_SESSION` adds
+# 13 requests over three new folders. We send them one at a time, note the model calls after each (the
+# slider needs that), and stop when the SDK raises `anthropic.BadRequestError`.
 
 # %%
 long_root = WORK / "long"
@@ -145,10 +139,9 @@ print(f"request {len(request_ends) + 1}, model call {refused_call}: refused with
 print(refused.body["error"]["message"])
 
 # %% [markdown]
-# In the stats, `re_reads` = 0: with nothing ever removed, the agent never has to read an unchanged file
-# again. The 15 `reads_after_edit` are reads of a file it had changed since it last read it, which no
-# compaction causes. Keep the 0 in mind: from chapter 02 on, compaction
-# can make it grow.
+# `re_reads` = 0: with nothing removed, the agent never reads an unchanged file again (*this fake*; a
+# real model might). The 15 `reads_after_edit` are reads of a file it had changed, which no compaction
+# causes. From chapter 02 on, compaction can make `re_reads` grow.
 
 # %%
 assert session.stats.re_reads == 0 and session.stats.reads_after_edit == 15
@@ -158,12 +151,10 @@ display(growth_figure({"no compaction": series}, window=CLAUDE_WINDOW, refused=(
                       title="the long session with no compaction, up to the refused call"))
 
 # %% [markdown]
-# Two curves, two scales. On the left, the context climbs with every call and never comes down: nothing
-# is ever removed. The 71 requests of `LONG_SESSION` end at 125,406 tokens and the next 12 at 179,834. The
-# 84th request asks for the 12 files of `examples/`: the agent lists the folder and reads 10 of them, which
-# brings the context to 198,049 tokens, 99.0% of the window, after 215 calls. Then the API refuses call 216
-# with a 400 (the red cross). On the right, the bill grows much faster: 21,685,505 input tokens up to the
-# last call that went through, about 109 times the final context.
+# On the left, the context climbs and never comes down: `LONG_SESSION` ends at 125,406 tokens, the next
+# 12 requests at 179,834. The 84th asks for the 12 files of `examples/`; after the listing and 10 reads
+# the context is 198,049 tokens, 99.0% of the window, after 215 calls. The API refuses call 216 (the red
+# cross). On the right, the bill: 21,685,505 input tokens, about 109 times the final context.
 
 # %%
 unfinished = [tool for t in session.trace[request_ends[-1]:] for tool in t.tools]
@@ -192,11 +183,12 @@ assert round(series.billed[-1] / series.context[-1]) == 109
 # %% [markdown]
 # ## 3 · What the context is made of
 #
-# `composition` sorts every token of a request into one category. The system prompt and the tool schemas
-# count as *system*; a tool call is the model's request to run a tool, a tool result is what the tool
-# returned. Two more categories stay empty here and fill up in later chapters: *placeholders*, the short
-# notes that replace old tool results (chapter 02), and *summaries* (chapter 03). The categories add up
-# exactly to the tokens the API reported for that call.
+# `composition` sorts every token of a request into one category. The system prompt and tool schemas
+# count as *system*; a tool call is the model's request to run a tool, a tool result what it returned.
+# *Placeholders* (chapter 02) and *summaries* (chapter 03) stay empty here. On the fake the categories
+# add up exactly to the reported input tokens (*this fake*). The real API also adds a tool-use system
+# prompt whenever tools are sent, a few hundred tokens that depend on the model [2], which no category
+# here holds.
 
 # %%
 display(composition_figure(long_client.records, title="the long session, call by call"))
@@ -214,28 +206,23 @@ assert round(last["tool results"] / sum(last.values()), 3) == 0.954
 assert last["user text"] == 1_393
 
 # %% [markdown]
-# Almost all of it is tool output: 95.4% of the last request that went through is file contents and
-# command results. The 84 requests the user typed take 1,393 tokens in total. That is where compaction will
-# have to cut.
+# 95.4% of the last request is tool output; the 84 requests the user typed take 1,393 tokens. That is
+# where compaction will cut (the share is the task's: any model reading these files gets them back).
 #
 # ## 4 · Why this is a wall
 #
-# **The window is finite** (*any model*). A model reads at most its context window in one call: 200,000
-# tokens for `claude-haiku-4-5`, the real model the harness names (`CompactionConfig.model`; model page
-# above). Anthropic counts the reply inside the window too
-# (https://platform.claude.com/docs/en/build-with-claude/context-windows), and the API answers a request
-# that does not fit with one of two 400 errors, both quoted in public bug reports. The input alone must
-# fit, or the answer is *prompt is too long: N tokens > 200000 maximum* (quoted in anthropics/claude-code
-# issue #12186). The input plus `max_tokens`, the room the request keeps for the reply, must fit too, or
-# the answer is *input length and `max_tokens` exceed context limit: N + M > ...* (issue #228 of the same
-# repository). The fake answers with the same two wordings. The harness asks for `max_tokens` = 1,024
-# (`CompactionConfig.max_tokens`), so an input above 198,976 tokens is refused although it would fit on its
-# own: as a context creeps up, the reserve check is the one that trips first.
+# **The window is finite** (*any model*). A model reads at most its window in one call, reply
+# included [3]. The API refuses a request that does not fit with one of two 400 errors:
 #
-# Our context did not creep, it jumped. Call 215 sent 198,049 tokens, and 198,049 + 1,024 = 199,073 fits.
-# Call 216 carried one more file read, 1,993 tokens, and would have sent 200,042: over the window itself, so the
-# error is *prompt is too long*. The other error needs an input between 198,977 and 200,000 tokens, a gap of
-# 1,024, and one file read is wider than that gap.
+# | when | the error | quoted in |
+# |---|---|---|
+# | the input alone is over the window | *prompt is too long: N tokens > 200000 maximum* | [4] |
+# | the input plus `max_tokens` is over it | *input length and `max_tokens` exceed context limit: N + M > ...* | [5] |
+#
+# The fake uses the same words. With `max_tokens` = 1,024, an input above 198,976 tokens is refused.
+# Call 215 sent 198,049 (+ 1,024 = 199,073, accepted). Call 216 carried one more file read, 1,993
+# tokens, and would have sent 200,042: over the window itself, so *prompt is too long*. One file is
+# wider than the 1,024-token gap where the other error lives.
 
 # %%
 reserve_limit = CLAUDE_WINDOW - NO_COMPACTION.max_tokens  # the largest input a request may send
@@ -253,18 +240,13 @@ assert refused.body["error"]["message"] == \
     f"prompt is too long: {refused_input} tokens > {CLAUDE_WINDOW} maximum"
 
 # %% [markdown]
-# Nothing else broke. The calls made before the refusal are in the session's trace, and the history still
-# ends with the result of the last file read: a valid request, only too large. Sending it again would be
-# refused again. The only way on is to send fewer tokens, and that is what compaction does, from chapter 02
-# on.
+# Nothing else broke: the history is a valid request, only too large. The way on is to send fewer
+# tokens: compaction, from chapter 02 on.
 #
-# The average pace hides how close the wall is. Over the 71 requests of `LONG_SESSION` the context grew by
-# about 1,766 tokens per request; at that pace the window would be full after about 113 requests. It was
-# full at request 84: reading a whole folder adds 20,000 to 24,000 tokens at once (10 or 12 files of about
-# 2,000 tokens each), and the last 13 requests go through three new folders. Even the very first request,
-# reading one folder, took the context from nothing to 24,808 tokens. The files here are about 150 lines;
-# a codebase with longer files fills the window sooner. (The pace is *this fake* agent's: it reads whole
-# folders when asked to. That whole-file reads dominate is a property of the task, not of the model.)
+# The average pace hides how close the wall is: about 1,766 tokens a request over `LONG_SESSION`, which
+# would fill the window after about 113 requests. It was full at request 84, because reading a folder
+# adds 20,000 to 24,000 tokens at once (10 or 12 files of about 2,000 tokens); the first request alone
+# took the context to 24,808. (The pace is *this fake*'s: it reads whole folders when asked to.)
 
 # %%
 per_request = series.context[request_ends[70] - 1] / 71
@@ -293,15 +275,12 @@ assert all(round(tokens / files, -2) == 2_000 for files, tokens in folder_reads.
 assert series.context[request_ends[0] - 1] == 24_808  # the first request: read the 12 files of agents/
 
 # %% [markdown]
-# **Attention thins.** Request 2 is an instruction that must hold for the whole session: *never edit
-# anything under tools/*. It is 17 tokens. In the call that answered it, those tokens were 0.068% of what
-# the model read; in the last call that went through they are 0.0086%, diluted about 8 times by everything
-# that came after. The share is arithmetic and holds for *any model*. What it does to a real model's
-# answers is a separate, empirical matter: Anthropic's context-window guide says that as the token count
-# grows, accuracy and recall degrade, and calls it *context rot*
-# (https://platform.claude.com/docs/en/build-with-claude/context-windows). *This fake* cannot show it: it
-# never forgets what it can still see, so below it still recalls the rule at the end. From chapter 03 on
-# you will see how compaction itself can lose this sentence.
+# **Attention thins.** Request 2 must hold for the whole session: *never edit anything under tools/*.
+# Its 17 tokens were 0.068% of what the model read when it was given, and 0.0086% at the last call,
+# diluted about 8 times (*any model*: it is arithmetic). What that does to a real model's answers is
+# empirical: Anthropic's guide says accuracy and recall degrade as the token count grows, *context
+# rot* [3]. *This fake* cannot show it: it never forgets what it can still see, so it still recalls the
+# rule at the end.
 
 # %%
 rule = LONG_SESSION.requests[1]
@@ -320,12 +299,11 @@ recall_answer = session.answers[WALL_SESSION.requests.index("What did I tell you
 assert recall_answer.startswith("You told me"), "without compaction the rule is still visible"
 
 # %% [markdown]
-# **Cost compounds** (*any model* whose API bills the whole input of every call). Every call is billed for
-# its whole input, so a token read early is paid for again in every later call. Of the 21,685,505 input tokens billed, 99.1% had
-# already been sent in an earlier call; only the 198,049 tokens of the final context were ever new. At
-# `claude-haiku-4-5`'s listed USD 1 per million input tokens (`PRICE_PER_MILLION`; change it to your
-# model's price) the session's input costs USD 21.69; sending each token once would cost USD 0.20. These
-# are prices without prompt caching, which bills a re-sent prefix for less; chapter 09 prices it.
+# **Cost compounds** (*any model* billed for its whole input on every call). Of the 21,685,505 input
+# tokens billed, 99.1% had been sent before; only the 198,049 of the final context were ever new. At
+# USD 1 per million (`PRICE_PER_MILLION`) the input costs USD 21.69; sending each token once would cost
+# USD 0.20. Both are without prompt caching, which bills a re-sent prefix for less: chapter 09 prices
+# it. The sizes are this session's, shaped by what *this fake* read.
 
 # %%
 resent = 1 - series.context[-1] / series.billed[-1]
@@ -339,22 +317,21 @@ assert round(resent, 3) == 0.991
 assert round(cost, 2) == 21.69 and round(cost_once, 2) == 0.20
 
 # %% [markdown]
-# **How fast does the bill grow?** "With the square of the session's length" is the usual shorthand. Here is
-# what this run measures. Split the 215 calls into halves: the last 108 calls billed 2.29 times what the
-# first 107 billed. A pure square law, a context that starts from nothing and grows by the same amount every
-# call, would give 3.02 for 215 calls (3 in the limit); a context that never grew would give about 1.
+# **How fast does the bill grow?** "With the square of the length", says the shorthand. Split the 215
+# calls in halves: the last 108 billed 2.29 times the first 107.
 #
-# Why in between? The bill is the sum of the contexts sent. If the context at call *k* is *a* + *b*·*k*,
-# the bill after *n* calls is *a*·*n* + *b*·*n*(*n* + 1)/2: a square term that wins in the long run, plus a
-# linear term from the constant *a*, which pulls the ratio towards 1. `straight_line` fits such a line to
-# the 215 contexts: it starts at 16,886 tokens and climbs 778 tokens a call, and by itself predicts a ratio
-# of 2.44. The constant is not the system prompt and tool schemas (574 tokens of every request); it is
-# front-loading: the first request reads 12 files in 14 calls, and three folders are read within the
-# first 12 requests, so after a quarter of the calls the context is already 35% of its final size. The
-# rest of the gap, from 2.44 down to 2.29, is growth no straight line follows: slow through the long
-# stretch of small requests, then a jump at the end as three new folders are read. So: quadratic in the
-# limit, clearly faster than linear here, but not the square law. The arithmetic holds for *any model*;
-# the 2.29 is this session's, shaped by when *this fake* agent read what.
+# | a context that | ratio of the halves |
+# |---|---|
+# | starts at nothing and grows the same every call (square law) | 3.02 |
+# | follows the fitted line: starts at 16,886, climbs 778 a call | 2.44 |
+# | this session | 2.29 |
+# | never grows | 1 |
+#
+# With a context of *a* + *b*·*k* at call *k*, the bill after *n* calls is *a*·*n* + *b*·*n*(*n* + 1)/2:
+# the square term wins in the long run, but the constant *a* pulls the ratio towards 1. Here *a* is
+# not the 574 tokens of system prompt and tools but front-loading: three folders are read within the
+# first 12 requests, so after a quarter of the calls the context is 35% of its final size. Uneven
+# growth takes 2.44 down to 2.29. The arithmetic is *any model*'s; the 2.29 is *this fake*'s session.
 
 # %%
 def half_ratio(contexts):
@@ -401,11 +378,10 @@ assert flat < measured < line_ratio < square_law
 # %% [markdown]
 # ## 5 · Try it: grow the session request by request
 #
-# Move the slider to run only the first *n* of the 83 requests that were answered (the curves come from
-# the run above: the fake is deterministic, so the first *n* requests of a longer run are exactly a shorter
-# run). The axes stay fixed to the whole session, up to the last call before the refusal, so you can watch
-# the context crawl towards the dashed window line while the bill bends upwards. The callback,
-# `session_growth_figure`, is a pure function in `harness/labs/plots.py`: data in, figure out.
+# Move the slider to run only the first *n* of the 83 answered requests (the fake is deterministic, so
+# the first *n* requests of a longer run are exactly a shorter run). The axes stay fixed to the whole
+# session. The callback, `session_growth_figure` in `harness/labs/plots.py`, is a pure function: data
+# in, figure out.
 
 # %% tags=["nbval-ignore-output"]
 growth_slider = panel(session_growth_figure, series=series, request_ends=request_ends,
@@ -416,110 +392,75 @@ growth_slider = panel(session_growth_figure, series=series, request_ends=request
 # %% [markdown]
 # ## Summary
 #
-# - Without compaction the context only grows: 215 calls, for 83 small requests and most of an 84th, took
-#   it to 198,049 tokens, 99.0% of `claude-haiku-4-5`'s 200,000-token window, and the next call, at 200,042
-#   tokens, was refused with a 400: *prompt is too long*. The session cannot go on (*any model*: the window
-#   is a hard limit of the API).
-# - A request must also leave room for the reply: with `max_tokens` = 1,024, any input above 198,976 tokens
-#   is refused. Here one file read jumped over both limits at once.
-# - Tool results are almost all of it (95.4% at the end); the user's own words, 1,393 tokens, are a sliver.
-# - Every call pays for the whole history: the input bill was about 109 times the final context
-#   (USD 21.69 at USD 1 per million, against USD 0.20 to send each token once). It grows faster than
-#   linearly but not as a pure square: the second half of the calls billed 2.29 times the first half,
-#   where a square law gives 3.02, because the context was front-loaded (a fitted line starts at 16,886
-#   tokens) and grew unevenly.
-# - Early instructions are diluted: a 17-token rule went from 0.068% to 0.0086% of what the model reads.
-#   *This fake* still recalls it; Anthropic documents that real models' recall degrades as contexts grow.
-#
-# The next chapter looks at how these tokens are counted, and why the count itself needs care.
+# - Without compaction the context only grows, until the API refuses: call 216, at 200,042 tokens
+#   (*any model*: the window is the API's hard limit).
+# - Tool results are 95.4% of the context; the user's own words, 1,393 tokens.
+# - Every call pays for the whole history: about 109 times the final context (USD 21.69 uncached,
+#   against USD 0.20), faster than linear but not a square (2.29, not 3.02).
+# - A 17-token rule fell from 0.068% to 0.0086% of what the model reads.
 
 # %% [markdown]
 # ## Exercises
 #
 # ### 1. Half the window
-# At which model call did the long session's context first pass half of Claude's window?
+# At which model call did the long session's context first pass half the window?
 #
 # *Hint:* `series.calls` and `series.context` run side by side; `zip` them.
 
-# %%
+# %% tags=["answer"]
 first_call_over_half = None  # an int: the model call
 
 # %%
-if first_call_over_half is None:
-    print("Exercise 1: fill in first_call_over_half, then run this cell.")
-else:
-    truth = next(c for c, tokens in zip(series.calls, series.context) if tokens > CLAUDE_WINDOW // 2)
-    assert first_call_over_half == truth, (
-        f"call {first_call_over_half} is not it: look for the first call whose context is over "
-        f"{CLAUDE_WINDOW // 2:,} tokens")
-    print("Exercise 1: correct.")
+answer("first_call_over_half", first_call_over_half)
 
 # %% [markdown]
 # ### 2. The price of one request
-# What did the 12-file task's input cost, in dollars, at `PRICE_PER_MILLION`?
+# What did the 12-file task's input cost, in dollars, at `PRICE_PER_MILLION`, without caching?
 #
 # *Hint:* the last value of `twelve_series.billed` is the whole bill in tokens.
 
-# %%
+# %% tags=["answer"]
 twelve_cost = None  # a float, in dollars
 
 # %%
-if twelve_cost is None:
-    print("Exercise 2: fill in twelve_cost, then run this cell.")
-else:
-    truth = twelve_series.billed[-1] * PRICE_PER_MILLION / 1e6
-    assert abs(twelve_cost - truth) < 0.005, "not yet: tokens times the price, divided by one million"
-    print("Exercise 2: correct.")
+answer("twelve_cost", twelve_cost)
 
 # %% [markdown]
 # ### 3. The straight-line prediction
-# If the context grew by the same *g* tokens every call, *n* calls would bill g·n(n+1)/2 tokens. Compute
-# that prediction for the long session, with *g* its final context divided by its number of calls. Is the
-# real bill higher or lower, and why is the half-and-half ratio of section 4 still only 2.29?
+# If the context grew by the same *g* tokens every call, *n* calls would bill g·n(n+1)/2 tokens.
+# Compute that for the long session, with *g* its final context over its number of calls. Is the real
+# bill higher or lower, and why is section 4's ratio still only 2.29?
 #
-# *Hint:* look at the left curve of section 2: where does the context run above the line from zero to
-# the final context, and where below?
+# *Hint:* on the left curve of section 2, where does the context run above the line from zero to the
+# final context, and where below?
 
-# %%
+# %% tags=["answer"]
 predicted_bill = None  # tokens (a number)
 
 # %%
-if predicted_bill is None:
-    print("Exercise 3: fill in predicted_bill, then run this cell.")
-else:
+if answer("predicted_bill", predicted_bill):
     n = len(series)
-    truth = series.context[-1] / n * n * (n + 1) / 2
-    assert abs(predicted_bill - truth) <= 0.01 * truth, "not yet: use g = series.context[-1] / len(series)"
     above = sum(1 for k, tokens in zip(series.calls, series.context) if tokens > series.context[-1] / n * k)
-    print(f"Exercise 3: correct. The real bill is {series.billed[-1] / predicted_bill:.2f} x the prediction, "
-          f"almost the same total, but spread differently: {above} of the {n} calls, nearly all in the first "
-          "half, run above the line (three folders are read in the first 12 requests), and the long stretch "
-          "of small requests after them runs below it. An early half that is dearer than the line makes the "
-          "second half look cheaper by comparison.")
+    print(f"The real bill is {series.billed[-1] / predicted_bill:.2f} x the prediction, almost the same total, "
+          f"spread differently: {above} of the {n} calls, nearly all early, run above the line (three folders "
+          "are read in the first 12 requests) and the long stretch of small requests runs below it. A dearer "
+          "early half makes the second half look cheaper by comparison.")
 
 # %% [markdown]
 # ### 4. A larger reply reserve
-# The harness keeps 1,024 tokens of the window for each reply. Had it asked for `max_tokens` = 16,384
-# (room for a long answer), at which model call would this session have been refused? And with which of
-# the two errors: write `"prompt is too long"` or `"input length and max_tokens"`.
+# With `max_tokens` = 16,384, at which model call would this session have been refused, and with which
+# error? Write `"prompt is too long"` or `"input length and max_tokens"`.
 #
-# *Hint:* a call is refused as soon as its input plus `max_tokens` is over the window; the calls before it
-# are the same as in the run above.
+# *Hint:* a call is refused once its input plus `max_tokens` is over the window; the calls before it
+# are the same as above.
 
-# %%
+# %% tags=["answer"]
 call_refused_at_16k = None  # an int: the model call
 error_at_16k = None         # one of the two strings above
 
 # %%
-if call_refused_at_16k is None or error_at_16k is None:
-    print("Exercise 4: fill in call_refused_at_16k and error_at_16k, then run this cell.")
-else:
-    truth = next(c for c, tokens in zip(series.calls, series.context) if tokens + 16_384 > CLAUDE_WINDOW)
-    assert call_refused_at_16k == truth, f"call {call_refused_at_16k} is not it: input + 16,384 > 200,000"
-    fits_alone = series.context[truth - 1] <= CLAUDE_WINDOW
-    assert error_at_16k == ("input length and max_tokens" if fits_alone else "prompt is too long"), (
-        "not that error: does that call's input fit the window on its own?")
-    print("Exercise 4: correct.")
+answer("call_refused_at_16k", call_refused_at_16k)
+answer("error_at_16k", error_at_16k)
 
 # %% [markdown]
 # ## Recap
@@ -532,3 +473,12 @@ else:
 # 3. What is almost all of the context made of, and what does that tell compaction?
 # 4. Why did the second half of the calls bill 2.29 times the first half, and not the 3.02 of a square law?
 # 5. Which lesson of the chapter does this fake not show, and why?
+
+# %% [markdown]
+# ## Sources
+#
+# 1. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (200K window, USD 1 per million input tokens, legacy)
+# 2. Anthropic, "Tool use pricing and tokens" — https://docs.anthropic.com/en/docs/tool-use-pricing-and-tokens (the tool-use system prompt added when tools are sent)
+# 3. Anthropic, "Context windows" — https://platform.claude.com/docs/en/build-with-claude/context-windows (the reply counts in the window; context rot)
+# 4. anthropics/claude-code issue #12186 — https://github.com/anthropics/claude-code/issues/12186 (the *prompt is too long* wording)
+# 5. anthropics/claude-code issue #228 — https://github.com/anthropics/claude-code/issues/228 (the *input length and `max_tokens`* wording)

@@ -5,35 +5,23 @@
 # every compaction, write a log that is only ever appended to, and bring a stopped session back
 # exactly as it was, compaction included.
 #
-# Chapters 02 to 05 built the reference agent's three layers. This chapter builds the second design
-# from the seeds (seed 000), a production-minded one: decide from the *reported* usage, replace the
-# whole history by a summary plus the user's recent messages, and make *resume* replay every
-# compaction. The last part matters more than it looks: the first version of that design resumed a
-# compacted session by reading back every logged message, and the whole old history silently came
-# back. Chapter 07 then makes the same session survive crashes, failing summaries and other models.
-#
-# Each lesson says whether it holds for *any model* (it follows from the API, the log or the
-# arithmetic) or depends on *this fake* (on how our fake model chooses to act).
+# This chapter builds seed 000's design: decide from the *reported* usage, replace the whole history
+# by a summary plus the user's recent messages, and make *resume* replay every compaction. The seed's
+# first version skipped that last part, and its resumed sessions silently got the whole old history
+# back.
 #
 # ## What you will be able to do
 #
-# - decide when to compact from the usage a round reported, cache tokens included, with a reason you
-#   can audit;
-# - replace a history with a pure function that keeps one summary and the user's recent messages,
-#   and can never leave a tool_use without its result;
-# - check compaction only between rounds, once a round's tool results are committed;
-# - resume a session from its append-only log by replaying compaction, and see why the naive way
-#   fails silently;
-# - replay the logs of both designs, seed 000's and the three layers of chapter 05, with one
-#   function.
+# - decide when to compact from the usage a round reported, cache tokens included;
+# - replace a history with a pure function that keeps one summary and the user's recent messages;
+# - resume a session from its append-only log by replaying compaction, for both designs.
 
 # %% [markdown]
 # ## Setup
 #
-# One session does most of the work: the first 8 requests of the long working session (read the 12
-# files under `agents/`, an instruction about `tools/`, an edit, a question, a line count, read the
-# 12 files under `core/`, another edit, another question), with the new strategy and a session log.
-# A second run of the same requests without compaction is the baseline.
+# One session does most of the work: the first 8 requests of the long working session (two folders of
+# 12 files, an instruction about `tools/`, two edits, two questions, a line count), with the new
+# strategy and a session log. The same requests without compaction are the baseline.
 
 # %%
 # %matplotlib inline
@@ -83,25 +71,18 @@ assert (session.stats.model_calls, session.stats.re_reads) == (48, 11)
 # %% [markdown]
 # ## 1. When: what the provider reported
 #
-# Every response carries a `usage` field counted by the provider. Claude's usage splits the input
-# in three: `input_tokens` is only the part of the request that was neither read from nor written
-# to the prompt cache; `cache_read_input_tokens` and `cache_creation_input_tokens` are the rest, and
-# the request's whole input is the sum of the three. Sources: the `usage` field of the Messages API
-# reference (platform.claude.com/docs/en/api/messages; the same sentence is the docstring of
-# `Message.usage` in anthropic-sdk-python, `src/anthropic/types/message.py`) and the prompt-caching
-# guide (platform.claude.com/docs/en/build-with-claude/prompt-caching). Then there are the
-# `output_tokens`.
+# Claude's `usage` splits the input in three: `input_tokens` is the part neither read from nor
+# written to the prompt cache; `cache_read_input_tokens` and `cache_creation_input_tokens` are the
+# rest; the whole input is the sum of the three [1, 2]. Then there are the `output_tokens`.
 #
-# Seed 000 decides from the total its provider reports, never from an estimate, and in a fixed
-# order:
+# Seed 000 decides from the reported total, never from an estimate, in a fixed order:
 #
-# 1. no usage reported: no decision at all (guessing could compact for nothing);
-# 2. the reported total is below the threshold: no;
+# 1. no usage reported: no decision (guessing could compact for nothing);
+# 2. the total is below the threshold: no;
 # 3. fewer than 4 history items: nothing worth compacting;
-# 4. otherwise compact, with a reason that names the reported total and the threshold.
+# 4. otherwise compact, with a reason naming the total and the threshold.
 #
-# The seed's threshold is **8,000** tokens, a teaching constant (chapter 07 makes it follow the
-# model).
+# The seed's threshold is **8,000** tokens, a teaching constant.
 
 # %%
 cases = {"no usage": (None, 40), "below": (7_999, 40), "too short": (50_000, 3), "reached": (8_000, 4)}
@@ -115,10 +96,9 @@ assert decisions["reached"].reason == "reported usage 8,000 tokens reached the t
 assert strategy.threshold == 8_000
 
 # %% [markdown]
-# For Claude the seed's total is therefore four fields, and `reported_total` adds all four. This
-# matters for *any model* once caching is on: a long conversation is then mostly cache reads, so
-# `input_tokens` alone can be a few tokens for a request of many thousands, and a rule that read
-# only it would never compact. Here is such a usage, made up for the example:
+# So `reported_total` adds all four fields. With caching on, a long conversation is mostly cache
+# reads, and `input_tokens` alone can be a few tokens for a request of thousands: a rule that read only
+# it would never compact (*any model* on this API). A made-up usage:
 
 # %%
 cached_round = Usage(input_tokens=12, cache_read_input_tokens=9_500, cache_creation_input_tokens=400,
@@ -138,26 +118,22 @@ assert fake_usage.cache_read_input_tokens is None and fake_usage.cache_creation_
 assert reported_total(fake_usage) == fake_usage.input_tokens + fake_usage.output_tokens
 
 # %% [markdown]
-# Our requests ask for no caching (no `cache_control` anywhere), and this fake caches nothing, so it
-# reports no cache fields and the total is input plus output. Chapter 09 prices prompt caching.
+# Our requests ask for no caching and *this fake* caches nothing, so here the total is input plus
+# output.
 #
 # ## 2. What: one summary and the user's own words
 #
-# `replace_history(messages, summary, budget_chars=20_000)` builds the new history from those two
-# inputs only:
+# `replace_history(messages, summary, budget_chars=20_000)` builds the new history from two inputs:
 #
 # - one **summary** message (a user message starting with `[Conversation compressed`);
-# - the most recent **user messages**, verbatim, chosen newest first while they fit in 20,000
-#   characters; the newest is kept even if it alone is over the budget;
-# - nothing else: assistant messages, tool calls and tool results are dropped *whole*, so no
-#   tool_use can lose its tool_result. A tool_result message is not the user's words.
+# - the most recent **user messages**, verbatim, newest first while they fit in 20,000 characters;
+#   the newest is kept even if it alone is over;
+# - nothing else: assistant messages, tool calls and tool results go *whole*, so no tool_use can lose
+#   its tool_result.
 #
-# The system prompt is the separate `system=` argument in our format, so it is kept without doing
-# anything. The summary and the kept messages stay **separate** messages in the history and the log:
-# each kept message is byte for byte what the user typed, and the next compaction can recognise the
-# old summary and fold it into the new one instead of keeping it as a "user message". The Messages
-# API accepts consecutive user messages and combines them into one turn (the `messages` parameter in
-# platform.claude.com/docs/en/api/messages). The result ends with the newest user message.
+# The summary and the kept messages stay **separate**: each kept one is byte for byte what the user
+# typed, and the next compaction can fold the old summary into the new one. The API combines
+# consecutive user messages into one turn [1].
 
 # %%
 history = [
@@ -183,9 +159,8 @@ assert replaced[0]["content"].startswith(SUMMARY_HEADER) and is_summary(replaced
 assert history == snapshot  # pure: the input is untouched
 
 # %% [markdown]
-# The budget, at its edges: with 25 characters only the newest message (23 characters) fits; a
-# 30,000-character message is kept alone although it is over budget; the summary of an earlier
-# compaction is folded away.
+# The budget at its edges: with 25 characters only the newest message (23 characters) fits; a
+# 30,000-character message is kept alone although it is over; an earlier summary is folded away.
 
 # %%
 tight = replace_history(history, "s", budget_chars=25)
@@ -204,22 +179,16 @@ assert sum(is_summary(m) for m in again) == 1 and len(again) == 5
 # %% [markdown]
 # ## 3. Between rounds only
 #
-# `UsageTriggered` is a `Compactor` (chapter 05) that acts in `after_round`: the loop calls it once
-# a round is committed, its tool results appended and logged. It can never cut a tool_use from its
-# result, because there is none in flight (*any model*: it is the API's pairing rule). It decides
-# from the usage *that round* reported, asks the same client for a hand-off summary (no tools),
-# replaces the history, appends **one** compaction record holding the summary to the session log,
-# and emits a `history_compacted` event. A round that ends the turn commits no tool results; it is
-# left alone, so the answer the user is about to read stays in the history.
+# `UsageTriggered` is a `Compactor` (chapter 05) that acts in `after_round`, once a round's tool
+# results are appended and logged, so no tool_use is ever in flight when it cuts (*this design*). It
+# decides from the usage *that round* reported, asks for a hand-off summary, replaces the history,
+# appends **one** compaction record holding the summary to the log, and emits a `history_compacted`
+# event. A round that ends the turn is left alone, so the answer stays.
 #
-# How much of the history the summary request carries is **our choice, not seed 000's**: the seed
-# says what the summary must keep but not that the history sent to the summariser is cut. We reuse
-# the reference agent's rule from seed 001 (its s06 code sends `json.dumps(messages)[-80000:]`):
-# the last 80,000 characters (`CompactionConfig.tail_chars`). In this session it never bites: the
-# longest history this strategy summarised was 47,174 characters.
-#
-# The session compacted 7 times. The log proves the boundary: the record just before every
-# compaction record is a user message of tool results.
+# The summariser gets the last 80,000 characters of the history (`CompactionConfig.tail_chars`), the
+# rule of seed 001's agent; seed 000 does not cut (*this design*). Here it never bites: the longest
+# history summarised was 47,174 characters. The session compacted 7 times, and the record before
+# every compaction record is a user message of tool results.
 
 # %%
 records = read_log(LOG).records
@@ -242,13 +211,11 @@ assert all(e.detail["reported_tokens"] == agent_calls[e.call].input_tokens + age
 assert CONFIG.tail_chars == 80_000 and max(summarised_chars) == 47_174
 
 # %% [markdown]
-# The context the model was sent, call by call: the sawtooth stays near the threshold while the
-# baseline climbs to 49,801 tokens. (The teeth can overshoot: the usage of a round is known only
-# once the round is over, and a turn's last round is left alone.) The price shows in the call
-# count: 48 agent calls instead of 37, 11 more, and the session made 11 re-reads (reads of a file
-# that had not changed since the agent last read it); the baseline made none. That cost depends on
-# *this fake*: it reads a file again whenever the file's content is no longer visible, here because
-# a summary folded it away. A real model may guess, or ask, instead.
+# The sawtooth stays near the threshold while the baseline climbs to 49,801 tokens. (A tooth can
+# overshoot: a round's usage is known only once it is over.) The price is in the calls: 48 agent calls
+# instead of 37, and 11 re-reads of files that had not changed; the baseline made none. That price is
+# *this fake*'s: it reads a file again whenever its content is no longer visible. A real model may
+# guess, or ask, instead.
 
 # %%
 fig, ax = plt.subplots(figsize=(8, 4))
@@ -268,15 +235,11 @@ assert max(t.input_tokens for t in baseline.trace) == 49_801
 # %% [markdown]
 # ## 4. Stop, then resume the naive way
 #
-# Say the process stops here. All that survives is the session log. The naive resume reads back
-# every logged message, in order, as chapter 05's log would suggest. The log is complete, so the
-# result is complete too: it is the **uncompressed** history, every file read and every tool
-# result, as if no compaction had ever happened. The live history had 12 messages and the next
-# call would have cost 3,870 tokens; the naive resume returns 96 messages, 40 tool results among
-# them, and the next call costs 71,634 tokens. Nothing fails: the history is valid and the API
-# accepts it. This is the silent failure seed 000 describes: compaction works within a run and
-# quietly stops working across runs, where it is needed most (*any model*: the history itself is
-# wrong, whoever reads it).
+# Say the process stops here. Only the log survives. The naive resume reads back every logged message,
+# in order. The log is complete, so the result is the **uncompressed** history: the live one had 12
+# messages and a next call of 3,870 tokens; the naive resume gives 96 messages, 40 tool results among
+# them, and a next call of 71,634 tokens. Nothing fails: the API accepts it. Compaction works within a
+# run and quietly stops working across runs (*any model*: the history itself is wrong).
 
 # %%
 naive = resume_naive(LOG)
@@ -301,11 +264,10 @@ validate_messages(naive + [question])  # a valid request: nothing will complain
 # %% [markdown]
 # ## 5. Resume by replay
 #
-# The fix adds no new kind of record: the compaction record the session already wrote doubles as a
-# replay marker. `resume(path)` walks the records in order, appends each message, and at each
-# compaction record calls `replace_history` again with the recorded summary and budget. Because
-# the replacement is a pure function of (history so far, summary), replaying it gives the very
-# history the session had in memory.
+# The fix adds no kind of record: the compaction record doubles as a replay marker. `resume(path)`
+# walks the records in order, appends each message, and at each compaction record calls
+# `replace_history` again with the recorded summary and budget. The replacement is a pure function of
+# (history so far, summary), so replaying it gives the very history the session had.
 
 # %%
 resumed = resume(LOG)
@@ -316,13 +278,12 @@ print("equal to the live history at the stop:", resumed.messages == session.mess
 assert resumed.messages == session.messages and resumed.compactions == 7 and resumed.torn is None
 
 # %% [markdown]
-# Now continue the session from the replayed history. `reopen(path)` opens the log to go on: it
-# repairs what a crash may have left (chapter 07), resumes, and tells the log that the replayed
+# Now continue from the replayed history. `reopen(path)` resumes and tells the log that the replayed
 # messages are already in it, so nothing is written twice. A log has one writer at a time (a second
-# opener gets `LogInUse`), so the stopped session closes its log first. The question is about an instruction
-# given at the second request, seven compactions ago. Every replacement kept it verbatim, so it is
-# in what the model is sent (*any model* could read it there); that the agent answers by quoting it
-# is *this fake*'s way. The first call costs the 3,870 tokens announced above.
+# opener gets `LogInUse`), so the stopped session closes its log first. The question is about an
+# instruction given seven compactions ago. Every replacement kept it verbatim, so the model is sent it
+# (*any model* could read it there); answering by quoting it is *this fake*'s way. The first call costs
+# the 3,870 tokens announced above.
 
 # %%
 log_bytes_before = LOG.read_bytes()
@@ -344,9 +305,9 @@ assert resume(LOG).messages == continued.messages
 # %% [markdown]
 # ## 6. The log keeps everything
 #
-# The history the model sees shrank seven times; the log never did. Every committed message is in
-# it once, in order, the compaction records hold their summaries and reasons, and continuing the
-# session only added lines at the end: the old file is a prefix of the new one.
+# The history the model sees shrank seven times; the log never did. Every committed message is in it
+# once, in order; the compaction records hold their summaries and reasons; continuing only added lines
+# at the end, so the old file is a prefix of the new one.
 
 # %%
 log_bytes_after = LOG.read_bytes()
@@ -368,11 +329,11 @@ assert log_bytes_after.startswith(log_bytes_before) and len(log_bytes_after) > l
 # %% [markdown]
 # ## 7. One resume for both strategies
 #
-# The three-layer agent of chapter 05 writes compaction records too (`layer` auto or manual), each
-# holding the one summary message that replaced everything. `resume` replays those as well: the
-# history becomes that message. One detail: micro-compaction edits old tool results *in place*
-# after they were logged, so the replayed history has the full results where the live one has
-# placeholders; the next call runs micro-compaction again, and then the two are identical.
+# Chapter 05's three layers write compaction records too (`layer` auto or manual), each holding the
+# summary message that replaced everything, and `resume` replays them as well. Micro-compaction edits
+# old tool results *in place* after they were logged, so the replayed history has full results where
+# the live one has placeholders; the next call runs micro-compaction again, and then the two are
+# identical.
 
 # %%
 layers = run_scenario(TWELVE_FILES, CompactionConfig(threshold=10_000), WORK / "three_layers", log=True,
@@ -391,11 +352,9 @@ assert layer_kinds == ["auto", "auto", "manual"] and replayed == live
 # %% [markdown]
 # ## 8. Try it: the budget
 #
-# Move the budget and watch which of the session's requests a replacement would keep verbatim (the
-# whole session, as the naive resume rebuilt it). Below the newest request's length only that one
-# stays; from the total of all of them, everything does. The callback is
-# `harness.session.replacement.describe_replacement`, a pure function; `tests/test_replacement.py`
-# runs it over the slider's whole range.
+# Move the budget and watch which requests a replacement would keep verbatim. Below the newest
+# request's length only that one stays; from the total of all of them, everything does. The callback,
+# `describe_replacement`, is a pure function; `tests/test_replacement.py` runs it over the whole range.
 
 # %%
 request_chars = sorted(len(text_of(m)) for m in naive if m["role"] == "user" and isinstance(m["content"], str))
@@ -413,32 +372,23 @@ budget_slider = panel(describe_replacement, messages=naive,
 # %% [markdown]
 # ## Summary
 #
-# - Decide from the **reported** usage of the round just committed: none reported, no decision;
-#   below the threshold or fewer than 4 items, no; otherwise compact, with a reason naming both
-#   numbers. For Claude the reported total is `input_tokens` plus both cache fields plus
-#   `output_tokens`: with caching on, `input_tokens` alone (12 of 9,992 in the example) would never
-#   reach a threshold.
+# - Decide from the **reported** usage of the round just committed, cache fields included: with
+#   caching, `input_tokens` alone (12 of 9,992 in the example) would never reach a threshold.
 # - Replace the history with a **pure** function: one summary, then the user's recent messages
-#   verbatim within 20,000 characters (the newest always), and nothing from the assistant or the
-#   tools, so no pair can be broken.
-# - Compact **between rounds**, after the tool results are committed. The summariser gets the last
-#   80,000 characters of the history: our choice, taken from seed 001's reference agent.
-# - Here compaction cost 11 extra calls (48 against 37), all re-reads of files a summary had folded
-#   away: *this fake*'s price.
-# - The log is **append-only**: every message once, plus one record per compaction holding its
-#   summary. The live history is derived from it by **replay**; reading the messages back naively
-#   resurrects the uncompressed history (96 messages instead of 12, 71,634 tokens instead of 3,870
-#   for the next call) without any error.
-# - One `resume` replays both designs: seed 000's replacement and chapter 05's three layers.
+#   verbatim within 20,000 characters, and nothing from the assistant or the tools.
+# - Compact **between rounds**; here it cost 11 extra calls, all re-reads (*this fake*'s price).
+# - The log is **append-only**, and the live history is derived from it by **replay**. Reading the
+#   messages back naively resurrects the uncompressed history (96 messages instead of 12) without any
+#   error. One `resume` replays both designs.
 
 # %% [markdown]
 # ## Exercises
 #
 # ### 1. Replay by hand
-# Write `my_replay(records)` that rebuilds the live history from a list of log records: append
-# every `message` record's message; at a `compaction` record, use `replace_history` with the
-# record's `summary` and `budget_chars` if it has a summary, else replace everything by its
-# `message`; an `interrupted` record (chapter 07) is appended like a message.
+# Write `my_replay(records)`, which rebuilds the live history from a list of log records: append every
+# `message` record's message; at a `compaction` record, use `replace_history` with the record's
+# `summary` and `budget_chars` if it has a summary, else replace everything by its `message`; any other
+# record that holds a `message` is appended like one.
 #
 # *Hint:* this is the whole of `harness.session.resume.replay`; try not to look.
 
@@ -458,10 +408,10 @@ else:
 
 # %% [markdown]
 # ### 2. A budget in tokens
-# Codex keeps recent user messages up to 20,000 *tokens*, not characters. Write
-# `kept_by_tokens(messages, budget_tokens)`: the indexes of the user messages (use
-# `harness.session.replacement.is_user_words`) to keep, oldest first, chosen newest first while their
-# `count_tokens([message])` total fits, the newest always.
+# Codex keeps recent user messages up to 20,000 *tokens* [3]. Write `kept_by_tokens(messages,
+# budget_tokens)`: the indexes of the user messages (`harness.session.replacement.is_user_words`) to
+# keep, oldest first, chosen newest first while their `count_tokens([message])` total fits, the newest
+# always.
 #
 # *Hint:* copy `plan_replacement` and change one line.
 
@@ -485,10 +435,10 @@ else:
 
 # %% [markdown]
 # ### 3. The whole input
-# Write `whole_input(usage)`: the input tokens a request read, from a usage that is either an SDK
-# `Usage` object or a plain dict, whose cache fields may be missing or `None`. Then write down what
-# a rule that compacts at 8,000 tokens of `input_tokens + output_tokens` would decide for
-# `cached_round` above (`True` or `False`) in `naive_rule_compacts`.
+# Write `whole_input(usage)`: the input tokens a request read, from an SDK `Usage` or a plain dict,
+# whose cache fields may be missing or `None`. Then write in `naive_rule_compacts` what a rule that
+# compacts at 8,000 tokens of `input_tokens + output_tokens` decides for `cached_round` (`True` or
+# `False`).
 #
 # *Hint:* `getattr(usage, name, None)` for an object, `usage.get(name)` for a dict.
 
@@ -526,3 +476,10 @@ else:
 # 3. Why does `UsageTriggered` compact only in `after_round`?
 # 4. What does the naive resume give back after a compacted session, and why does nothing complain?
 # 5. How does `resume` rebuild the very history the session had, with no new kind of record?
+
+# %% [markdown]
+# ## Sources
+#
+# 1. Anthropic, "Messages API" — https://platform.claude.com/docs/en/api/messages (the `usage` fields; consecutive user messages combined), and its docstring of `Message.usage` in anthropic-sdk-python, `src/anthropic/types/message.py`
+# 2. Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (the three input fields add up to the whole input)
+# 3. openai/codex, `codex-rs/core/src/compact.rs` — https://github.com/openai/codex/blob/main/codex-rs/core/src/compact.rs (`COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000`, the recent user messages kept)

@@ -1,24 +1,17 @@
 # %% [markdown]
 # # 10 · Real Claude (optional)
 #
-# **The promise:** the loop you built runs unchanged on the real API, and you can compare it with the
-# context management Anthropic now offers on its side.
+# **The promise:** the loop you built runs unchanged on the real API, beside the context management
+# Anthropic offers on its side.
 #
 # By the end of this chapter you will be able to:
 #
-# - switch the whole course from the offline fake to real Claude with two environment variables;
-# - get Claude's own token count and set it beside the offline counts of chapter 01;
-# - build requests for the API's own context editing (`clear_tool_uses_20250919`) and server
-#   compaction (`compact_20260112`), checked against the SDK's types, and map each knob to the layer
-#   you wrote by hand;
-# - keep the `compaction` block that server compaction returns and send it back unchanged, and show
-#   what a request costs when it is dropped.
+# - switch the course to real Claude with two environment variables;
+# - build requests for the API's context editing and server compaction, checked against the SDK's
+#   types, and map each knob to a layer you wrote;
+# - send a `compaction` block back unchanged, and show what dropping it costs.
 #
-# Claims about the real API cite Anthropic's documentation next to them; what the offline fake shows
-# about itself is marked *this fake*.
-#
-# Nothing here needs a key. Without one (in CI, and for most readers) every live cell says it was
-# skipped and everything else still runs: the payloads are built, validated and serialised offline.
+# Nothing here needs a key. Without one, every live cell says it was skipped and the rest runs offline.
 
 # %%
 import copy
@@ -33,6 +26,7 @@ from harness.labs.recording import RecordingClient
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
+from harness.labs.steps import answer
 from harness.session.runner import SYSTEM_PROMPT, Session
 from harness.strategies.server_side import ServerCompaction, ServerToolClearing
 from harness.strategies.three_layers import ThreeLayers
@@ -46,11 +40,9 @@ print("client is the offline fake:", client.api_key == "fake-key-offline")
 # %% [markdown]
 # ## 1 · One switch, in one place
 #
-# `default_client()` returns real Claude only when **both** are present: a key in
-# `ANTHROPIC_API_KEY` and the opt-in `USE_REAL_MODEL=1`, from the environment or from a git-ignored
-# `.env` file at the repository root. Either one alone gives the fake. The key goes straight to the SDK;
-# the harness never prints, logs or stores it. Below, the decision is shown for made-up environments
-# (the key is a dummy string, and the decision never reveals it).
+# `default_client()` returns real Claude only when **both** are set: a key in `ANTHROPIC_API_KEY` and
+# `USE_REAL_MODEL=1`, from the environment or a git-ignored `.env` at the repository root. Either alone
+# gives the fake. The harness never prints, logs or stores the key. The decision for made-up environments:
 
 # %%
 dummy = "not-a-real-key"
@@ -70,16 +62,16 @@ assert decisions == {"nothing set": False, "key only": False, "opt-in only": Fal
                      "key and opt-in": True, "key, opt-in 0": False}
 
 # %% [markdown]
-# To go live, put these two lines in `.env` at the repository root (it is listed in `.gitignore`), or
-# export them before `make lab`, then restart the kernel:
+# To go live, put these two lines in `.env` (it is in `.gitignore`), or export them before `make lab`,
+# then restart the kernel:
 #
 # ```
 # ANTHROPIC_API_KEY=your key here
 # USE_REAL_MODEL=1
 # ```
 #
-# Pick the model with `CLAUDE_MODEL` (default below). Live runs cost real money: the cells below keep
-# them small.
+# `CLAUDE_MODEL` picks the model. The default, Claude Haiku 4.5, is a legacy model now [4]; the course
+# keeps it for its 200K window. Live runs cost money, so the cells below keep them small.
 
 # %%
 model = os.environ.get("CLAUDE_MODEL", harness.DEFAULT_MODEL)
@@ -87,13 +79,11 @@ config = harness.CompactionConfig(model=model, transcript_dir=WORK / "transcript
 print("model:", model)
 
 # %% [markdown]
-# ## 2 · Three counts and Claude's own
+# ## 2 · Claude's own count
 #
-# Chapter 01 compared the seed's estimate with the cl100k tokenizer. Only Anthropic's
-# `messages.count_tokens` endpoint uses Claude's own tokenizer; it needs the network and a key, is free
-# but rate-limited, and its documentation calls the result an estimate that may differ from the real
-# input by a small amount (https://platform.claude.com/docs/en/build-with-claude/token-counting).
-# Offline, the fake answers the same endpoint with its cl100k count, so the code path is exercised.
+# Only the `messages.count_tokens` endpoint uses Claude's tokenizer. It needs the network and a key, and
+# its page calls the result an estimate [1]. Offline, the fake answers the same endpoint with its cl100k
+# count, so the code path still runs.
 
 # %%
 workspace = TWELVE_FILES.build(WORK / "workspace")
@@ -117,8 +107,8 @@ if not live:
 # %% [markdown]
 # ## 3 · The same loop, live
 #
-# This is `run_agent` from chapter 05, unchanged. With the fake it reads all twelve files; live, it
-# asks real Claude to read three of them (to keep the cost down), with the three layers on.
+# This is chapter 05's `run_agent`, unchanged. Live, it asks Claude to read three files, to keep the
+# cost down; offline, the fake runs the twelve-file task.
 
 # %%
 request = "Read agents/s01_agent_loop.py, agents/s02_tool_use.py and agents/s03_todo_write.py, then say in one line each what they do."
@@ -136,18 +126,20 @@ else:
 # %% [markdown]
 # ## 4 · The API's own context management
 #
-# Anthropic's API can do two of our layers on the server. Both are beta features, each behind its own
-# beta header, and the SDK has types for both. Sources: the context-editing page
-# (https://platform.claude.com/docs/en/build-with-claude/context-editing) and the compaction page
-# (https://platform.claude.com/docs/en/build-with-claude/compaction).
+# The API can run two of our layers on the server. Each is a beta behind its own header, and the SDK has
+# types for both [2, 3].
 #
-# | Server-side edit | What it does | Our layer | Knobs and their counterparts |
-# |---|---|---|---|
-# | `clear_tool_uses_20250919` (beta `context-management-2025-06-27`) | past `trigger` input tokens (default 100,000), replaces the oldest tool results with placeholder text; the client keeps its full history | micro-compaction (ch. 02) | `keep` (default 3 tool uses) ≈ KEEP_RECENT, `exclude_tools` ≈ PRESERVE_RESULT_TOOLS, `clear_at_least` (no counterpart: clear only if at least that many tokens go, because every clearing invalidates the cached prompt prefix), `clear_tool_inputs` (also clears the tool_use inputs, which our micro keeps) |
-# | `compact_20260112` (beta `compact-2026-01-12`) | past `trigger` input tokens (default 150,000, at least 50,000), the API summarises the conversation into a `compaction` block | auto-compaction (ch. 03) | `trigger` ≈ THRESHOLD, `instructions` (replaces the default summary prompt) ≈ the focus of the compact tool, `pause_after_compaction` (return to you after compacting) |
+# | Edit | Our layer | Knobs and their counterparts |
+# |---|---|---|
+# | `clear_tool_uses_20250919`: past `trigger` (default 100,000 input tokens), old tool results become placeholders | micro (ch. 02) | `keep` (default 3) ≈ KEEP_RECENT; `exclude_tools` ≈ PRESERVE_RESULT_TOOLS; `clear_at_least`: clear only if that many tokens go, as each clearing invalidates the cache; `clear_tool_inputs`: inputs go too |
+# | `compact_20260112`: past `trigger` (default 150,000, minimum 50,000), a summary in a `compaction` block | auto (ch. 03) | `trigger` ≈ THRESHOLD; `instructions` replaces the whole summary prompt (chapter 03's request, not the compact tool's focus, which adds to it); `pause_after_compaction` |
 #
-# The harness builds both payloads and checks them against the SDK's own `TypedDict`s, then sends the
-# request to a capturing transport so you see the exact JSON and beta header the SDK would send.
+# Not run here: `clear_thinking_20251015` clears old thinking blocks [2]; client-side compaction in the
+# SDKs' tool runners [2], shown with the older `compaction_control` in Anthropic's cookbook [5] (the SDK
+# installed here, 2.14.0, has `compact_before_next_turn()` instead [6]).
+#
+# The harness checks both payloads against the SDK's `TypedDict`s and shows the exact JSON and beta
+# header the SDK would send.
 
 # %%
 edits = [
@@ -168,7 +160,7 @@ assert body["context_management"]["edits"][0]["exclude_tools"] == ["read_file"]
 assert body["messages"] == history  # our plain-dict history goes on the wire unchanged
 
 # %% [markdown]
-# A typo is caught before anything is sent, with a message that names the field:
+# A typo is refused before anything is sent, and the message names the field:
 
 # %%
 for bad in ({"type": "clear_tool_uses_20250919", "kep": {"type": "tool_uses", "value": 3}},
@@ -182,19 +174,11 @@ for bad in ({"type": "clear_tool_uses_20250919", "kep": {"type": "tool_uses", "v
         raise AssertionError(f"accepted a bad edit: {bad}")
 
 # %% [markdown]
-# Chapter 08 ran these edits as strategies, and this is the same code. `ServerToolClearing` and
-# `ServerCompaction` only add their edit to every call (`request_options`); the loop then sends the
-# call through `client.beta.messages.create`, and the strategy reads what the server did from each
-# response. Offline the fake server applies the edit; live, real Claude does. Below: the three-file
-# request live, or the twelve-file task on the fake, with clearing past 5,000 input tokens keeping the
-# newest tool use.
-#
-# Which models run these edits live is for the pages above to say. The compaction page lists Claude Opus
-# 4.6 and Sonnet 4.6 (and, in its newest copy we read, Opus 4.7 and Mythos Preview), never
-# `claude-haiku-4-5`, our default, so server compaction is left out of the live run: pick a listed model
-# with `CLAUDE_MODEL` before you try `ServerCompaction()` live. For context editing we could not check
-# that `claude-haiku-4-5` is supported (an older copy of its page lists only Opus 4 and 4.1 and Sonnet 4
-# and 4.5): unverified. If the live clearing below is refused, do the same.
+# `ServerToolClearing` and `ServerCompaction` (chapter 08's strategies) add their edit to every call and
+# read what the server did from each response; the fake applies the edit offline, Claude live. Below:
+# clearing past 5,000 input tokens, keeping the newest tool use. Context editing runs on Haiku 4.5 [2];
+# server compaction only on its own list of models (Opus 4.6 and Sonnet 4.6 in the copy we read [3]), so
+# try `ServerCompaction()` live with one of those in `CLAUDE_MODEL`.
 
 # %%
 clearing = ServerToolClearing(trigger=5_000, keep=1)
@@ -215,24 +199,14 @@ if not live:
 # %% [markdown]
 # ## 5 · Server compaction: send the block back, unchanged
 #
-# When `compact_20260112` fires, the response opens with a `compaction` block holding the summary. The
-# compaction page says what to do next: append the response to your messages, and on the next request
-# the API drops every message block before the compaction block and continues from the summary
-# (https://platform.claude.com/docs/en/build-with-claude/compaction). The client keeps its whole history;
-# the block is the marker that tells the server where to cut. So the next request must carry the block,
-# as it came. Two ways to get that wrong:
+# When `compact_20260112` fires, the response opens with a `compaction` block holding the summary. On
+# the next request the API drops every block before it and goes on from the summary [3]: the block marks
+# where to cut, so it must go back as it came. Dropped, the server reads the whole history again and,
+# past the trigger, summarises it again. Edited: we could not check what happens (unverified).
 #
-# - **Dropped**, by a loop that keeps only the `text` and `tool_use` blocks of a response: nothing tells
-#   the server where to cut, so it reads the whole history again. Past the trigger it summarises it again,
-#   one more summarising step billed; below the trigger the model reads everything. (That is what the
-#   documented rule implies; below, it is shown on the fake.)
-# - **Edited** (rewritten, or re-serialised with other fields): what the real API does then we could not
-#   check, so it stays unverified here. Sending the block back exactly as received avoids the question.
-#
-# Our loop keeps it: `to_dicts` in `harness/core/loop.py` turns a response's SDK blocks into plain dicts
-# and keeps a `compaction` block with its fields exactly as the API sent them. Below, always on the fake:
-# `ServerCompaction(trigger=50_000)` (the documented minimum) on the first 12 requests of chapter 00's long
-# session, through a `RecordingClient` that keeps the compaction blocks of every request the loop sends.
+# `to_dicts` in `harness/core/loop.py` keeps the block's fields as sent. Below, on the fake:
+# `ServerCompaction(trigger=50_000)` on the first 12 requests of chapter 00's long session, through a
+# `RecordingClient` that keeps the compaction blocks of every request.
 
 # %%
 def compaction_blocks_sent(request):
@@ -265,9 +239,9 @@ assert sent_with == list(range(event.call + 1, len(recorder.records) + 1))  # ev
 assert all(sent == [kept] for sent in recorder.records[event.call:])
 
 # %% [markdown]
-# The control: the next request, sent twice to a fresh fake with the same edit, once with the history as
-# the loop keeps it and once with the compaction block dropped (its message keeps its `tool_use`). *This
-# fake* applies the documented rule, so the numbers are the fake's; the difference is the lesson.
+# The control: the next request, sent twice to a fresh fake, once with the history as the loop keeps it
+# and once with the block dropped. *This fake* applies the documented rule: the numbers are the fake's;
+# the difference is the lesson.
 
 # %%
 question = harness.user("What did I tell you about tools/?")
@@ -302,11 +276,10 @@ assert steps["block sent back"] == []  # the server started from the block: no n
 assert steps["block dropped"] == [("compaction", 75_005), ("message", 2_070)]  # all of it, summarised again
 
 # %% [markdown]
-# With the block, the server read 26,373 tokens: the summary and what came after it, although the client
-# holds 76,053. Without it, the server summarised the whole history again, 75,005 tokens in one more
-# summarising step, and billed 77,075 input tokens for the request instead of 26,373; a loop that always
-# drops the block pays that on every request past the trigger. The rule is the API's, for *any model* that
-# supports compaction; the numbers are *this fake*'s.
+# With the block, the server read 26,373 tokens, the summary and what followed, though the client holds
+# 76,053. Without it, the server summarised the whole history again (75,005 tokens) and billed 77,075
+# input tokens instead of 26,373, on every request past the trigger. The rule holds for *any model* that
+# runs compaction; the numbers are *this fake*'s.
 
 # %%
 assert next_request(with_block).usage.input_tokens == 26_373
@@ -315,33 +288,29 @@ assert sum(n for _, n in steps["block dropped"]) == 77_075
 # %% [markdown]
 # ## 6 · Which to use?
 #
-# - **The server-side edits** are the least code and keep your local history intact (the API edits only
-#   what the model sees). But the rules are fixed by the API, they are beta, they run only on the models
-#   their pages list, and another provider's API will not run them.
-# - **The harness's layers** run anywhere, are visible and testable offline, and can be changed: the
-#   recall tool of chapter 09 or the guards of chapter 08 have no server-side equivalent.
-# - Both cost prompt-cache hits when they rewrite earlier messages: the context-editing page says each
-#   clearing invalidates the cached prefix and offers `clear_at_least` so it happens less often; chapter
-#   09's cache-aware policy is our answer.
+# - **Server-side edits**: the least code, and your history stays whole; but the rules are the API's,
+#   beta, on listed models only, and no other provider runs them.
+# - **The harness's layers** run anywhere, are testable offline and can be changed (chapter 08's guards
+#   have no server-side equivalent).
+# - Both cost cache hits when they rewrite old messages: `clear_at_least` is the API's answer [2],
+#   chapter 09's cache-aware policy ours.
 
 # %% [markdown]
 # ## Summary
 #
 # - `default_client()` is the one switch: a key *and* `USE_REAL_MODEL=1`, or the fake.
-# - Claude's own counts come from `messages.count_tokens` (Anthropic calls them an estimate); cl100k is an
-#   offline stand-in, not Claude's tokenizer.
-# - `clear_tool_uses_20250919` is server-side micro-compaction; `compact_20260112` is server-side
-#   auto-compaction. Their payloads are checked against the SDK's types before anything is sent.
-# - A `compaction` block goes back in the next request exactly as it came: the API cuts the history there.
-#   Our loop keeps it (every request after the compaction carried it, unchanged); dropped, the fake server
-#   summarised the whole history again (75,005 tokens) instead of reading 26,373.
+# - Claude's own counts come from `messages.count_tokens`; cl100k is an offline stand-in.
+# - `clear_tool_uses_20250919` is server-side micro-compaction, `compact_20260112` server-side
+#   auto-compaction. Both payloads are checked against the SDK's types before anything is sent.
+# - A `compaction` block goes back exactly as it came. Dropped, the fake server summarised the whole
+#   history again (75,005 tokens) instead of reading 26,373.
 
 # %% [markdown]
 # ## Exercises
 #
 # ### 1. A clearing edit of your own
-# Build a `clear_tool_uses_20250919` edit that never clears `bash` or `read_file` results and keeps the 5
-# newest tool uses, as a plain dict (or with `api_context.clear_tool_uses`).
+# Build a `clear_tool_uses_20250919` edit, as a plain dict or with `api_context.clear_tool_uses`, that
+# never clears `bash` or `read_file` results and keeps the 5 newest tool uses.
 #
 # *Hint:* `exclude_tools`, `keep`; section 4 prints the shape of one.
 
@@ -353,59 +322,48 @@ if my_edit is None:
     print("Exercise 1: fill in my_edit, then run this cell.")
 else:
     api_context.check_edit(my_edit)  # raises ValueError, naming the field, if the SDK's type refuses it
-    assert my_edit["type"] == "clear_tool_uses_20250919", "not that edit type"
-    assert my_edit.get("keep") == {"type": "tool_uses", "value": 5}, "keep: {'type': 'tool_uses', 'value': 5}"
-    assert sorted(my_edit.get("exclude_tools", [])) == ["bash", "read_file"], "exclude_tools: bash, read_file"
+    assert my_edit["type"] == "clear_tool_uses_20250919", "not the tool-result clearing edit"
+    assert my_edit.get("keep") == {"type": "tool_uses", "value": 5}, "keep is not the 5 newest tool uses"
+    assert sorted(my_edit.get("exclude_tools", [])) == ["bash", "read_file"], "exclude_tools: not those two"
     sent, _ = api_context.wire_request(api_context.context_managed_request(history, [my_edit], model=model))
     assert sent["context_management"]["edits"] == [my_edit]
     print("Exercise 1: correct.")
 
 # %% [markdown]
 # ### 2. What the server ignores
-# On the next request after the compaction of section 5, how many messages at the start of the client's
-# history does the server ignore? Count whole messages before the one that holds the compaction block.
+# On the next request after section 5's compaction, how many whole messages at the start of the
+# client's history does the server ignore?
 #
 # *Hint:* the block opens the content of one assistant message; search `compacted.messages` for it.
 
-# %%
+# %% tags=["answer"]
 ignored_messages = None  # an int
 
 # %%
-if ignored_messages is None:
-    print("Exercise 2: fill in ignored_messages, then run this cell.")
-else:
-    assert ignored_messages == kept_at, "not yet: the index of the message that holds the block is the count"
-    print(f"Exercise 2: correct; {kept_at} of the {len(compacted.messages)} messages are still sent, "
-          "and ignored.")
+if answer("ignored_messages", ignored_messages):
+    print(f"{ignored_messages} of the {len(compacted.messages)} messages are still sent, and ignored.")
 
 # %% [markdown]
 # ### 3. Clearing the inputs too
-# Run the twelve-file task on the fake with `ServerToolClearing(trigger=5_000, keep=1, clear_tool_inputs=True)`
-# (section 4's run, plus `clear_tool_inputs`). How many input tokens did the server clear at the last call?
-# Before you run it, predict: more than the 21,585 of section 4's offline run, or fewer?
+# Run the twelve-file task on the fake with section 4's clearing plus `clear_tool_inputs=True`. How many
+# input tokens did the server clear at the last call? Predict first: more than section 4's 21,585, or
+# fewer?
 #
 # *Hint:* `run_scenario(TWELVE_FILES, harness.CompactionConfig(), WORK / "ex3", compactor=...)`, then the
 # `detail` of the last event whose `kind` is the strategy's `name`.
 
-# %%
+# %% tags=["answer"]
 cleared_with_inputs = None  # an int
 
 # %%
-if cleared_with_inputs is None:
-    print("Exercise 3: fill in cleared_with_inputs, then run this cell.")
-else:
-    check = ServerToolClearing(trigger=5_000, keep=1, clear_tool_inputs=True)
-    run = run_scenario(TWELVE_FILES, harness.CompactionConfig(), WORK / "ex3_check", compactor=check)
-    truth = [e.detail for e in run.events if e.kind == check.name][-1]["cleared_input_tokens"]
-    assert cleared_with_inputs == truth, "not that number: read cleared_input_tokens of the last clearing event"
-    print(f"Exercise 3: correct; {truth - 21_585:,} tokens more than without clearing the inputs: the "
-          "tool_use inputs (the file paths) went too. Our micro-compaction keeps them: chapter 02 says why.")
+if answer("cleared_with_inputs", cleared_with_inputs):
+    print(f"{cleared_with_inputs - 21_585:,} tokens more than without clearing the inputs: the tool_use "
+          "inputs (the file paths) went too. Our micro-compaction keeps them: chapter 02 says why.")
 
 # %% [markdown]
 # ### 4. Live only: Claude's count against cl100k
-# With a key and `USE_REAL_MODEL=1`, ask Claude's counting endpoint for the tokens of section 2's request
-# (`history`, `SYSTEM_PROMPT`, `toolbox.schemas`) and compare with `counted`, the cl100k count. Without a
-# key the check says it was skipped.
+# With a key and `USE_REAL_MODEL=1`, ask Claude's counting endpoint for section 2's request (`history`,
+# `SYSTEM_PROMPT`, `toolbox.schemas`) and compare it with `counted`, the cl100k count.
 #
 # *Hint:* `harness.exact_tokens(client, history, model=model, system=..., tools=...)`.
 
@@ -434,3 +392,13 @@ else:
 # 3. What happens to an edit with a typo, and when?
 # 4. Why must a `compaction` block go back unchanged, and what did dropping it cost on the fake?
 # 5. Does `clear_tool_uses_20250919` shorten the history the client keeps?
+
+# %% [markdown]
+# ## Sources
+#
+# 1. Anthropic, "Token counting" — https://platform.claude.com/docs/en/build-with-claude/token-counting (the count is an estimate)
+# 2. Anthropic, "Context editing" — https://platform.claude.com/docs/en/build-with-claude/context-editing (`clear_tool_uses_20250919` and its defaults, `clear_at_least` and the cache, `clear_thinking_20251015`, client-side compaction, supported models)
+# 3. Anthropic, "Compaction" — https://platform.claude.com/docs/en/build-with-claude/compaction (`compact_20260112`: defaults, minimum, `instructions`, the block sent back, supported models)
+# 4. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy status, 200K window)
+# 5. anthropics/claude-cookbooks, "Automatic context compaction" — https://github.com/anthropics/claude-cookbooks/blob/main/tool_use/automatic-context-compaction.ipynb (`compaction_control` on the tool runner)
+# 6. anthropic-sdk-python 2.14.0, `anthropic/lib/tools/_beta_runner.py` (`compact_before_next_turn`)

@@ -1,0 +1,9 @@
+"""Chapter 10's typical wrong values: each must fail its check with a line that says how it is off."""
+from __future__ import annotations
+
+WRONG = {}  # chapter 10 has no step to write
+
+WRONG_VALUES = {  # answer -> (a typical wrong value, what the line must say)
+    "ignored_messages": (0, "too low"),              # "the server ignores nothing: the client sends it all"
+    "cleared_with_inputs": (21_585, "too low"),      # section 4's figure, without the inputs
+}
