@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 
 from ..core.auto import compressed_message
 from ..core.config import CompactionConfig
+from ..core.loop import CallTrace
 from ..session.runner import Session
 from ..strategies.base import Compactor
 from ..fake import fake_client
@@ -68,13 +69,19 @@ class DriftRun:
     requests: list[list[Segment]]   # every request of the session, as chapter 09's recorder cut it
 
     @property
+    def summaries(self) -> list[CallTrace]:
+        """The session's summary calls, in order."""
+        return [t for t in self.session.trace if t.kind == "summary"]
+
+    @property
     def summary_outputs(self) -> list[int]:
         """The output tokens of each summary call, in order (compare with the summary budget)."""
-        return [t.output_tokens for t in self.session.trace if t.kind == "summary"]
+        return [t.output_tokens for t in self.summaries]
 
     def dollars(self, caching: bool) -> float:
         """The session's price at SESSION_PRICES, with prompt caching or without (chapter 09's model:
-        summary calls are sent uncached either way)."""
+        summary calls are sent uncached either way). Not for the self-check, whose trace counts its two
+        requests per compaction as one call."""
         return cost_of(self.session.trace, self.requests, SESSION_PRICES, caching=caching).dollars
 
     @property
