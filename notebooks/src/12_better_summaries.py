@@ -256,7 +256,8 @@ assert round(versus["one_call_whole_history"], 2) == 1.12
 #   saw, no check restores (*any model*).
 # - Shown the whole history it restores the three early facts for 2.13x, then loses them from compaction
 #   8: *this fake* appends them last, where the budget cuts.
-# - The control keeps 4 facts from compaction 3 for 1.12x: the gain came from the view, not the checking.
+# - The control keeps 4 facts from compaction 3 for 1.12x: the gain came from the view, not the checking
+#   (*this fake*).
 
 # %% [markdown]
 # ## 5 · Compaction ahead of time
