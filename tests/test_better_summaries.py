@@ -14,7 +14,9 @@ from harness.fake.summarizer import summarise_text
 from harness.labs.recording import RecordingClient
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION
-from harness.labs.summary_lab import MATCHED_SETTING, SummaryPoint, ahead_outcome, summary_points, wait_seconds
+from harness.labs.summary_lab import (MATCHED_SETTING, SummaryPoint, ahead_outcome, run_drift, summary_points,
+                                      wait_seconds)
+from harness.session.resume import resume
 from harness.strategies.incremental_summary import IncrementalSummary, merge_request, previous_summary
 from harness.strategies.prepared_summary import PreparedSummary
 from harness.strategies.three_layers import ThreeLayers
@@ -96,3 +98,19 @@ def test_wait_is_modelled_from_token_counts(tmp_path):
     assert wait_seconds(5_000, 50) == 2.0
     early, late = ahead_outcome(0.7, tmp_path / "e"), ahead_outcome(1.0, tmp_path / "l")
     assert early.wait < late.wait and late.swaps == 0 and late.unused_tokens == 0
+
+
+def test_a_session_log_replays_every_prepared_swap(tmp_path):
+    session = run_scenario(LONG_SESSION, MATCHED_SETTING, tmp_path, requests=REQUESTS, compactor=PreparedSummary(0.7),
+                           log=True)
+    assert any(e.kind == "prepared" for e in session.events)
+    resumed = resume(tmp_path / "session.jsonl")
+    assert resumed.messages == session.messages
+    assert resumed.compactions == sum(e.kind in ("prepared", "auto") for e in session.events)
+
+
+def test_a_drift_run_is_priced_with_and_without_caching(tmp_path):
+    run = run_drift("plain", ThreeLayers(), MATCHED_SETTING, tmp_path, requests=REQUESTS)
+    assert len(run.requests) == len(run.session.trace)  # the probes' requests are not in it
+    assert 0 < run.dollars(caching=True) < run.dollars(caching=False)
+    assert run.summary_outputs == [t.output_tokens for t in run.session.trace if t.kind == "summary"]

@@ -10,6 +10,10 @@ The wait a summary costs is modelled, never timed: a call waits for its
 input to be read and its output to be written, at the rates below. They are
 assumptions (round numbers of the order public benchmarks report for small
 models), not measurements; only ratios between strategies are meant.
+
+Money is chapter 09's cache model at the sessions' model (``SESSION_PRICES``):
+``run_drift`` keeps every request the session sent (``cache_recorder``), so a
+run is priced with prompt caching or without it (``DriftRun.dollars``).
 """
 from __future__ import annotations
 
@@ -21,10 +25,13 @@ from matplotlib.figure import Figure
 
 from ..core.auto import compressed_message
 from ..core.config import CompactionConfig
+from ..core.loop import CallTrace
 from ..session.runner import Session
 from ..strategies.base import Compactor
+from ..fake import fake_client
 from ..strategies.prepared_summary import PreparedSummary
 from .amnesia import WORK_REQUESTS, ask_copy, probes_for
+from .cost import SESSION_PRICES, Segment, cache_recorder, cost_of
 from .parallel import run_all
 from .runs import run_scenario
 from .scenarios import LONG_SESSION
@@ -59,6 +66,23 @@ class DriftRun:
     key: str
     session: Session
     points: list[SummaryPoint]
+    requests: list[list[Segment]]   # every request of the session, as chapter 09's recorder cut it
+
+    @property
+    def summaries(self) -> list[CallTrace]:
+        """The session's summary calls, in order."""
+        return [t for t in self.session.trace if t.kind == "summary"]
+
+    @property
+    def summary_outputs(self) -> list[int]:
+        """The output tokens of each summary call, in order (compare with the summary budget)."""
+        return [t.output_tokens for t in self.summaries]
+
+    def dollars(self, caching: bool) -> float:
+        """The session's price at SESSION_PRICES, with prompt caching or without (chapter 09's model:
+        summary calls are sent uncached either way). Not for the self-check, whose trace counts its two
+        requests per compaction as one call."""
+        return cost_of(self.session.trace, self.requests, SESSION_PRICES, caching=caching).dollars
 
     @property
     def kept(self) -> list[int]:
@@ -99,9 +123,13 @@ def summary_points(session: Session) -> list[SummaryPoint]:
 
 def run_drift(key: str, compactor: Compactor, config: CompactionConfig, root: str | Path,
               requests: tuple[str, ...] = WORK_REQUESTS) -> DriftRun:
-    """One strategy on the long session (workspace rebuilt under ``root/key``), every summary probed."""
-    session = run_scenario(LONG_SESSION, config, Path(root) / key, requests=requests, compactor=compactor)
-    return DriftRun(key, session, summary_points(session))
+    """One strategy on the long session (workspace rebuilt under ``root/key``), every request recorded,
+    then every summary probed."""
+    recorder = cache_recorder(fake_client())
+    session = run_scenario(LONG_SESSION, config, Path(root) / key, requests=requests, compactor=compactor,
+                           client=recorder)
+    sent = list(recorder.records)  # before the probes, which go through the same client
+    return DriftRun(key, session, summary_points(session), sent)
 
 
 def drift_figure(curves: dict[str, list[int]], title: str) -> Figure:
@@ -111,6 +139,19 @@ def drift_figure(curves: dict[str, list[int]], title: str) -> Figure:
     for (key, kept), marker in zip(curves.items(), "osd^v"):
         ax.plot(range(1, len(kept) + 1), kept, marker=marker, label=key)
     ax.set(xlabel="compaction", ylabel="facts the summary alone answers (of 8)", title=title, ylim=(-0.3, 8.5))
+    ax.legend(**LEGEND)
+    return fig
+
+
+def budget_figure(outputs: dict[str, list[int]], budget: int) -> Figure:
+    """The output tokens of each summary, one line per chain, against the summary budget that cuts them."""
+    fig = new_figure(SINGLE_WIDE)
+    ax = fig.subplots()
+    for (key, tokens), marker in zip(outputs.items(), "osd^v"):
+        ax.plot(range(1, len(tokens) + 1), tokens, marker=marker, label=key)
+    ax.axhline(budget, color="black", linestyle=":", linewidth=1, label=f"summary budget {budget:,}")
+    ax.set(xlabel="compaction", ylabel="summary output tokens", title="a summary at the budget is cut short")
+    ax.yaxis.set_major_formatter(thousands)
     ax.legend(**LEGEND)
     return fig
 
@@ -147,6 +188,8 @@ class AheadOutcome:
     unused_tokens: int         # of those, the tokens of summaries prepared and never swapped in
     kept_verbatim: int         # messages kept word for word after a prepared summary, in all
     billed: int                # input tokens of every call of the session
+    dollars: float             # the session's price at SESSION_PRICES, with prompt caching
+    dollars_uncached: float    # the same without caching
 
 
 def ahead_outcome(fraction: float, root: str | Path, config: CompactionConfig = MATCHED_SETTING) -> AheadOutcome:
@@ -160,7 +203,7 @@ def ahead_outcome(fraction: float, root: str | Path, config: CompactionConfig = 
         blocking_wait(run.session), run.summary_tokens,
         sum(p.input_tokens + p.output_tokens for p in strategy.preparations if not p.used),
         sum(e.detail["kept_verbatim"] for e in run.session.events if e.kind == "prepared"),
-        run.session.stats.input_tokens_billed)
+        run.session.stats.input_tokens_billed, run.dollars(caching=True), run.dollars(caching=False))
 
 
 def ahead_outcomes(fractions: tuple[float, ...], root: str | Path,

@@ -12,8 +12,11 @@ ended first) is kept in ``preparations`` as unused: its tokens were spent
 for nothing. The Anthropic cookbook's session memory compaction builds its
 summary in a background thread for the same reason (chapter 12 cites it);
 here the loop is sequential, and chapter 12 models the wait from token counts.
-A swap is not written to a session log as a compaction: chapter 06's replay
-knows only replacements of the whole history.
+With a session log, a swap is written as records chapter 06's replay already
+reads: a compaction record holding the summary message (which replaces the
+history), then the verbatim turns again as message records. So ``resume``
+rebuilds the history after a swap; the price is that those turns are in the
+log twice.
 """
 from __future__ import annotations
 
@@ -90,6 +93,10 @@ class PreparedSummary(ThreeLayers):
         transcript = write_transcript(run.messages, run.config.transcript_dir)
         run.messages[:] = [compressed_message(transcript, prepared.summary), *run.messages[prepared.covered:]]
         prepared.used = True
+        if run.log:  # replay: the summary replaces everything, then the verbatim turns are appended again
+            run.log.compacted(run.messages[:1], layer="prepared", message=run.messages[0],
+                              transcript=transcript.as_posix())
+            run.log.sync(run.messages)
         run.emit(Event("prepared", run.call, before, estimate_tokens(run.messages), {
             "transcript": transcript.as_posix(), "summary": prepared.summary, "messages_before": count,
             "kept_verbatim": count - prepared.covered}))

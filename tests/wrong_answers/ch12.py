@@ -37,3 +37,9 @@ WRONG = {  # step -> (a typical wrong version, what the check's line must name)
                          "the chapter's summary 2, tail 1000, focus None: at request.prompt.conversation"),
     "my_verify_request": (verify_ignoring_the_view, "view 10000000: at request.prompt.conversation"),
 }
+
+WRONG_VALUES = {  # answer -> (a typical wrong value, what its line must say)
+    "ex1_tail": (80_000, "too low"),           # the matched setting's own tail: the JSON is longer than the str
+    "ex2_wasted": ({0.9}, "1 in yours should not be there"),  # the fraction that kept nothing, not one that wasted
+    "ex3_kept": (2, "too high"),               # the budget of 2,000's answer
+}

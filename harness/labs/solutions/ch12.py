@@ -14,6 +14,9 @@ front, four tails, one shorter than that summary, with and without a focus);
 and two malformed histories, which must raise ``check_shape``'s error. The
 self-check's: the same histories (random ones at tails 40 and 2,000), each
 with the draft's own view and larger or smaller ones, an empty draft or not.
+
+``ANSWERS``: the values exercises 1-3 ask for, each worked out by running the
+long session again in a temporary folder (one after another, no workers).
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ from ..runs import run_scenario
 from ..scenarios import LONG_SESSION
 from ..scratch import scratch_folder
 from ..yours import random_histories
-from . import Step
+from . import Answer, Step
 
 TAGS = ("previous_summary", "draft_summary", "conversation")
 SUMMARY_TEXT = "1. What was accomplished:\n- read: a.py\n2. Current state:\n- In progress: go\n- User: go"
@@ -147,6 +150,43 @@ STEPS = [
               "characters of the whole history's JSON, summary included; check_shape first."),
 ]
 
+EX1_TAILS = (80_000, 90_000, 100_000, 120_000)
+EX2_FRACTIONS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _first_tail_that_keeps_three() -> int:
+    """Exercise 1: the smallest tail at which the summary of summaries' last summary knows 3 facts."""
+    from ..summary_lab import MATCHED_SETTING, run_drift
+    with scratch_folder(Path("_work/12_better_summaries")) as root:
+        return next(t for t in EX1_TAILS
+                    if run_drift(f"ex1_{t}", ThreeLayers(), MATCHED_SETTING.with_(tail_chars=t), root).kept[-1] >= 3)
+
+
+def _fractions_that_wasted_a_summary() -> set[float]:
+    """Exercise 2: the prepare fractions that paid for a summary never swapped in."""
+    from ..summary_lab import ahead_outcome
+    with scratch_folder(Path("_work/12_better_summaries")) as root:
+        return {f for f in EX2_FRACTIONS if ahead_outcome(f, root / "ex2").unused_tokens}
+
+
+def _merged_facts_at_budget_1000() -> int:
+    """Exercise 3: facts the incremental chain's last summary knows with a 1,000-token summary budget."""
+    from ...strategies.incremental_summary import IncrementalSummary
+    from ..summary_lab import MATCHED_SETTING, run_drift
+    with scratch_folder(Path("_work/12_better_summaries")) as root:
+        return run_drift("ex3", IncrementalSummary(), MATCHED_SETTING.with_(summary_max_tokens=1_000), root).kept[-1]
+
+
+ANSWERS = [
+    Answer("ex1_tail", "12", _first_tail_that_keeps_three,
+           hint="at 20,000 estimated tokens the history is about 80,000 characters as str; as JSON, with the "
+                "summary's header in front, it is longer"),
+    Answer("ex2_wasted", "12", _fractions_that_wasted_a_summary,
+           hint="a fraction wasted a summary when its unused_tokens in ahead is above 0"),
+    Answer("ex3_kept", "12", _merged_facts_at_budget_1000,
+           hint="the merged summary grows with every compaction; what happens when it passes the budget?"),
+]
+
 RECAP = [  # the answers to the chapter's recap questions, in order
     "At 20,000 estimated tokens the history is at least 80,000 characters (the estimate is characters / 4), "
     "so an 80,000-character tail never reaches the previous summary at its head: each summary knows only "
@@ -154,8 +194,9 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "When the previous summary fills the budget, room is 0 and dump[-0:] is the whole dump: the merge would "
     "show every later turn. With room below 0 the slice drops only the first characters. Counting from the "
     "front, dump[max(len(dump) - room, 0):], gives the empty tail in both cases.",
-    "The merged summary is rewritten whole each time and grows with the session, and output tokens are the "
-    "slow ones: 1.15x the summary tokens, over 3 times the modelled wait.",
+    "The merged summary is rewritten whole each time and, in this fake, which copies every request into it, "
+    "grows with the session; output tokens are the slow ones: over the first ten summaries 1.05x the summary "
+    "tokens but about 3 times the modelled wait, until the 2,000-token budget cuts it.",
     "Shown the same 80,000 characters, the second look had nothing the draft lacked (and this fake never "
     "overlooks what it is shown). The gain of the check shown the whole history came from what it was shown: "
     "one ordinary call shown the whole history kept more for fewer tokens.",
