@@ -220,7 +220,8 @@ def _check_tools(body: dict[str, Any]) -> set[str]:
 
 def _check_typed_tool(where: str, tool: dict[str, Any]) -> str:
     """A built-in tool named by its type (chapter 11): only the memory tool, with the fields of the SDK's
-    ``BetaMemoryTool20250818Param``; its name must be "memory". The wording of these 400s is unverified."""
+    ``MemoryTool20250818Param`` (``anthropic/types/memory_tool_20250818_param.py``, no beta needed; the beta
+    namespace has the same fields); its name must be "memory". The wording of these 400s is unverified."""
     if tool["type"] != MEMORY_TYPE:
         raise invalid(f"{where}.type", f"{tool['type']!r} is {NOT_IN_FAKE}: of the typed tools it serves only "
                                        f"'{MEMORY_TYPE}'")
