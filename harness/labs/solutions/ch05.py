@@ -122,9 +122,15 @@ STEPS = [
 ]
 
 
+def _long_run(threshold: int):
+    """The long session with the three layers at ``threshold``, run in a folder of its own that is removed
+    afterwards (the run is cached by its path, so it is made once)."""
+    with scratch_folder(Path("_work/05_three_layers/answers")) as root:
+        return three_layer_run(DEFAULTS.keep_recent, threshold, len(LONG_SESSION.requests), root)
+
+
 def _compressed():
-    return three_layer_run(DEFAULTS.keep_recent, DEFAULTS.threshold, len(LONG_SESSION.requests),
-                           "_work/05_three_layers/answers")
+    return _long_run(DEFAULTS.threshold)
 
 
 def _user_lines_per_summary() -> list[int]:
@@ -136,8 +142,7 @@ def _largest_working_share() -> float:
 
 
 def _rule_kept(threshold: int) -> bool:
-    run = three_layer_run(DEFAULTS.keep_recent, threshold, len(LONG_SESSION.requests), "_work/05_three_layers/answers")
-    return run.answers[-1].startswith("I will not")
+    return _long_run(threshold).answers[-1].startswith("I will not")
 
 
 def _thresholds_keeping_rule() -> frozenset[int]:
