@@ -48,13 +48,7 @@ class Answer:
 @lru_cache(maxsize=None)
 def all_answers() -> dict[str, Answer]:
     """Every value an exercise asks for, in every chapter, by name."""
-    answers: dict[str, Answer] = {}
-    for chapter in chapters():
-        for item in getattr(importlib.import_module(f"{__name__}.{chapter}"), "ANSWERS", ()):
-            if item.name in answers:
-                raise ValueError(f"two answers named {item.name!r}")
-            answers[item.name] = item
-    return answers
+    return _by_name("ANSWERS")
 
 
 def find_answer(name: str) -> Answer | None:
@@ -64,13 +58,19 @@ def find_answer(name: str) -> Answer | None:
 @lru_cache(maxsize=None)
 def all_steps() -> dict[str, Step]:
     """Every step of every chapter, by function name."""
-    steps: dict[str, Step] = {}
+    return _by_name("STEPS")
+
+
+def _by_name(attribute: str) -> dict[str, Any]:
+    """The ``attribute`` list (``STEPS`` or ``ANSWERS``) of every chapter module, joined by name; a name
+    twice is an error. A chapter without the attribute has none."""
+    found: dict[str, Any] = {}
     for chapter in chapters():
-        for step in importlib.import_module(f"{__name__}.{chapter}").STEPS:
-            if step.name in steps:
-                raise ValueError(f"two steps named {step.name!r}")
-            steps[step.name] = step
-    return steps
+        for item in getattr(importlib.import_module(f"{__name__}.{chapter}"), attribute, ()):
+            if item.name in found:
+                raise ValueError(f"two {attribute.lower()} named {item.name!r}")
+            found[item.name] = item
+    return found
 
 
 def find_step(name: str) -> Step | None:
