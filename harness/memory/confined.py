@@ -9,7 +9,7 @@ step before, with the same flags; a symlink at any step is refused
 (``ELOOP``), whenever it appeared. Every use then goes through a held
 descriptor: reading (``O_NOFOLLOW``, and only a regular file), writing,
 renaming (``src_dir_fd``/``dst_dir_fd``), unlinking and removing a folder tree
-(``shutil.rmtree(dir_fd=...)``, which opens every folder the same way). A
+(``remove_tree``, which opens every folder the same way). A
 swap after a step was opened cannot lead out: the descriptor still names the
 real folder.
 
@@ -19,6 +19,11 @@ link to an outside file is then a new file; the outside file keeps its text.
 The new file gets the default mode, not the old file's. The temporary file is
 not flushed to the disk (``fsync``): a crash may lose the last write, never
 leave half of it under the name.
+
+Listing and removing a tree keep a stack instead of recursing, so a tree of any
+depth is walked (Python's recursion limit is about 1,000 levels); they hold one
+descriptor per level they are in. The store itself never makes a path deeper
+than its limit (``harness.memory.store.MAX_DEPTH``).
 
 A Walk that ends in an error removes the folders it made (emptied ones only,
 newest first), so a refused command leaves the folder as it found it.
@@ -33,10 +38,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
 import stat
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Literal
@@ -125,7 +130,7 @@ class Walk:
     def remove(self, folder: int, name: str, kind: Kind) -> None:
         """Remove the file, or the folder and all under it (symlinks inside are removed, never followed)."""
         if kind == "folder":
-            shutil.rmtree(name, dir_fd=folder)
+            remove_tree(folder, name)
         else:
             os.unlink(name, dir_fd=folder)
 
@@ -145,33 +150,148 @@ class Walk:
 Row = tuple[str, int]  # a name relative to the listed folder ("notes/a.md", "notes/") and its size
 
 
+@dataclass
+class _Level:
+    """One open folder of a walk down a tree: its descriptor and what is left to look at in it."""
+    descriptor: int
+    entries: Iterator[os.DirEntry[str]]
+    prefix: str = ""          # its path relative to the top, with a trailing slash
+    levels: int = 0           # how many levels below it are still listed
+    listed: bool = True       # whether its entries may be listed at all (not under a hidden folder)
+    row: int | None = None    # its own row in the listing, to get its size when the walk leaves it
+    size: int = 0             # the regular files under it so far
+
+
 def tree(folder: int, levels: int) -> tuple[int, list[Row]]:
     """The total size of the regular files under ``folder`` (hidden ones too, at any depth), and the
     files and folders ``levels`` deep, sorted, hidden ones and symlinks left out (a folder's size is
-    the total under it). An entry that vanishes or becomes a symlink meanwhile is skipped."""
-    total, rows = 0, []
-    with os.scandir(folder) as scan:
-        entries = sorted(scan, key=lambda entry: entry.name)
-    for entry in entries:
-        visible = levels > 0 and not entry.name.startswith(".")
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                inner = os.open(entry.name, FOLDER_FLAGS, dir_fd=folder)
+    the total under it). An entry that vanishes or becomes a symlink meanwhile is skipped.
+
+    The walk keeps a stack, not a recursion, so a tree of any depth is walked (it holds one open
+    descriptor per level of the folder it is in)."""
+    rows: list[Row] = []
+    top = _Level(folder, _sorted_entries(folder), levels=levels)
+    stack = [top]
+    try:
+        while stack:
+            level = stack[-1]
+            entry = next(level.entries, None)
+            if entry is None:
+                stack.pop()
+                if level is not top:
+                    os.close(level.descriptor)
+                    stack[-1].size += level.size
+                if level.row is not None:
+                    rows[level.row] = (rows[level.row][0], level.size)
+                continue
+            listed = level.listed and level.levels > 0 and not entry.name.startswith(".")
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    inner = os.open(entry.name, FOLDER_FLAGS, dir_fd=level.descriptor)
+                    try:
+                        entries = _sorted_entries(inner)
+                    except BaseException:
+                        os.close(inner)
+                        raise
+                    name = level.prefix + entry.name + "/"
+                    if listed:
+                        rows.append((name, 0))
+                    stack.append(_Level(inner, entries, name, level.levels - 1, listed,
+                                        len(rows) - 1 if listed else None))
+                elif entry.is_file(follow_symlinks=False):
+                    size = entry.stat(follow_symlinks=False).st_size
+                    if listed:
+                        rows.append((level.prefix + entry.name, size))
+                    level.size += size
+            except OSError as error:
+                if not _vanished(error):
+                    raise
+    finally:
+        for level in stack[1:]:
+            os.close(level.descriptor)
+    return top.size, rows
+
+
+def remove_tree(folder: int, name: str) -> None:
+    """Remove the folder ``name`` in ``folder`` and everything under it, without recursion and without
+    following a symlink (one inside is removed as a name). Holds one descriptor per level it is in."""
+    stack = [(folder, name, os.open(name, FOLDER_FLAGS, dir_fd=folder))]
+    pending: list[list[str]] = [_clear_files(stack[0][2])]
+    try:
+        while stack:
+            parent, own, descriptor = stack[-1]
+            if pending[-1]:
+                inner = pending[-1].pop()
                 try:
-                    size, below = tree(inner, levels - 1)
-                finally:
-                    os.close(inner)
-                if visible:
-                    rows += [(entry.name + "/", size), *((f"{entry.name}/{n}", s) for n, s in below)]
-            elif entry.is_file(follow_symlinks=False):
-                size = entry.stat(follow_symlinks=False).st_size
-                if visible:
-                    rows.append((entry.name, size))
+                    stack.append((descriptor, inner, os.open(inner, FOLDER_FLAGS, dir_fd=descriptor)))
+                except OSError as error:
+                    if error.errno in SYMLINK_ERRORS or error.errno == errno.ENOTDIR:
+                        os.unlink(inner, dir_fd=descriptor)  # it became a link or a file meanwhile
+                    elif not isinstance(error, FileNotFoundError):
+                        raise
+                    continue
+                pending.append(_clear_files(stack[-1][2]))
+                continue
+            os.close(descriptor)
+            stack.pop()
+            pending.pop()
+            os.rmdir(own, dir_fd=parent)
+    finally:
+        for _, _, descriptor in stack:
+            os.close(descriptor)
+
+
+def height(folder: int, name: str) -> int:
+    """How many steps the longest path below the folder ``name`` (in ``folder``) has, the last
+    step's name included: 0 for an empty folder, 1 for one that holds only files. Without recursion
+    and without following a symlink; a folder that vanishes meanwhile is skipped."""
+    deepest = 0
+    stack = [(os.open(name, FOLDER_FLAGS, dir_fd=folder), 0)]
+    pending: list[list[str]] = []
+    try:
+        while stack:
+            descriptor, depth = stack[-1]
+            if len(pending) < len(stack):  # a folder just entered: look at what it holds
+                with os.scandir(descriptor) as scan:
+                    entries = list(scan)
+                if entries:
+                    deepest = max(deepest, depth + 1)
+                pending.append([entry.name for entry in entries if entry.is_dir(follow_symlinks=False)])
+            if not pending[-1]:
+                os.close(descriptor)
+                stack.pop()
+                pending.pop()
+                continue
+            inner = pending[-1].pop()
+            try:
+                stack.append((os.open(inner, FOLDER_FLAGS, dir_fd=descriptor), depth + 1))
+            except OSError as error:
+                if not _vanished(error):
+                    raise
+    finally:
+        for descriptor, _ in stack:
+            os.close(descriptor)
+    return deepest
+
+
+def _sorted_entries(folder: int) -> Iterator[os.DirEntry[str]]:
+    with os.scandir(folder) as scan:
+        return iter(sorted(scan, key=lambda entry: entry.name))
+
+
+def _clear_files(folder: int) -> list[str]:
+    """Unlink everything in ``folder`` that is not a folder (symlinks included); the folders' names."""
+    folders = []
+    with os.scandir(folder) as scan:
+        for entry in scan:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(entry.name)
             else:
-                continue
-        except OSError as error:
-            if isinstance(error, (FileNotFoundError, NotADirectoryError)) or error.errno in SYMLINK_ERRORS:
-                continue
-            raise
-        total += size
-    return total, rows
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.name, dir_fd=folder)
+    return folders
+
+
+def _vanished(error: OSError) -> bool:
+    """Whether ``error`` says an entry went away or became a symlink while it was looked at."""
+    return isinstance(error, (FileNotFoundError, NotADirectoryError)) or error.errno in SYMLINK_ERRORS

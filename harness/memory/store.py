@@ -22,7 +22,10 @@ The rules, each tested in ``tests/test_memory.py``:
 - names are shown by the one rule of ``harness.core.names`` (a byte that is
   not UTF-8 as ``\\xhh``, a backslash doubled), so every result can be sent,
   and a path's escapes are read back, so a shown name reaches its file;
-- ``view`` lists files and folders only (not FIFOs, sockets or symlinks).
+- ``view`` lists files and folders only (not FIFOs, sockets or symlinks);
+- no path has more than ``MAX_DEPTH`` steps below ``/memories`` (a ``rename`` counts the folders
+  it moves), so every walk of the store stays shallow; a tree made deeper by hand is still
+  listed and removed (``harness.memory.confined`` walks without recursion).
 
 The command fields are the SDK's (``anthropic.types.beta.BetaMemoryTool20250818*Command``,
 anthropic 2.14.0). The result and error texts follow the SDK's file-based
@@ -53,9 +56,10 @@ from typing import Any, Callable
 
 from ..core.names import meant, shown
 from ..core.tools import PathEscape, ToolError, ToolOutcome
-from .confined import Walk, tree
+from .confined import Walk, height, tree
 
 ROOT = "/memories"
+MAX_DEPTH = 32  # steps below /memories, a file's name included: our limit (the SDK's helper sets none)
 LINE_NUMBER_WIDTH = 6
 FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {  # required fields of each command, and their types
     "view": {"path": str},
@@ -136,6 +140,8 @@ class MemoryStore:
         names = [meant(name) for name in relative.split("/") if name not in ("", ".")]
         if ".." in names:
             raise PathEscape(f"Path {path} would escape {ROOT} directory: '..' is not allowed")
+        if len(names) > MAX_DEPTH:
+            raise ToolError(too_deep(path, len(names)))
         return relative, names
 
     def run(self, tool_input: Any) -> ToolOutcome:
@@ -201,8 +207,7 @@ class MemoryStore:
             if found == 0:
                 raise ToolError(f"No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}.")
             if found > 1:
-                starts = [i for i in range(len(text)) if text.startswith(old_str, i)]
-                lines = ", ".join(str(text[:i].count("\n") + 1) for i in starts)
+                lines = ", ".join(map(str, _lines_of(text, old_str)))
                 raise ToolError(f"No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines: "
                                 f"{lines}. Please ensure it is unique")
             changed = text[:text.find(old_str)].count("\n")
@@ -272,6 +277,9 @@ class MemoryStore:
                 raise ToolError(f"The path {old_path} does not exist")
             if new_names[:len(old_names)] == old_names:
                 raise ToolError(f"Cannot move {old_path} into itself")
+            steps = len(new_names) + (height(old_folder, old_names[-1]) if kind == "folder" else 0)
+            if steps > MAX_DEPTH:
+                raise ToolError(too_deep(new_path, steps))
             new_folder = new.folder(new_names[:-1], make=True)
             os.rename(old_names[-1], new_names[-1], src_dir_fd=old_folder, dst_dir_fd=new_folder)
         return f"Successfully renamed {old_path} to {new_path}"
@@ -293,6 +301,23 @@ class MemoryStore:
         if kind != "file":
             raise ToolError(f"The path {path} is not a file.")
         return folder, names[-1], walk.read(folder, names[-1]).decode("utf-8")
+
+
+def too_deep(path: str, steps: int) -> str:
+    return f"The path {path} would be {steps} levels deep; the memory store allows at most {MAX_DEPTH}"
+
+
+def _lines_of(text: str, part: str) -> list[int]:
+    """The line number (1-based) of every place ``part`` starts in ``text``, overlapping ones too, in one
+    pass over ``text``."""
+    numbers, line, counted = [], 1, 0
+    start = text.find(part)
+    while start != -1:
+        line += text.count("\n", counted, start)
+        counted = start
+        numbers.append(line)
+        start = text.find(part, start + 1)
+    return numbers
 
 
 def _listing(path: str, folder: int) -> str:
