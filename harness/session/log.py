@@ -25,7 +25,8 @@ Crash safety (chapter 07). The scheme:
   whole record without its newline gets the newline back (one 1-byte write);
   a line cut short (``records.parse_last_line``: the start of a record, with
   no complete JSON value in it) is cut off (one truncate back to the end of
-  the last complete record). A last line that holds a complete JSON value but
+  the last complete record), and so is a zero-filled tail a power loss left
+  (zeros after a whole record are cut, then the newline is added). A last line that holds a complete JSON value but
   is not a whole record (a record followed by a stray byte where its newline
   should be, say) is damage, not a crash: opening raises ``CorruptLog`` naming
   the line and changes nothing. We do not guess that the stray byte was the
@@ -38,30 +39,37 @@ and doing it again is harmless. A torn line never held a committed record, so
 cutting it loses nothing.
 
 One writer at a time. An open ``SessionLog`` holds an exclusive ``fcntl.flock``
-on a sidecar file, ``<log name>.lock`` next to the log, holding the pid of the
-process that holds it. A second ``SessionLog`` of the same log, in another
-process or in this one, raises ``LogInUse`` naming that pid, before it reads or
-repairs anything, so it never cuts a record another writer is still writing.
-The lock is released by ``close()``, by leaving a ``with`` block, when the log
-object is garbage collected, and by the kernel when the process dies (so a
-crash leaves no stale lock; the pid in a lock file nobody holds is not read).
-Why a sidecar and ``flock``: the log itself holds only records, so the pid
-needs a file of its own; ``flock`` locks belong to one open file, so two opens
-in one process exclude each other, whereas POSIX ``fcntl``/``lockf`` locks
-belong to the process and are dropped when it closes *any* descriptor of the
-file. Limits: the lock is advisory (only ``SessionLog`` takes it; ``read_log``
-and ``resume`` only read, take no lock and never repair); it is Unix only; on
-network file systems ``flock`` may not exclude other machines; a process that
-forks while holding a log shares the lock with its child until both close it;
-the lock file is never deleted (deleting it while a log is open would let a
-second writer in), so it stays next to the log; a log pickled or copied (a
-sweep's session sent back from a worker) arrives closed, for reading only.
+on a descriptor of the log file itself, so the lock belongs to the file (its
+device and inode), not to a name: the same log opened through a symlink or a
+hard link meets the same lock. A second ``SessionLog`` of the same log, in
+another process or in this one, raises ``LogInUse``, before it reads or repairs
+anything, so it never cuts a record another writer is still writing. The holder
+writes its pid in a sidecar, ``<log name>.lock`` next to the log's real path
+(symlinks resolved), so ``LogInUse`` can name it; the sidecar is opened with
+``O_NOFOLLOW`` and must be a regular file with no other name, so a sidecar that
+is a symlink or a hard link (to the log, or to any other file) is refused with a
+ValueError, and nothing is written through it. The lock is released by
+``close()``, by leaving a ``with`` block, when the log object is garbage
+collected, and by the kernel when the process dies (so a crash leaves no stale
+lock; the pid in a sidecar nobody holds is not read). ``flock`` locks belong to
+one open file, so two opens in one process exclude each other, whereas POSIX
+``fcntl``/``lockf`` locks belong to the process and are dropped when it closes
+*any* descriptor of the file. Limits: the lock is advisory (only ``SessionLog``
+takes it; ``read_log`` and ``resume`` only read, take no lock and never repair);
+it is Unix only; on network file systems ``flock`` may not exclude other
+machines; a process that forks while holding a log shares the lock with its
+child until both close it; opened through a hard link in another folder, the
+holder's pid is not found (``LogInUse`` says "a process"); a log pickled or
+copied (a sweep's session sent back from a worker) arrives closed, for reading
+only.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
+import stat
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,7 +92,7 @@ class LogInUse(RuntimeError):
 
     def __init__(self, path: Path, holder: int | None):
         who = "this process" if holder == os.getpid() else f"process {holder}" if holder else "a process"
-        super().__init__(f"{path.name} is already open for writing by {who} (lock {lock_path(path).name}); "
+        super().__init__(f"{path.name} is already open for writing by {who}; "
                          "close that SessionLog first (close() or a with block)")
         self.path, self.holder = path, holder
 
@@ -176,25 +184,63 @@ def encode_record(record: dict[str, Any], line: int, path: Path) -> bytes:
 
 
 def lock_path(path: Path) -> Path:
-    """The sidecar file whose ``flock`` says a ``SessionLog`` has ``path`` open."""
-    return path.with_name(path.name + ".lock")
+    """The sidecar that names the process holding ``path`` open: next to the log's real path."""
+    real = Path(os.path.realpath(path))
+    return real.with_name(real.name + ".lock")
 
 
 def take_lock(path: Path) -> int:
-    """Lock ``path``'s sidecar and write this pid in it; the descriptor holds the lock until closed.
-    LogInUse, naming the holder, if another open file holds it."""
-    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o644)
+    """Lock the log file ``path`` (made if missing) and write this pid in its sidecar; the descriptor
+    holds the lock until closed. LogInUse, naming the holder, if another open file holds it;
+    ValueError if the log is not a regular file or the sidecar is a link."""
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(fd, 32, 0).strip()
-        os.close(fd)
-        raise LogInUse(path, int(holder) if holder.isdigit() else None) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{path.name} is not a regular file, so it cannot be a session log")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LogInUse(path, _holder(lock_path(path))) from None
+        _write_holder(lock_path(path))
     except BaseException:
         os.close(fd)
         raise
-    os.pwrite(fd, b"%-20d\n" % os.getpid(), 0)  # one width for every pid: it overwrites the last one whole
     return fd
+
+
+SIDECAR_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _write_holder(sidecar: Path) -> None:
+    """Write this pid in ``sidecar``, if it is a plain file of its own (or does not exist yet)."""
+    try:
+        fd = os.open(sidecar, os.O_RDWR | os.O_CREAT | SIDECAR_FLAGS, 0o644)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ValueError(f"{sidecar.name} is a symlink; the log's lock sidecar must be a plain file "
+                             "(remove it)") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            raise ValueError(f"{sidecar.name} is a hard link or not a regular file; the log's lock sidecar "
+                             "must be a plain file of its own (remove it)")
+        os.pwrite(fd, b"%-20d\n" % os.getpid(), 0)  # one width for every pid: it overwrites the last one whole
+    finally:
+        os.close(fd)
+
+
+def _holder(sidecar: Path) -> int | None:
+    """The pid in ``sidecar``, if there is one to read (never through a symlink)."""
+    try:
+        fd = os.open(sidecar, os.O_RDONLY | SIDECAR_FLAGS)
+    except OSError:
+        return None
+    try:
+        holder = os.pread(fd, 32, 0).strip() if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    finally:
+        os.close(fd)
+    return int(holder) if holder.isdigit() else None
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -219,6 +265,9 @@ def repair_torn_tail(path: Path) -> Repair | None:
         return Repair("cut", line, len(tail))
     if problem:
         raise CorruptLog(path, line, problem)
+    whole = start + len(tail.rstrip(b"\0"))
+    if whole < len(data):
+        os.truncate(path, whole)  # the zeros a power loss left after a whole record
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # a whole record that lost its newline
     try:
         write_all(fd, b"\n")

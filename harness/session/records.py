@@ -190,10 +190,16 @@ TORN = object()
 
 def parse_last_line(raw: bytes, line: int) -> tuple[Any, str | None]:
     """``parse_line`` for a last line that has no newline: ``TORN`` (no problem) if it is a write a crash
-    cut short, that is, a start of a record that holds no complete JSON value."""
-    if raw.startswith(record_start(line)[:len(raw)]) and not _holds_a_value(raw):
+    cut short, that is, a start of a record that holds no complete JSON value.
+
+    NUL bytes at its end are left out first: after a power loss a file can be longer than the data
+    that reached the disk, the rest read as zeros. No record ends in a NUL (each ends in ``}``), so
+    a zero-filled tail alone, or after the start of a record, is ``TORN``; after a whole record, the
+    record is read (opening the log cuts the zeros and adds the newline)."""
+    body = raw.rstrip(b"\0")
+    if body.startswith(record_start(line)[:len(body)]) and not _holds_a_value(body):
         return TORN, None
-    value, problem = parse_line(raw, line)
+    value, problem = parse_line(body, line)
     if problem:
         return value, f"{problem} (a last line without its newline, but not a torn write)"
     return value, None
