@@ -7,7 +7,7 @@ import os
 import pytest
 
 from harness.memory import confined
-from harness.memory.store import MAX_DEPTH, MemoryStore
+from harness.memory.store import MAX_STEPS, MemoryStore
 
 HAND_MADE_DEPTH = 1_500  # well past Python's recursion limit of 1,000
 
@@ -44,20 +44,20 @@ def deep_tree(root, depth):
 def test_a_path_deeper_than_the_limit_is_refused_and_nothing_is_made(store):
     before = files(store.root)
     outcome = run(store, command="create", path="/memories/" + "d/" * 1_500 + "x.md", file_text="x")
-    assert outcome.is_error and f"at most {MAX_DEPTH}" in outcome.content
+    assert outcome.is_error and f"at most {MAX_STEPS}" in outcome.content
     assert files(store.root) == before
-    fits = "/memories/" + "d/" * (MAX_DEPTH - 1) + "x.md"
+    fits = "/memories/" + "d/" * (MAX_STEPS - 1) + "x.md"
     assert not run(store, command="create", path=fits, file_text="x").is_error
     assert run(store, command="view", path=fits).content.endswith("1\tx")
 
 
 def test_a_rename_may_not_move_a_folder_past_the_limit(store):
     run(store, command="create", path="/memories/a/" + "b/" * 8 + "x.md", file_text="x")  # 10 steps: a, 8 b, x.md
-    target = "/memories/" + "n/" * (MAX_DEPTH - 9) + "a"  # 33 steps to x.md
+    target = "/memories/" + "n/" * (MAX_STEPS - 9) + "a"  # 33 steps to x.md
     outcome = run(store, command="rename", old_path="/memories/a", new_path=target)
-    assert outcome.is_error and f"{MAX_DEPTH + 1} levels deep" in outcome.content
+    assert outcome.is_error and f"{MAX_STEPS + 1} levels deep" in outcome.content
     assert files(store.root)[0] == "a" and not (store.root / "n").exists()
-    shallower = "/memories/" + "n/" * (MAX_DEPTH - 10) + "a"  # 32
+    shallower = "/memories/" + "n/" * (MAX_STEPS - 10) + "a"  # 32
     assert not run(store, command="rename", old_path="/memories/a", new_path=shallower).is_error
 
 

@@ -59,6 +59,8 @@ import math
 from functools import lru_cache
 from typing import Any, Callable
 
+from .errors import Portable
+
 Message = dict[str, Any]
 Block = dict[str, Any]
 
@@ -91,7 +93,7 @@ NO_PREFILL = ("This model does not support assistant message prefill. "
               "The conversation must end with a user message.")  # smallmain/vscode-unify-chat-provider#249
 
 
-class InvalidHistory(ValueError):
+class InvalidHistory(Portable, ValueError):
     """A history the Messages API would reject (chapter 02).
 
     Names our rule, the message index, block index and tool id (attributes ``rule``, ``index``, ``block``,

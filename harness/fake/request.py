@@ -41,6 +41,7 @@ from anthropic.types.beta import BetaMemoryTool20250818Param
 from anthropic.types.beta import message_count_tokens_params as beta_count_params
 from anthropic.types.beta import message_create_params as beta_create_params
 
+from ..core.errors import Portable
 from ..core.messages import BLOCK_FIELDS, EXTRA, InvalidHistory, validate_messages
 from ..core.models import context_window, max_output
 from ..core.tokens import count_checked
@@ -59,7 +60,7 @@ MEMORY_TYPE = "memory_20250818"  # chapter 11: the one typed (built-in) tool the
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")  # unverified: the fake's choice of a tool name's form
 
 
-class RequestRejected(Exception):
+class RequestRejected(Portable, Exception):
     """An HTTP error the fake server answers with instead of a reply."""
 
     def __init__(self, status: int, kind: str, message: str):

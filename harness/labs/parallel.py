@@ -12,8 +12,16 @@ chapter uses (``_work/05/...``) lead to the same files. Jobs that write the same
 relative paths (a lab that rebuilds one run folder for every setting) ask for
 ``private=True``: each then works in a folder of its own under a temporary
 directory, with the same relative paths, so the bytes and the token counts of
-what they send are exactly those of a serial run. The results come back by
+what they send are exactly those of a serial run. The kernel makes those
+folders and removes them when the sweep ends, however it ends (an interrupt
+included, when the workers are stopped mid-job). The results come back by
 pickle; a session's fake client comes back as a new client of the same fake.
+
+A job that raises stops the sweep with that error, as a loop would: the first
+failing job in the order given, whichever failed first in time, with the
+worker's traceback as its cause. The harness's own errors pickle as
+themselves (``harness.core.errors``); an error that does not pickle arrives
+as a RuntimeError naming its class and message.
 
 A worker takes a second or two to start (it imports the SDK and loads the
 tokenizer), so a chapter with sweeps calls ``start_workers()`` in its setup
@@ -28,9 +36,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
+import shutil
 import tempfile
 import threading
+import traceback
+import warnings
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -84,25 +97,73 @@ def run_all(job: Callable[..., Result], arguments: Iterable[Sequence[Any]], *, d
     todo = [tuple(args) for args in arguments]
     count = min(workers(), len(todo)) if parallel else 1
     here = os.getcwd()
+    folders = [tempfile.mkdtemp(prefix="job-") if private else here for _ in todo]
     bar = tqdm(total=len(todo), desc=desc, disable=not progress)
     results: list[Result] = []
-    if count <= 1:
-        for args in todo:
-            results.append(_in_folder(here, private, job, args))
-            bar.update()
-    else:  # every worker, even when there are fewer jobs: the same pool serves every sweep
-        run = Parallel(n_jobs=workers(), backend="loky", return_as="generator")
-        for result in run(delayed(_in_folder)(here, private, job, args) for args in todo):
-            results.append(result)
-            bar.update()
-    bar.close()
+    try:
+        if count <= 1:
+            for folder, args in zip(folders, todo):
+                results.append(_in_folder(folder, job, args))
+                _done_with(folder, private)
+                bar.update()
+        else:  # every worker, even when there are fewer jobs: the same pool serves every sweep
+            run = Parallel(n_jobs=workers(), backend="loky", return_as="generator")
+            outcomes = run(delayed(_reported)(folder, private, job, args) for folder, args in zip(folders, todo))
+            try:
+                for outcome in outcomes:  # in the order given
+                    if isinstance(outcome, _Failed):
+                        raise outcome.error from _WorkerTraceback(outcome.trace)
+                    results.append(outcome)
+                    bar.update()
+            finally:
+                with warnings.catch_warnings():  # joblib warns that it cancelled them: the error says why
+                    warnings.filterwarnings("ignore", "(?s).*still being processed", UserWarning)
+                    outcomes.close()  # the jobs still running are stopped before their folders go
+    finally:
+        bar.close()
+        if private:
+            for folder in folders:
+                shutil.rmtree(folder, ignore_errors=True)
     return results
 
 
-def _in_folder(here: str, private: bool, job: Callable[..., Result], args: tuple[Any, ...]) -> Result:
-    """Run one job in ``here`` (a worker's working directory is whatever it was started in), or in a
-    folder of its own under a temporary directory, then go back."""
-    with contextlib.ExitStack() as stack:
-        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="job-")) if private else here
-        stack.enter_context(contextlib.chdir(Path(folder)))
+@dataclass
+class _Failed:
+    """What a worker sends back for a job that raised: the error and the worker's traceback."""
+    error: BaseException
+    trace: str
+
+
+class _WorkerTraceback(Exception):
+    """The traceback of a job that failed in a worker, as the worker printed it."""
+
+    def __str__(self) -> str:
+        return "\n" + str(self.args[0])
+
+
+def _reported(folder: str, private: bool, job: Callable[..., Result], args: tuple[Any, ...]) -> Result | _Failed:
+    """One job in a worker: its result, or ``_Failed`` (an error that does not pickle, replaced by a
+    RuntimeError that names it)."""
+    try:
+        return _in_folder(folder, job, args)
+    except Exception as error:
+        try:
+            pickle.loads(pickle.dumps(error))
+        except Exception:
+            error = RuntimeError(f"{type(error).__qualname__}: {error} (the error could not be sent back "
+                                 "from the worker as itself)")
+        return _Failed(error, traceback.format_exc())
+    finally:
+        _done_with(folder, private)
+
+
+def _in_folder(folder: str, job: Callable[..., Result], args: tuple[Any, ...]) -> Result:
+    """Run one job in ``folder`` (a worker's working directory is whatever it was started in), then go back."""
+    with contextlib.chdir(Path(folder)):
         return job(*args)
+
+
+def _done_with(folder: str, private: bool) -> None:
+    """A private folder's files go as soon as its job ends (the kernel removes the folder itself too)."""
+    if private:
+        shutil.rmtree(folder, ignore_errors=True)

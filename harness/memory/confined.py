@@ -23,7 +23,7 @@ leave half of it under the name.
 Listing and removing a tree keep a stack instead of recursing, so a tree of any
 depth is walked (Python's recursion limit is about 1,000 levels); they hold one
 descriptor per level they are in. The store itself never makes a path deeper
-than its limit (``harness.memory.store.MAX_DEPTH``).
+than its limit (``harness.memory.store.MAX_STEPS``).
 
 A Walk that ends in an error removes the folders it made (emptied ones only,
 newest first), so a refused command leaves the folder as it found it.

@@ -23,7 +23,7 @@ The rules, each tested in ``tests/test_memory.py``:
   not UTF-8 as ``\\xhh``, a backslash doubled), so every result can be sent,
   and a path's escapes are read back, so a shown name reaches its file;
 - ``view`` lists files and folders only (not FIFOs, sockets or symlinks);
-- no path has more than ``MAX_DEPTH`` steps below ``/memories`` (a ``rename`` counts the folders
+- no path has more than ``MAX_STEPS`` steps below ``/memories`` (a ``rename`` counts the folders
   it moves), so every walk of the store stays shallow; a tree made deeper by hand is still
   listed and removed (``harness.memory.confined`` walks without recursion).
 
@@ -59,7 +59,7 @@ from ..core.tools import PathEscape, ToolError, ToolOutcome
 from .confined import Walk, height, tree
 
 ROOT = "/memories"
-MAX_DEPTH = 32  # steps below /memories, a file's name included: our limit (the SDK's helper sets none)
+MAX_STEPS = 32  # steps below /memories, a file's name included: our limit (the SDK's helper sets none)
 LINE_NUMBER_WIDTH = 6
 FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {  # required fields of each command, and their types
     "view": {"path": str},
@@ -140,7 +140,7 @@ class MemoryStore:
         names = [meant(name) for name in relative.split("/") if name not in ("", ".")]
         if ".." in names:
             raise PathEscape(f"Path {path} would escape {ROOT} directory: '..' is not allowed")
-        if len(names) > MAX_DEPTH:
+        if len(names) > MAX_STEPS:
             raise ToolError(too_deep(path, len(names)))
         return relative, names
 
@@ -278,7 +278,7 @@ class MemoryStore:
             if new_names[:len(old_names)] == old_names:
                 raise ToolError(f"Cannot move {old_path} into itself")
             steps = len(new_names) + (height(old_folder, old_names[-1]) if kind == "folder" else 0)
-            if steps > MAX_DEPTH:
+            if steps > MAX_STEPS:
                 raise ToolError(too_deep(new_path, steps))
             new_folder = new.folder(new_names[:-1], make=True)
             os.rename(old_names[-1], new_names[-1], src_dir_fd=old_folder, dst_dir_fd=new_folder)
@@ -304,7 +304,7 @@ class MemoryStore:
 
 
 def too_deep(path: str, steps: int) -> str:
-    return f"The path {path} would be {steps} levels deep; the memory store allows at most {MAX_DEPTH}"
+    return f"The path {path} would be {steps} levels deep; the memory store allows at most {MAX_STEPS}"
 
 
 def _lines_of(text: str, part: str) -> list[int]:

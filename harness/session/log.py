@@ -75,6 +75,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import Portable
 from ..core.messages import Message, check_sendable
 from .records import TORN, CorruptLog, parse_last_line, parse_line
 
@@ -87,7 +88,7 @@ class Repair:
     size: int   # bytes of the torn line
 
 
-class LogInUse(RuntimeError):
+class LogInUse(Portable, RuntimeError):
     """The log is open in another ``SessionLog`` (chapter 07); ``holder`` is its pid, if it could be read."""
 
     def __init__(self, path: Path, holder: int | None):

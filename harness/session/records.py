@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import Portable
 from ..core.messages import InvalidHistory, check_message
 from .replacement import summary_message
 
@@ -54,7 +55,7 @@ COMPACTION_FIELDS = {"strategy": str, "reason": str, "layer": str, "transcript":
                      "reported_tokens": int, "threshold": int}  # each optional; the ints may be null
 
 
-class CorruptLog(ValueError):
+class CorruptLog(Portable, ValueError):
     """A line of the log that is not a valid record (and not a torn last write); ``line`` is 1-based."""
 
     def __init__(self, path: Path, line: int, detail: str):

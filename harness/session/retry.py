@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 import anthropic
 
 from ..core.config import check_count
+from ..core.errors import Portable
 
 T = TypeVar("T")
 RETRIED_STATUSES = frozenset({408, 409, 429})  # and every 5xx: what the SDK itself retries
@@ -69,7 +70,7 @@ class RetryPolicy:
         return [self.first_delay * self.factor ** k for k in range(self.attempts - 1)]
 
 
-class RetriesExhausted(RuntimeError):
+class RetriesExhausted(Portable, RuntimeError):
     """Every try failed; ``last`` is the last error, ``attempts`` how many tries were made."""
 
     def __init__(self, attempts: int, last: Exception):
