@@ -157,6 +157,29 @@ def test_list_files_hides_symlinks_that_lead_outside(ws, outside):
     assert ws.list_files() == "alias.txt\nnotes.txt\nsrc/a.py\nsrc/b.py"
 
 
+
+def test_list_files_lists_everything_else_and_marks_a_loop_a_broken_link_and_an_unreadable_folder(ws):
+    (ws.root / "src" / "loop1").symlink_to("loop2")
+    (ws.root / "src" / "loop2").symlink_to("loop1")
+    (ws.root / "dead.txt").symlink_to("missing.txt")
+    (ws.root / "src" / "self").symlink_to("self")
+    locked = ws.root / "locked"
+    locked.mkdir()
+    (locked / "hidden.txt").write_text("x")
+    locked.chmod(0)
+    try:
+        listing = ws.list_files()
+    finally:
+        locked.chmod(0o755)
+    readable = os.geteuid() == 0  # root reads any folder
+    assert listing.split("\n") == [
+        "dead.txt (broken symlink)",
+        *(["locked/hidden.txt"] if readable else ["locked (folder not readable)"]),
+        "notes.txt", "src/a.py", "src/b.py",
+        "src/loop1 (symlink loop, not followed)", "src/loop2 (symlink loop, not followed)",
+        "src/self (symlink loop, not followed)"]
+
+
 # --- Restricted bash ------------------------------------------------------
 
 

@@ -112,12 +112,14 @@ class Workspace:
     def list_files(self, path: str = ".") -> str:
         top = self._named(path)
         if top.is_file():
-            found = [top]
+            found: list[tuple[str, str | None]] = [(os.fspath(top), None)]
         elif top.is_dir():
-            found = [Path(entry) for entry in _files_under(top, self.root)]
+            found = _files_under(top, self.root)
         else:
             raise ToolError(f"{path}: no such file or directory")
-        return "\n".join(sorted(shown(p.relative_to(self.root).as_posix()) for p in found)) or "(empty)"
+        lines = (shown(Path(name).relative_to(self.root).as_posix()) + (f" ({mark})" if mark else "")
+                 for name, mark in found)
+        return "\n".join(sorted(lines)) or "(empty)"
 
     def bash(self, command: str) -> str:
         program, *words = _parse(command)
@@ -203,22 +205,38 @@ def _execute(argv: list[str], cwd: Path) -> str:
     return text
 
 
-def _files_under(top: Path, root: Path) -> list[str]:
+LOOP, BROKEN, UNREADABLE = "symlink loop, not followed", "broken symlink", "folder not readable"
+
+
+def _files_under(top: Path, root: Path) -> list[tuple[str, str | None]]:
     """Every file below the real folder ``top``, as ``os.walk`` finds them (symlinked folders are not
-    entered), without those that are symlinks leading outside ``root``. Only symlinks need resolving:
-    below a real folder, walked without following links, every other entry is where it seems."""
-    found, folders = [], [os.fspath(top)]
+    entered), without those that are symlinks leading outside ``root``, each with None or a mark
+    saying why it could not be looked into: a symlink loop, a broken symlink, a folder not readable.
+    Only symlinks need resolving: below a real folder, walked without following links, every other
+    entry is where it seems."""
+    found: list[tuple[str, str | None]] = []
+    folders = [os.fspath(top)]
     while folders:
+        folder = folders.pop()
         try:
-            entries = list(os.scandir(folders.pop()))
-        except OSError:  # unreadable, or gone meanwhile: os.walk skips it too
+            entries = list(os.scandir(folder))
+        except OSError:  # unreadable, or gone meanwhile
+            if folder != os.fspath(top) and os.path.isdir(folder):
+                found.append((folder, UNREADABLE))
             continue
         for entry in entries:
-            if entry.is_dir():
+            try:
+                is_folder = entry.is_dir()
+            except OSError:  # following the link failed: a loop (ELOOP), or no permission on the way
+                found.append((entry.path, LOOP if entry.is_symlink() else UNREADABLE))
+                continue
+            if is_folder:
                 if not entry.is_symlink():
                     folders.append(entry.path)
-            elif not entry.is_symlink() or Path(os.path.realpath(entry.path)).is_relative_to(root):
-                found.append(entry.path)
+            elif not entry.is_symlink():
+                found.append((entry.path, None))
+            elif Path(os.path.realpath(entry.path)).is_relative_to(root):
+                found.append((entry.path, None if os.path.exists(entry.path) else BROKEN))
     return found
 
 
