@@ -310,4 +310,4 @@ def test_the_session_log_refuses_a_message_json_cannot_carry_and_writes_nothing(
         log.append("message", message=message)
     with pytest.raises(InvalidHistory, match="record.summary"):  # a record's other fields too
         log.append("compaction", summary="a\udc00", budget_chars=10)
-    assert log.seq == 0 and not (tmp_path / "session.jsonl").exists()
+    assert log.seq == 0 and (tmp_path / "session.jsonl").read_bytes() == b""

@@ -13,13 +13,13 @@ the report how many characters of ``str(messages)`` went away.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .config import check_count
-from .messages import Block, Message, check_list, check_message, check_shape
+from .messages import Block, Message, _encodable, _flat_ascii, check_list, check_message, check_shape
 
 
-@dataclass(slots=True)
-class Cleared:
+class Cleared(NamedTuple):
     """One tool result micro-compaction replaced: where it was, what it held, what holds it now."""
     message_index: int
     block_index: int
@@ -101,8 +101,15 @@ def micro_compact(
     The four steps of chapter 02 in one pass, oldest first, over what comes before the newest
     ``keep_recent`` results: a tool_use names its tool (step 2) before its result comes up
     (step 1), which is then chosen (step 3). Step 4, the replacement, waits for the end of the
-    pass, which also checks every message it reads (``check_message``, as it reads it), so a malformed
-    history raises InvalidHistory and is left exactly as it was.
+    pass, which also checks every message it reads, as it reads it, so a malformed history raises
+    InvalidHistory and is left exactly as it was.
+
+    The check costs as much as the compaction, so the pass does not read a block twice: a block of
+    the usual shape (the fast path of ``check_message``: a plain text, a tool_use with a flat ASCII
+    input, a tool_result with string content) is recognised where it is read, and a message with
+    anything else goes to ``check_message``, which raises or finds it sound.
+    ``tests/test_micro.py`` checks on generated hostile histories that the pass refuses exactly what
+    ``check_message`` refuses.
     """
     check_count("keep_recent", keep_recent)
     check_count("min_chars", min_chars)
@@ -111,31 +118,59 @@ def micro_compact(
     stop = _first_kept(messages, keep_recent)  # checks the messages from the end down to stop
     if stop is None:
         return report
+    stop_message, stop_block = stop
     names: dict[str, str] = {}
+    placeholders: dict[str, str] = {}
     chosen: list[Block] = []
-    for i in range(min(stop[0] + 1, len(messages))):
+    for i in range(min(stop_message + 1, len(messages))):
         message = messages[i]
-        check_message(message, i)
-        content = message["content"]
-        if isinstance(content, str):  # nothing to clear in it
+        content = message.get("content") if type(message) is dict and len(message) == 2 else None
+        role = message.get("role") if content else None
+        if type(content) is not list or (role != "assistant" and role != "user"):
+            check_message(message, i)  # raises, or a string content: nothing to clear in it
             continue
-        if message["role"] == "assistant":
-            for block in content:                                      # step 2
-                if block["type"] == "tool_use":
-                    names[block["id"]] = block["name"]
+        if role == "assistant":                                        # step 2
+            for block in content:  # the usual shapes, read as check_message's fast path reads them
+                if type(block) is not dict:
+                    break
+                kind = block.get("type")
+                if kind == "tool_use" and len(block) == 4:
+                    tool_id, name, tool_input = block.get("id"), block.get("name"), block.get("input")
+                    if not (type(tool_id) is str and tool_id and tool_id.isascii() and type(name) is str and name
+                            and name.isascii() and type(tool_input) is dict and _flat_ascii(tool_input)):
+                        break
+                    names[tool_id] = name
+                elif kind == "text" and len(block) == 2:
+                    value = block.get("text")
+                    if not (type(value) is str and value and not value.isspace()
+                            and (value.isascii() or _encodable(value))):
+                        break
+                else:
+                    break
+            else:
+                continue
+            check_message(message, i)  # raises, or the message is sound in a less usual shape
+            names.update((b["id"], b["name"]) for b in content if b["type"] == "tool_use")
             continue
         for j, block in enumerate(content):
-            if block["type"] != "tool_result":                         # step 1
+            if type(block) is dict and len(block) == 3 and block.get("type") == "tool_result":
+                tool_id, old = block.get("tool_use_id"), block.get("content")
+                if not (type(tool_id) is str and tool_id and tool_id.isascii() and type(old) is str
+                        and (old.isascii() or _encodable(old))):
+                    check_message(message, i)
+            else:
+                check_message(message, i)
+                if block["type"] != "tool_result":                     # step 1
+                    continue
+                tool_id, old = block["tool_use_id"], block.get("content", "")
+            if type(old) is not str or len(old) <= min_chars:          # step 3: list content is never cleared
                 continue
-            tool_id, old = block["tool_use_id"], block.get("content", "")
-            if not isinstance(old, str):                               # step 3: list content is never cleared
-                continue
-            if (i, j) >= stop or len(old) <= min_chars:                # stop: the newest keep_recent
-                continue
+            if i == stop_message and j >= stop_block:                  # stop: the newest keep_recent
+                break
             name = names.get(tool_id, "unknown")
             if name in preserve_tools:
                 continue
-            new = placeholder(name)
+            new = placeholders.get(name) or placeholders.setdefault(name, placeholder(name))
             if old == new:  # cleared already
                 continue
             chosen.append(block)
