@@ -28,6 +28,10 @@ SITE = REPO / "site"
 DEFAULT_OUT = REPO / "build" / "site"
 
 
+class SiteBuildError(RuntimeError):
+    """Sphinx reported an error or a warning (each is printed above): the site is not complete."""
+
+
 def stage(pages: Path) -> list[Path]:
     """The site's sources in ``pages``: the landing page and every chapter made static."""
     if pages.exists():
@@ -53,11 +57,14 @@ def build(out: Path = DEFAULT_OUT) -> Path:
     status = build_main(["-b", "html", "-q", "-W", "--keep-going", "-c", str(SITE), "-d", str(work / "doctrees"),
                          str(work / "pages"), str(out)])
     if status:
-        raise SystemExit(f"sphinx-build failed (status {status}); its warnings are above")
+        raise SiteBuildError(f"sphinx-build failed (status {status}); its warnings are above")
     return out
 
 
 if __name__ == "__main__":
     start = time.perf_counter()
-    built = build(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+    try:
+        built = build(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+    except SiteBuildError as error:
+        raise SystemExit(f"error: {error}") from None
     print(f"site built in {time.perf_counter() - start:.1f} s: python -m http.server -d {built}")

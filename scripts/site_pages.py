@@ -18,7 +18,7 @@ from typing import Any
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 PANEL_CLASS = "harness-panel"  # harness/labs/panel.py marks every slider panel with it
-LIVE = "A static picture of the panel's default view: <code>make lab</code> opens it live, with its controls."
+LIVE = "The panel's default view, shown static: <code>make lab</code> opens it live, with its controls."
 SOURCES = "## Sources"
 ITEM = re.compile(r"^(\d+)\. ", re.MULTILINE)
 CITATION = re.compile(r"\[(\d+(?:\s*[,–-]\s*\d+)*)\](?!\()")  # as tests/test_sources.py reads citations
