@@ -37,6 +37,7 @@ html_theme_options = {
     "show_toc_level": 2,
     "home_page_in_toc": True,
     "search_bar_text": "Search the course...",
+    "shorten_urls": False,  # a source's address is shown in full (with its commit), as in the notebook
 }
 # The theme's light/dark switch needs a starting mode (without one it logs a console error); the
 # figures are drawn on white.
