@@ -20,7 +20,7 @@ from pathlib import Path
 from sphinx.cmd.build import build_main
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from site_pages import site_notebook  # noqa: E402
+from site_pages import StaticPageError, site_notebook  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -41,23 +41,31 @@ def stage(pages: Path) -> list[Path]:
     staged = []
     for chapter in CHAPTERS:
         target = pages / chapter.name
-        page = site_notebook(json.loads(chapter.read_text(encoding="utf-8")))
+        try:
+            page = site_notebook(json.loads(chapter.read_text(encoding="utf-8")))
+        except StaticPageError as error:
+            raise StaticPageError(f"{chapter.relative_to(REPO)}: {error}") from None
         target.write_text(json.dumps(page, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         staged.append(target)
     return staged
 
 
 def build(out: Path = DEFAULT_OUT) -> Path:
-    """Stage the pages beside ``out`` and render them into ``out`` (emptied first); returns ``out``."""
+    """Stage the pages in a work folder beside ``out``, render them there, and move the site to ``out``
+    (replaced); returns ``out``. Sphinx and myst-nb write their other files in the work folder too."""
     out = out.resolve()
     work = out.with_name(out.name + "-work")
     stage(work / "pages")
-    if out.exists():
-        shutil.rmtree(out)
+    html = work / "html"
+    if html.exists():
+        shutil.rmtree(html)
     status = build_main(["-b", "html", "-q", "-W", "--keep-going", "-c", str(SITE), "-d", str(work / "doctrees"),
-                         str(work / "pages"), str(out)])
+                         str(work / "pages"), str(html)])
     if status:
         raise SiteBuildError(f"sphinx-build failed (status {status}); its warnings are above")
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.move(html, out)
     return out
 
 
@@ -65,6 +73,6 @@ if __name__ == "__main__":
     start = time.perf_counter()
     try:
         built = build(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
-    except SiteBuildError as error:
+    except (SiteBuildError, StaticPageError) as error:
         raise SystemExit(f"error: {error}") from None
     print(f"site built in {time.perf_counter() - start:.1f} s: python -m http.server -d {built}")
