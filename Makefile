@@ -4,9 +4,13 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-# Two stamps: `make lab` installs what the lab needs; `make test` adds the test tools.
+# Three stamps: `make lab` installs what the lab needs; `make site` adds the site builder; `make test`
+# adds the test tools to both (make check's browser test builds the site).
 LAB_STAMP  := $(VENV)/.installed-lab
+SITE_STAMP := $(VENV)/.installed-site
 TEST_STAMP := $(VENV)/.installed-test
+# Where `make site` writes the website (git-ignored, as all of build/).
+SITE_OUT ?= build/site
 # Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS=--no-browser.
 # The port comes from JUPYTER_PORT (read by Jupyter itself), default 8888.
 LAB_ARGS ?=
@@ -23,7 +27,7 @@ UNIT     := $(BIN)/pytest -n auto tests
 LOCK_VENV ?= /tmp/cc-lock-venv
 FRESH    ?= /tmp/cc-fresh-clone
 
-.PHONY: setup lab test check bench lock clean fresh-check
+.PHONY: setup lab site test check bench lock clean fresh-check
 
 setup: $(TEST_STAMP)
 
@@ -35,12 +39,21 @@ $(LAB_STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -c constraints.txt -e .
 	touch $@
 
-$(TEST_STAMP): $(LAB_STAMP)
-	$(BIN)/python -m pip install -c constraints.txt -e '.[test]'
+$(SITE_STAMP): $(LAB_STAMP)
+	$(BIN)/python -m pip install -c constraints.txt -e '.[site]'
+	touch $@
+
+$(TEST_STAMP): $(SITE_STAMP)
+	$(BIN)/python -m pip install -c constraints.txt -e '.[test,site]'
 	touch $@
 
 lab: $(LAB_STAMP)
 	$(BIN)/jupyter lab notebooks/ $(LAB_SETTINGS) $(ROOT_ARGS) $(LAB_ARGS)
+
+# The course as a static website in $(SITE_OUT), from the committed notebooks' stored outputs (nothing
+# runs, nothing is fetched); serve it with: python3 -m http.server -d $(SITE_OUT)
+site: $(SITE_STAMP)
+	$(BIN)/python scripts/build_site.py $(SITE_OUT)
 
 # What a student or a contributor runs on every change: the unit tests, then strict nbval of every
 # chapter; fails if either failed.
@@ -51,8 +64,8 @@ test: $(TEST_STAMP)
 	exit $$status
 
 # make test, then every chapter in JupyterLab in headless Chromium (required here: no Chromium is a
-# failure, not a skip), the headless soak, and every chapter with its stubs filled by the references.
-# What CI runs.
+# failure, not a skip), every page of the website built afresh (tests/test_site.py), the headless soak,
+# and every chapter with its stubs filled by the references. What CI runs.
 check: test
 	HARNESS_REQUIRE_BROWSER=1 $(BIN)/pytest tests -m "browser or soak or solutions"
 
@@ -73,9 +86,9 @@ lock:
 	rm -rf $(LOCK_VENV)
 	$(PYTHON) -m venv $(LOCK_VENV)
 	$(LOCK_VENV)/bin/python -m pip install --upgrade pip
-	$(LOCK_VENV)/bin/python -m pip install -e '.[test]'
-	{ echo "# Exact versions from a fresh 'pip install -e .[test]' (Python 3.11, Linux)."; \
-	  echo "# Used as: pip install -c constraints.txt -e '.[test]'  (see Makefile)."; \
+	$(LOCK_VENV)/bin/python -m pip install -e '.[test,site]'
+	{ echo "# Exact versions from a fresh 'pip install -e .[test,site]' (Python 3.11, Linux)."; \
+	  echo "# Used as: pip install -c constraints.txt -e '.[test,site]'  (see Makefile)."; \
 	  echo "# Regenerate after changing dependencies in pyproject.toml: make lock"; \
 	  $(LOCK_VENV)/bin/python -m pip freeze --exclude-editable; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt
