@@ -42,8 +42,9 @@ def reversible_micro_compact(messages: list[Message], keep_recent: int = 3,
     """``micro_compact``, but each placeholder names the tool_use id it replaced."""
     hidden = {b["tool_use_id"] for _, _, b in iter_tool_results(messages) if is_placeholder(b.get("content"))}
     report = micro_compact(messages, keep_recent, preserve_tools, min_chars)
+    report.cleared = [c._replace(new_content=reversible_placeholder(c.tool_name, c.tool_use_id))
+                      for c in report.cleared]
     for cleared in report.cleared:
-        cleared.new_content = reversible_placeholder(cleared.tool_name, cleared.tool_use_id)
         messages[cleared.message_index]["content"][cleared.block_index]["content"] = cleared.new_content
     report.cleared = [c for c in report.cleared if c.tool_use_id not in hidden]  # a placeholder already
     return report
