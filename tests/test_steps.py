@@ -3,6 +3,7 @@ never shows the answer and never raises; the reference passes; a passing functio
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import importlib.util
 import textwrap
@@ -160,3 +161,58 @@ def test_a_stub_with_the_real_signature_is_not_written_yet(name, capsys):
     step = find_step(name)
     assert check(stub_shaped_like(step.reference)) is step.reference
     assert capsys.readouterr().out == f"{name}: not written yet; the chapter goes on with the reference.\n"
+
+
+class ReprRaises:
+    """A result a student's function might return: its repr raises."""
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+def test_a_result_whose_repr_raises_is_named_by_its_type(capsys):
+    def choose_to_clear(*args):
+        return ReprRaises()
+    assert check(choose_to_clear) is find_step("choose_to_clear").reference
+    line = capsys.readouterr().out
+    assert "differs" in line and "yours gave <a ReprRaises whose repr raised RuntimeError>" in line, line
+
+
+def test_a_partial_is_checked_under_the_name_of_what_it_wraps(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    reference = find_step("replace_in_place").reference
+    yours = functools.partial(reference)
+    assert check(yours) is yours
+    assert capsys.readouterr().out.startswith("replace_in_place: yours passes all ")
+    wrong = functools.partial(lambda chosen, extra: 0, extra=1)
+    wrong.func.__name__ = "replace_in_place"
+    assert check(wrong) is reference and "differs" in capsys.readouterr().out
+
+
+def test_what_is_not_a_function_is_said(capsys):
+    assert check(3) == 3
+    assert capsys.readouterr().out == "3 is not a function; nothing checked.\n"
+
+
+def test_a_function_that_exits_is_a_function_that_raised(capsys):
+    def choose_to_clear(*args):
+        raise SystemExit(1)
+    assert check(choose_to_clear) is find_step("choose_to_clear").reference
+    assert "yours raised SystemExit" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_no_step_lets_an_exit_through(name, capsys):
+    """Also where the case runs yours inside a session, whose own code calls it."""
+    def exits(*args, **kwargs):
+        raise SystemExit("bye")
+    exits.__name__ = name
+    assert check(exits) is find_step(name).reference
+    assert f"{name}: " in capsys.readouterr().out
+
+
+def test_an_interrupt_still_interrupts():
+    """Ctrl-C (the kernel's interrupt) is the student stopping the cell: the check does not swallow it."""
+    def choose_to_clear(*args):
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        check(choose_to_clear)

@@ -38,6 +38,7 @@ run what you wrote in chapters 02-04 (``yours_or_reference``).
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 from pathlib import Path
@@ -51,10 +52,16 @@ YOURS_ENV = "HARNESS_YOURS"  # where passing functions are kept; default noteboo
 
 def check(function: Callable[..., Any]) -> Callable[..., Any]:
     """Check your function against the reference of the step of the same name; print one line; return the
-    function the chapter goes on with (yours if it passes, else the reference). Never raises."""
-    step = find_step(function.__name__)
+    function the chapter goes on with (yours if it passes, else the reference). Never raises: whatever
+    yours does (raise, exit, return a value whose repr raises) is reported; only an interrupt goes through.
+    A ``functools.partial`` is checked under the name of the function it wraps."""
+    name = _name_of(function)
+    if name is None:
+        print(f"{short(function, 60)} is not a function; nothing checked.")
+        return function
+    step = find_step(name)
     if step is None:
-        print(f"{function.__name__}: no step of this course has that name; nothing checked.")
+        print(f"{name}: no step of this course has that name; nothing checked.")
         return function
     verdict, passed = judge(step, function)
     print(verdict)
@@ -64,14 +71,27 @@ def check(function: Callable[..., Any]) -> Callable[..., Any]:
     return step.reference
 
 
+def _name_of(function: Any) -> str | None:
+    """The name a function is checked under (a partial's is its function's); None for what is not a function."""
+    while isinstance(function, functools.partial):
+        function = function.func
+    try:
+        name = getattr(function, "__name__", None) if callable(function) else None
+    except Exception:  # a callable object whose attributes raise: no name to check it under
+        return None
+    return name if type(name) is str else None
+
+
 def judge(step: Step, function: Callable[..., Any]) -> tuple[str, bool]:
     """(the line ``check`` prints, whether yours passes)."""
     goes_on = "the chapter goes on with the reference"
-    watched = _Watched(function)
+    watched = _Watched(function, step.name)
     try:
         agreement = compare(step.name, watched, step.reference, step.cases(), step.observe, step.label)
-    except Exception as error:  # observing yours failed in a way the comparison cannot show
-        return f"{step.name}: could not be checked ({type(error).__name__}: {error}); {goes_on}.", False
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # observing yours failed in a way the comparison cannot show
+        return f"{step.name}: could not be checked ({type(error).__name__}: {short(error, 80)}); {goes_on}.", False
     if agreement.ok:
         return f"{step.name}: yours passes all {agreement.cases} cases; the chapter goes on with yours.", True
     if watched.stub:
@@ -163,8 +183,8 @@ class _Watched:
     time it is called and never returns, however a case calls it (directly, or inside a session whose
     observer catches what it raises)."""
 
-    def __init__(self, function: Callable[..., Any]) -> None:
-        self.function, self.__name__ = function, function.__name__
+    def __init__(self, function: Callable[..., Any], name: str) -> None:
+        self.function, self.__name__ = function, name
         self.not_implemented = self.returned = 0
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
