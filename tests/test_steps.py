@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import os
 import importlib.util
 import textwrap
 
@@ -216,3 +217,37 @@ def test_an_interrupt_still_interrupts():
         raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):
         check(choose_to_clear)
+
+
+def test_two_kernels_keeping_the_same_step_do_not_share_a_temporary_file(tmp_path, monkeypatch):
+    """The other kernel keeps the same step between this one's write and its replace (the race of two
+    kernels on one folder, made to happen every time): both keeps succeed, and nothing is left over."""
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    from harness.labs import steps
+    step = find_step("replace_in_place")
+    (tmp_path / "other").mkdir()
+    other = module_from(tmp_path / "other", "other", "def replace_in_place(chosen):\n    return 0\n")
+    real_replace, raced = os.replace, []
+
+    def replace_after_the_other_kernel(source, target):
+        if not raced:
+            raced.append(1)
+            steps.keep(step, other.replace_in_place)
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", replace_after_the_other_kernel)
+    assert steps.keep(step, step.reference) == tmp_path / "replace_in_place.py"
+    assert raced and sorted(p.name for p in tmp_path.iterdir()) == ["other", "replace_in_place.py"]
+    assert "def replace_in_place(chosen):" in (tmp_path / "replace_in_place.py").read_text(encoding="utf-8")
+
+
+def test_a_folder_that_cannot_hold_yours_is_said_not_raised(tmp_path, monkeypatch, capsys):
+    in_the_way = tmp_path / "yours"
+    in_the_way.write_text("a file where the folder should be", encoding="utf-8")
+    monkeypatch.setenv("HARNESS_YOURS", str(in_the_way))
+    reference = find_step("replace_in_place").reference
+    assert check(reference) is reference
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("replace_in_place: yours passes all ")
+    assert out[1].startswith("replace_in_place: yours could not be kept for chapter 05 (FileExistsError: ")
+    assert in_the_way.read_text(encoding="utf-8") == "a file where the folder should be"

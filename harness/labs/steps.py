@@ -41,6 +41,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
@@ -66,7 +67,10 @@ def check(function: Callable[..., Any]) -> Callable[..., Any]:
     verdict, passed = judge(step, function)
     print(verdict)
     if passed:
-        keep(step, function)
+        try:
+            keep(step, function)
+        except OSError as error:  # a folder that cannot hold it: yours still drives this chapter
+            print(f"{name}: yours could not be kept for chapter 05 ({type(error).__name__}: {error}).")
         return function
     return step.reference
 
@@ -208,7 +212,12 @@ def yours_folder() -> Path:
 
 
 def keep(step: Step, function: Callable[..., Any]) -> Path | None:
-    """Write a passing function's source to ``yours_folder()/<name>.py``; None when its source is unknown."""
+    """Write a passing function's source to ``yours_folder()/<name>.py``; None when its source is unknown.
+
+    The source goes to a temporary file of this call's own (a unique name in the same folder), then
+    replaces the kept file in one atomic step: two kernels keeping the same step leave one whole file,
+    never a mix, and a write that fails leaves the kept file as it was. Raises OSError when the folder
+    cannot hold it."""
     try:
         source = inspect.getsource(function)
     except (OSError, TypeError):
@@ -216,9 +225,14 @@ def keep(step: Step, function: Callable[..., Any]) -> Path | None:
     folder = yours_folder()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{step.name}.py"
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(source, encoding="utf-8")
-    temporary.replace(path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{step.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(source)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
     return path
 
 
