@@ -251,3 +251,75 @@ def test_a_folder_that_cannot_hold_yours_is_said_not_raised(tmp_path, monkeypatc
     assert out[0].startswith("replace_in_place: yours passes all ")
     assert out[1].startswith("replace_in_place: yours could not be kept for chapter 05 (FileExistsError: ")
     assert in_the_way.read_text(encoding="utf-8") == "a file where the folder should be"
+
+
+COMPOSITION = ("def my_micro_compact(messages, keep_recent=3, preserve_tools=frozenset({'read_file'}), min_chars=100):\n"
+               "    chosen = choose_to_clear(collect_tool_results(messages), tool_name_map(messages), keep_recent,"
+               " preserve_tools, min_chars)\n    return replace_in_place(chosen)\n")
+
+
+@pytest.mark.parametrize("kept", [
+    "    def choose_to_clear(results, names, keep_recent, preserve_tools, min_chars=100):\n        return []\n",
+    "raise SystemExit('a kept file that exits')\n",
+    "def choose_to_clear(\n",
+])
+def test_a_kept_step_that_does_not_load_is_said_in_one_line_and_the_reference_used(tmp_path, monkeypatch, capsys, kept):
+    """Chapter 05's setup cell loads the steps a composition calls: one that does not load must not stop it."""
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    (tmp_path / "choose_to_clear.py").write_text(kept, encoding="utf-8")
+    (tmp_path / "my_micro_compact.py").write_text(COMPOSITION, encoding="utf-8")
+    loaded = yours_or_reference("my_micro_compact")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("choose_to_clear: your kept version does not load (") and out[0].endswith(
+        "); using the reference."), out
+    assert out[1:] == ["my_micro_compact: yours, from chapter 02."]
+    assert loaded.__globals__["choose_to_clear"] is find_step("choose_to_clear").reference
+
+
+def test_a_kept_file_that_exits_is_said_not_raised(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    (tmp_path / "replace_in_place.py").write_text("import sys\nsys.exit(3)\n", encoding="utf-8")
+    assert yours_or_reference("replace_in_place") is find_step("replace_in_place").reference
+    assert capsys.readouterr().out == ("replace_in_place: your kept version does not load (SystemExit: 3); "
+                                       "using the reference.\n")
+
+
+def test_a_function_written_inside_another_is_kept_so_that_it_loads(tmp_path, monkeypatch, capsys):
+    """Its source is indented where it was written; kept as is, it would not load in chapter 05."""
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+
+    def tool_name_map(messages):
+        return find_step("tool_name_map").reference(messages)
+
+    assert check(tool_name_map) is tool_name_map
+    capsys.readouterr()
+    assert yours_or_reference("tool_name_map", {"find_step": find_step}) is not find_step("tool_name_map").reference
+    assert capsys.readouterr().out == "tool_name_map: yours, from chapter 02.\n"
+
+
+def test_a_passing_function_whose_source_cannot_be_read_back_is_said_not_kept(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    yours = functools.partial(find_step("replace_in_place").reference)
+    assert check(yours) is yours
+    assert capsys.readouterr().out.splitlines()[1] == (
+        "replace_in_place: yours is not kept for chapter 05 (its source cannot be read back on its own).")
+    assert not list(tmp_path.iterdir())
+
+
+class Unsayable(Exception):
+    def __str__(self):
+        raise RuntimeError("no message")
+
+
+@pytest.mark.parametrize("error, said", [(Unsayable(), "Unsayable: (its message raised)"),
+                                         (ValueError("two\nlines"), "ValueError: two lines")])
+def test_an_error_that_stops_the_check_is_said_on_one_line(error, said):
+    class Hostile(dict):  # a dict where a dict is expected, so the comparison walks it and meets the error
+        def get(self, key, default=None):
+            raise error
+
+    def tool_name_map(messages):
+        return Hostile(find_step("tool_name_map").reference(messages))
+
+    line, passed = judge(find_step("tool_name_map"), tool_name_map)
+    assert not passed and line == f"tool_name_map: could not be checked ({said}); the chapter goes on with the reference."

@@ -42,6 +42,7 @@ import functools
 import inspect
 import os
 import tempfile
+import textwrap
 from pathlib import Path
 from typing import Any, Callable
 
@@ -68,9 +69,10 @@ def check(function: Callable[..., Any]) -> Callable[..., Any]:
     print(verdict)
     if passed:
         try:
-            keep(step, function)
+            if keep(step, function) is None:
+                print(f"{name}: yours is not kept for chapter 05 (its source cannot be read back on its own).")
         except OSError as error:  # a folder that cannot hold it: yours still drives this chapter
-            print(f"{name}: yours could not be kept for chapter 05 ({type(error).__name__}: {error}).")
+            print(f"{name}: yours could not be kept for chapter 05 ({_told(error)}).")
         return function
     return step.reference
 
@@ -95,7 +97,7 @@ def judge(step: Step, function: Callable[..., Any]) -> tuple[str, bool]:
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # observing yours failed in a way the comparison cannot show
-        return f"{step.name}: could not be checked ({type(error).__name__}: {short(error, 80)}); {goes_on}.", False
+        return f"{step.name}: could not be checked ({_told(error)}); {goes_on}.", False
     if agreement.ok:
         return f"{step.name}: yours passes all {agreement.cases} cases; the chapter goes on with yours.", True
     if watched.stub:
@@ -212,15 +214,17 @@ def yours_folder() -> Path:
 
 
 def keep(step: Step, function: Callable[..., Any]) -> Path | None:
-    """Write a passing function's source to ``yours_folder()/<name>.py``; None when its source is unknown.
+    """Write a passing function's source to ``yours_folder()/<name>.py``; None when its source is unknown
+    or does not stand on its own.
 
     The source goes to a temporary file of this call's own (a unique name in the same folder), then
     replaces the kept file in one atomic step: two kernels keeping the same step leave one whole file,
     never a mix, and a write that fails leaves the kept file as it was. Raises OSError when the folder
     cannot hold it."""
     try:
-        source = inspect.getsource(function)
-    except (OSError, TypeError):
+        source = textwrap.dedent(inspect.getsource(function))  # one written inside another is indented
+        compile(source, f"{step.name}.py", "exec")
+    except Exception:  # no source (a partial, a builtin) or none that stands on its own (a lambda's line)
         return None
     folder = yours_folder()
     folder.mkdir(parents=True, exist_ok=True)
@@ -240,27 +244,23 @@ def yours_or_reference(name: str, namespace: dict[str, Any] | None = None) -> Ca
     """Your kept function ``name`` if it still passes its check, else the reference; prints which.
 
     Your source runs in ``namespace`` (the notebook's globals, so it sees what your chapter imported),
-    after the kept functions of the same chapter it may call."""
+    after the kept functions of the same chapter it may call. A kept file that does not load (it raises,
+    exits or is not Python) is said in one line and its reference used: never raised."""
     step = find_step(name)
     if step is None:
         raise KeyError(f"no step named {name!r}")
-    path = yours_folder() / f"{name}.py"
-    if not path.exists():
+    if not (yours_folder() / f"{name}.py").exists():
         print(f"{name}: not kept yet (write it in chapter {step.chapter}); using the reference.")
         return step.reference
     scope = dict(namespace or {})
     for earlier in step.needs:
-        earlier_path = yours_folder() / f"{earlier}.py"
-        if earlier_path.exists():
-            exec(compile(earlier_path.read_text(encoding="utf-8"), str(earlier_path), "exec"), scope)
+        if (yours_folder() / f"{earlier}.py").exists():
+            _load(earlier, scope)
         else:
             scope[earlier] = find_step(earlier).reference  # type: ignore[union-attr]
-    try:
-        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), scope)
-        function = scope[name]
-    except Exception as error:
-        print(f"{name}: your kept version does not load ({type(error).__name__}: {error}); using the reference.")
-        return step.reference
+    function = _load(name, scope)
+    if function is step.reference:
+        return function
     verdict, passed = judge(step, function)
     if not passed:
         print(f"{verdict}\n{name}: using the reference.")
@@ -268,3 +268,26 @@ def yours_or_reference(name: str, namespace: dict[str, Any] | None = None) -> Ca
     print(f"{name}: yours, from chapter {step.chapter}.")
     return function
 
+
+def _load(name: str, scope: dict[str, Any]) -> Callable[..., Any]:
+    """Run your kept ``name`` into ``scope`` and return it; when it does not load, say so and put (and
+    return) the reference there instead."""
+    path = yours_folder() / f"{name}.py"
+    try:
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), scope)
+        return scope[name]
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:
+        print(f"{name}: your kept version does not load ({_told(error)}); using the reference.")
+        scope[name] = find_step(name).reference  # type: ignore[union-attr]
+        return scope[name]
+
+
+def _told(error: BaseException) -> str:
+    """``Type: message`` of an error yours raised, on one line, even when its message cannot be made."""
+    try:
+        message = " ".join(str(error).split())
+    except Exception:
+        message = "(its message raised)"
+    return f"{type(error).__name__}: {message if len(message) <= 200 else message[:197] + '...'}"
