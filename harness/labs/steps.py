@@ -41,8 +41,10 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 import tempfile
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -133,45 +135,90 @@ def answer(name: str, value: Any) -> bool:
 
 
 def how_far(exercise: Answer, value: Any, truth: Any) -> str | None:
-    """None when ``value`` is the answer, else how it is off, in words that never show the truth."""
-    if isinstance(truth, (set, frozenset)):
-        if isinstance(value, (str, bytes)) or not _iterable(value):
-            return f"the answer is a set, yours is {type(value).__name__}"
-        try:
-            mine = set(value)
-        except TypeError as error:
-            return f"yours cannot be a set ({error})"
-        extra, missing = len(mine - truth), len(truth - mine)
+    """None when ``value`` is the answer, else how it is off, in words that never show the truth.
+
+    Both are compared in their ``plain`` form: numbers by value across int, float and numpy's scalars (a
+    bool is not a number), a list, tuple or array as a sequence; nothing of yours is called, so a value
+    cannot say it is equal."""
+    truth = plain(truth)
+    try:
+        mine = plain(value)
+    except Unreadable as unread:
+        return f"{unread}, which the check does not read: give plain Python values ({READ})"
+    given = type(value).__name__
+    if isinstance(truth, frozenset):
+        if not isinstance(mine, (frozenset, tuple)):
+            return f"the answer is a set, yours is {given}"
+        extra, missing = len(frozenset(mine) - truth), len(truth - frozenset(mine))
         if not extra and not missing:
             return None
         return ", ".join(part for part in (f"{extra} in yours should not be there" if extra else "",
                                             f"{missing} missing" if missing else "") if part)
-    if isinstance(truth, bool) or isinstance(value, bool):
-        return None if value is truth else "no"
-    if isinstance(truth, (int, float)):
-        if not isinstance(value, (int, float)):
-            return f"the answer is a number, yours is {type(value).__name__}"
-        if abs(value - truth) <= exercise.tolerance:
+    if isinstance(truth, Flag):
+        return None if mine == truth else "no"
+    if type(truth) in (int, float):
+        if type(mine) not in (int, float):
+            return f"the answer is a number, yours is {given}"
+        if mine != mine:
+            return "yours is not a number (nan)"
+        if truth - exercise.tolerance <= mine <= truth + exercise.tolerance:  # exact: an int never overflows
             return None
-        return "too high" if value > truth else "too low"
-    if isinstance(truth, (list, tuple)):
-        if not isinstance(value, (list, tuple)):
-            return f"the answer is a sequence, yours is {type(value).__name__}"
-        if list(value) == list(truth):
+        return "too high" if mine > truth else "too low"
+    if isinstance(truth, tuple):
+        if not isinstance(mine, tuple):
+            return f"the answer is a sequence, yours is {given}"
+        if mine == truth:
             return None
-        if len(value) != len(truth):
-            return f"yours has {len(value)} items, the answer {len(truth)}"
-        first = next(i for i, (a, b) in enumerate(zip(value, truth)) if a != b)
+        if len(mine) != len(truth):
+            return f"yours has {len(mine)} items, the answer {len(truth)}"
+        first = next(i for i, (a, b) in enumerate(zip(mine, truth)) if a != b)
         return f"the first item that is off is at position {first}"
-    return None if value == truth else "not the answer"
+    return None if mine == truth else "not the answer"
 
 
-def _iterable(value: Any) -> bool:
-    try:
-        iter(value)
-    except TypeError:
-        return False
-    return True
+READ = "int, float, bool, str, list, tuple, set"  # what ``plain`` reads (and numpy's scalars and arrays)
+DEEPEST = 20  # the nesting ``plain`` walks; the course's answers are two deep at most
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A bool in ``plain`` form: equal to the same bool only, never to 0 or 1 (a bool is not a number)."""
+    value: bool
+
+
+class Unreadable(Exception):
+    """A value ``plain`` does not read; its message says what in it (``yours is of type Fraction``)."""
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """``value`` built again from plain Python, the form answers are compared in: None, int, float, str, a
+    ``Flag`` for a bool, a tuple for a list, tuple or numpy array, a frozenset for a set; numpy's own
+    scalars by their value. Nothing of the value's own is called: a subclass of a built-in is read
+    through the built-in (an IntEnum is its int, whatever its methods say). Anything else raises
+    ``Unreadable``."""
+    if depth > DEEPEST:
+        raise Unreadable(f"yours is nested more than {DEEPEST} deep")
+    kind = type(value)  # its real type: isinstance would ask the value's own __class__
+    numpy = sys.modules.get("numpy")  # a numpy value means numpy is imported: never imported here
+    if numpy is not None and any(kind is own for own in _numpy_kinds(numpy)):
+        inner = value.tolist() if kind is numpy.ndarray else value.item()  # numpy's own methods, by value
+        if type(inner) is not kind:  # a longdouble is its own item: no plain value holds it
+            return plain(inner, depth)
+    if value is None or kind is bool:
+        return None if value is None else Flag(value)
+    for base, its_value in ((int, int.__int__), (float, float.__float__), (str, str.__str__)):
+        if issubclass(kind, base):
+            return its_value(value)  # the built-in's own method: a subclass cannot change what it gives
+    for base, kept_as in ((list, tuple), (tuple, tuple), (set, frozenset), (frozenset, frozenset)):
+        if issubclass(kind, base):
+            return kept_as(plain(item, depth + 1) for item in base.__iter__(value))
+    raise Unreadable(f"yours {'is' if depth == 0 else 'holds a value'} of type {kind.__name__}")
+
+
+@functools.lru_cache(maxsize=1)
+def _numpy_kinds(numpy: Any) -> tuple[type, ...]:
+    """numpy's array and its own scalar types (a subclass of one is not among them)."""
+    return (numpy.ndarray, *numpy.sctypeDict.values())
 
 
 _TRUTHS: dict[str, Any] = {}
