@@ -13,6 +13,7 @@ import pytest
 
 from harness.labs.solutions import all_steps, find_step
 from harness.labs.steps import check, judge, yours_or_reference
+from harness.labs.yours import Raised
 from wrong_answers import wrong_answers
 
 WRONG = wrong_answers()  # step -> (a typical wrong version, what the check's line must name), from every chapter
@@ -325,3 +326,27 @@ def test_an_error_that_stops_the_check_is_said_on_one_line(error, said):
     line, passed = judge(find_step("tool_name_map"), tool_name_map)
     assert not passed
     assert line == f"tool_name_map: could not be checked ({said}); the chapter goes on with the reference."
+
+
+class ClaimsToBe:
+    """A result that claims another class through ``__class__``, which isinstance believes."""
+    def __init__(self, claimed):
+        self.claimed = claimed
+
+    @property
+    def __class__(self):
+        return self.claimed
+
+    def __repr__(self):
+        return "ClaimsToBe()"
+
+
+@pytest.mark.parametrize("claimed", [Raised, functools.partial])
+def test_what_yours_claims_to_be_is_not_believed(claimed, capsys):
+    def choose_to_clear(*args):
+        return ClaimsToBe(claimed)
+    assert check(choose_to_clear) is find_step("choose_to_clear").reference
+    assert "yours gave ClaimsToBe()" in capsys.readouterr().out
+    impostor = ClaimsToBe(claimed)
+    assert check(impostor) is impostor
+    assert capsys.readouterr().out == "ClaimsToBe() is not a function; nothing checked.\n"
