@@ -2,6 +2,7 @@
 chapter's solutions module, the line says only "correct" or how far off in kind, and never raises."""
 from __future__ import annotations
 
+import numpy
 import pytest
 
 from harness.labs import steps
@@ -107,3 +108,123 @@ def test_each_exercise_takes_its_truth_and_catches_a_typical_wrong_value(name, c
     line = capsys.readouterr().out
     assert says in line and exercise.hint in line, line
     assert len(repr(truth)) < 8 or repr(truth) not in line
+
+
+class AlwaysEqual:
+    """A value that says it equals anything: the check must not take its word for it."""
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = object.__hash__
+
+
+class Liar(float):
+    """A float subclass whose arithmetic and comparisons all say "the same as the truth"."""
+    def __sub__(self, other):
+        return 0.0
+
+    __rsub__ = __sub__
+
+    def __abs__(self):
+        return 0.0
+
+    def __eq__(self, other):
+        return True
+
+    def __le__(self, other):
+        return True
+
+    __ge__ = __lt__ = __gt__ = __le__
+    __hash__ = float.__hash__
+
+
+PLAIN = ": give plain Python values (int, float, bool, str, list, tuple, set)"
+
+
+@pytest.mark.parametrize("truth, value, says", [
+    ("read_file", AlwaysEqual(), "yours is of type AlwaysEqual, which the check does not read" + PLAIN),
+    (14, AlwaysEqual(), "yours is of type AlwaysEqual, which the check does not read" + PLAIN),
+    ([3, 1], [3, AlwaysEqual()], "yours holds a value of type AlwaysEqual, which the check does not read" + PLAIN),
+    ({"a"}, {AlwaysEqual()}, "yours holds a value of type AlwaysEqual, which the check does not read" + PLAIN),
+    (14, Liar(99.0), "too high"),
+    (14, Liar(3.0), "too low"),
+    (1, True, "the answer is a number, yours is bool"),
+    ({(0, False, False)}, {(0, 0, 0)}, "1 in yours should not be there, 1 missing"),
+    ([1, 0], [True, False], "the first item that is off is at position 0"),
+    (0.5, 10 ** 400, "too high"),
+    (0.5, float("nan"), "yours is not a number (nan)"),
+])
+def test_equality_is_never_taken_from_yours(made_up, capsys, truth, value, says):
+    made_up(truth)
+    assert answer("made_up", value) is False
+    assert capsys.readouterr().out == f"made_up: not quite: {says}. Hint: look again\n"
+
+
+def test_an_unknown_type_is_said_with_a_hint_of_what_is_read(made_up, capsys):
+    from fractions import Fraction
+    made_up(14)
+    assert answer("made_up", Fraction(14)) is False
+    assert capsys.readouterr().out == (
+        f"made_up: not quite: yours is of type Fraction, which the check does not read{PLAIN}. Hint: look again\n")
+
+
+def test_a_subclass_of_a_built_in_is_read_by_its_own_value_whatever_its_methods_say(made_up, capsys):
+    import enum
+
+    class Seventeen(enum.IntEnum):
+        VALUE = 17
+
+    made_up(17)
+    assert answer("made_up", Seventeen.VALUE) and answer("made_up", Liar(17.0))
+    assert not answer("made_up", Liar(18.0))
+
+
+
+@pytest.mark.parametrize("truth, value", [
+    (17, numpy.int64(17)), (0.5, numpy.float32(0.5)), (True, numpy.bool_(True)), ([3, 1, 2], numpy.array([3, 1, 2])),
+])
+def test_numpy_values_are_read_by_value(made_up, capsys, truth, value):
+    made_up(truth)
+    assert answer("made_up", value) is True
+    assert capsys.readouterr().out == "made_up: correct.\n"
+
+
+@pytest.mark.parametrize("truth, value, says", [
+    ([3, 1], [numpy.array([3, 1]), 1], "the first item that is off is at position 0"),
+    ([3, 1], numpy.array([[3, 1]]), "yours has 1 items, the answer 2"),
+    (17, numpy.int64(18), "too high"),
+    ({(0, False)}, {(numpy.int64(0), numpy.int64(0))}, "1 in yours should not be there, 1 missing"),
+    (0.5, numpy.longdouble(0.5), "yours is of type longdouble, which the check does not read" + PLAIN),
+    ([0.5], numpy.array([0.5], dtype=numpy.longdouble),
+     "yours holds a value of type longdouble, which the check does not read" + PLAIN),
+])
+def test_a_wrong_numpy_value_is_told_how_it_is_off(made_up, capsys, truth, value, says):
+    made_up(truth)
+    assert answer("made_up", value) is False
+    assert capsys.readouterr().out == f"made_up: not quite: {says}. Hint: look again\n"
+
+
+def test_nesting_deeper_than_any_answer_is_said_not_walked(made_up, capsys):
+    deep = [1]
+    for _ in range(100_000):
+        deep = [deep]
+    made_up([1])
+    assert answer("made_up", deep) is False
+    assert "yours is nested more than" in capsys.readouterr().out
+
+
+class Impostor:
+    """Claims to be an int through ``__class__``, which isinstance believes."""
+    @property
+    def __class__(self):
+        return int
+
+
+def test_a_value_is_read_by_its_real_type_not_the_one_it_claims(made_up, capsys):
+    made_up(14)
+    assert answer("made_up", Impostor()) is False
+    assert capsys.readouterr().out == (
+        f"made_up: not quite: yours is of type Impostor, which the check does not read{PLAIN}. Hint: look again\n")

@@ -3,7 +3,9 @@ never shows the answer and never raises; the reference passes; a passing functio
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
+import os
 import importlib.util
 import textwrap
 
@@ -11,6 +13,7 @@ import pytest
 
 from harness.labs.solutions import all_steps, find_step
 from harness.labs.steps import check, judge, yours_or_reference
+from harness.labs.yours import Raised
 from wrong_answers import wrong_answers
 
 WRONG = wrong_answers()  # step -> (a typical wrong version, what the check's line must name), from every chapter
@@ -160,3 +163,190 @@ def test_a_stub_with_the_real_signature_is_not_written_yet(name, capsys):
     step = find_step(name)
     assert check(stub_shaped_like(step.reference)) is step.reference
     assert capsys.readouterr().out == f"{name}: not written yet; the chapter goes on with the reference.\n"
+
+
+class ReprRaises:
+    """A result a student's function might return: its repr raises."""
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+def test_a_result_whose_repr_raises_is_named_by_its_type(capsys):
+    def choose_to_clear(*args):
+        return ReprRaises()
+    assert check(choose_to_clear) is find_step("choose_to_clear").reference
+    line = capsys.readouterr().out
+    assert "differs" in line and "yours gave <a ReprRaises whose repr raised RuntimeError>" in line, line
+
+
+def test_a_partial_is_checked_under_the_name_of_what_it_wraps(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    reference = find_step("replace_in_place").reference
+    yours = functools.partial(reference)
+    assert check(yours) is yours
+    assert capsys.readouterr().out.startswith("replace_in_place: yours passes all ")
+    wrong = functools.partial(lambda chosen, extra: 0, extra=1)
+    wrong.func.__name__ = "replace_in_place"
+    assert check(wrong) is reference and "differs" in capsys.readouterr().out
+
+
+def test_what_is_not_a_function_is_said(capsys):
+    assert check(3) == 3
+    assert capsys.readouterr().out == "3 is not a function; nothing checked.\n"
+
+
+def test_a_function_that_exits_is_a_function_that_raised(capsys):
+    def choose_to_clear(*args):
+        raise SystemExit(1)
+    assert check(choose_to_clear) is find_step("choose_to_clear").reference
+    assert "yours raised SystemExit" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_no_step_lets_an_exit_through(name, capsys):
+    """Also where the case runs yours inside a session, whose own code calls it."""
+    def exits(*args, **kwargs):
+        raise SystemExit("bye")
+    exits.__name__ = name
+    assert check(exits) is find_step(name).reference
+    assert f"{name}: " in capsys.readouterr().out
+
+
+def test_an_interrupt_still_interrupts():
+    """Ctrl-C (the kernel's interrupt) is the student stopping the cell: the check does not swallow it."""
+    def choose_to_clear(*args):
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        check(choose_to_clear)
+
+
+def test_two_kernels_keeping_the_same_step_do_not_share_a_temporary_file(tmp_path, monkeypatch):
+    """The other kernel keeps the same step between this one's write and its replace (the race of two
+    kernels on one folder, made to happen every time): both keeps succeed, and nothing is left over."""
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    from harness.labs import steps
+    step = find_step("replace_in_place")
+    (tmp_path / "other").mkdir()
+    other = module_from(tmp_path / "other", "other", "def replace_in_place(chosen):\n    return 0\n")
+    real_replace, raced = os.replace, []
+
+    def replace_after_the_other_kernel(source, target):
+        if not raced:
+            raced.append(1)
+            steps.keep(step, other.replace_in_place)
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", replace_after_the_other_kernel)
+    assert steps.keep(step, step.reference) == tmp_path / "replace_in_place.py"
+    assert raced and sorted(p.name for p in tmp_path.iterdir()) == ["other", "replace_in_place.py"]
+    assert "def replace_in_place(chosen):" in (tmp_path / "replace_in_place.py").read_text(encoding="utf-8")
+
+
+def test_a_folder_that_cannot_hold_yours_is_said_not_raised(tmp_path, monkeypatch, capsys):
+    in_the_way = tmp_path / "yours"
+    in_the_way.write_text("a file where the folder should be", encoding="utf-8")
+    monkeypatch.setenv("HARNESS_YOURS", str(in_the_way))
+    reference = find_step("replace_in_place").reference
+    assert check(reference) is reference
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("replace_in_place: yours passes all ")
+    assert out[1].startswith("replace_in_place: yours could not be kept for chapter 05 (FileExistsError: ")
+    assert in_the_way.read_text(encoding="utf-8") == "a file where the folder should be"
+
+
+COMPOSITION = ("def my_micro_compact(messages, keep_recent=3, preserve_tools=frozenset({'read_file'}),"
+               " min_chars=100):\n"
+               "    chosen = choose_to_clear(collect_tool_results(messages), tool_name_map(messages), keep_recent,"
+               " preserve_tools, min_chars)\n    return replace_in_place(chosen)\n")
+
+
+@pytest.mark.parametrize("kept", [
+    "    def choose_to_clear(results, names, keep_recent, preserve_tools, min_chars=100):\n        return []\n",
+    "raise SystemExit('a kept file that exits')\n",
+    "def choose_to_clear(\n",
+])
+def test_a_kept_step_that_does_not_load_is_said_in_one_line_and_the_reference_used(tmp_path, monkeypatch, capsys, kept):
+    """Chapter 05's setup cell loads the steps a composition calls: one that does not load must not stop it."""
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    (tmp_path / "choose_to_clear.py").write_text(kept, encoding="utf-8")
+    (tmp_path / "my_micro_compact.py").write_text(COMPOSITION, encoding="utf-8")
+    loaded = yours_or_reference("my_micro_compact")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("choose_to_clear: your kept version does not load (") and out[0].endswith(
+        "); using the reference."), out
+    assert out[1:] == ["my_micro_compact: yours, from chapter 02."]
+    assert loaded.__globals__["choose_to_clear"] is find_step("choose_to_clear").reference
+
+
+def test_a_kept_file_that_exits_is_said_not_raised(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    (tmp_path / "replace_in_place.py").write_text("import sys\nsys.exit(3)\n", encoding="utf-8")
+    assert yours_or_reference("replace_in_place") is find_step("replace_in_place").reference
+    assert capsys.readouterr().out == ("replace_in_place: your kept version does not load (SystemExit: 3); "
+                                       "using the reference.\n")
+
+
+def test_a_function_written_inside_another_is_kept_so_that_it_loads(tmp_path, monkeypatch, capsys):
+    """Its source is indented where it was written; kept as is, it would not load in chapter 05."""
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+
+    def tool_name_map(messages):
+        return find_step("tool_name_map").reference(messages)
+
+    assert check(tool_name_map) is tool_name_map
+    capsys.readouterr()
+    assert yours_or_reference("tool_name_map", {"find_step": find_step}) is not find_step("tool_name_map").reference
+    assert capsys.readouterr().out == "tool_name_map: yours, from chapter 02.\n"
+
+
+def test_a_passing_function_whose_source_cannot_be_read_back_is_said_not_kept(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HARNESS_YOURS", str(tmp_path))
+    yours = functools.partial(find_step("replace_in_place").reference)
+    assert check(yours) is yours
+    assert capsys.readouterr().out.splitlines()[1] == (
+        "replace_in_place: yours is not kept for chapter 05 (its source cannot be read back on its own).")
+    assert not list(tmp_path.iterdir())
+
+
+class Unsayable(Exception):
+    def __str__(self):
+        raise RuntimeError("no message")
+
+
+@pytest.mark.parametrize("error, said", [(Unsayable(), "Unsayable: (its message raised)"),
+                                         (ValueError("two\nlines"), "ValueError: two lines")])
+def test_an_error_that_stops_the_check_is_said_on_one_line(error, said):
+    class Hostile(dict):  # a dict where a dict is expected, so the comparison walks it and meets the error
+        def get(self, key, default=None):
+            raise error
+
+    def tool_name_map(messages):
+        return Hostile(find_step("tool_name_map").reference(messages))
+
+    line, passed = judge(find_step("tool_name_map"), tool_name_map)
+    assert not passed
+    assert line == f"tool_name_map: could not be checked ({said}); the chapter goes on with the reference."
+
+
+class ClaimsToBe:
+    """A result that claims another class through ``__class__``, which isinstance believes."""
+    def __init__(self, claimed):
+        self.claimed = claimed
+
+    @property
+    def __class__(self):
+        return self.claimed
+
+    def __repr__(self):
+        return "ClaimsToBe()"
+
+
+@pytest.mark.parametrize("claimed", [Raised, functools.partial])
+def test_what_yours_claims_to_be_is_not_believed(claimed, capsys):
+    def choose_to_clear(*args):
+        return ClaimsToBe(claimed)
+    assert check(choose_to_clear) is find_step("choose_to_clear").reference
+    assert "yours gave ClaimsToBe()" in capsys.readouterr().out
+    impostor = ClaimsToBe(claimed)
+    assert check(impostor) is impostor
+    assert capsys.readouterr().out == "ClaimsToBe() is not a function; nothing checked.\n"

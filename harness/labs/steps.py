@@ -38,8 +38,13 @@ run what you wrote in chapters 02-04 (``yours_or_reference``).
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import os
+import sys
+import tempfile
+import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -51,34 +56,57 @@ YOURS_ENV = "HARNESS_YOURS"  # where passing functions are kept; default noteboo
 
 def check(function: Callable[..., Any]) -> Callable[..., Any]:
     """Check your function against the reference of the step of the same name; print one line; return the
-    function the chapter goes on with (yours if it passes, else the reference). Never raises."""
-    step = find_step(function.__name__)
+    function the chapter goes on with (yours if it passes, else the reference). Never raises: whatever
+    yours does (raise, exit, return a value whose repr raises) is reported; only an interrupt goes through.
+    A ``functools.partial`` is checked under the name of the function it wraps."""
+    name = _name_of(function)
+    if name is None:
+        print(f"{short(function, 60)} is not a function; nothing checked.")
+        return function
+    step = find_step(name)
     if step is None:
-        print(f"{function.__name__}: no step of this course has that name; nothing checked.")
+        print(f"{name}: no step of this course has that name; nothing checked.")
         return function
     verdict, passed = judge(step, function)
     print(verdict)
     if passed:
-        keep(step, function)
+        try:
+            if keep(step, function) is None:
+                print(f"{name}: yours is not kept for chapter 05 (its source cannot be read back on its own).")
+        except OSError as error:  # a folder that cannot hold it: yours still drives this chapter
+            print(f"{name}: yours could not be kept for chapter 05 ({_told(error)}).")
         return function
     return step.reference
+
+
+def _name_of(function: Any) -> str | None:
+    """The name a function is checked under (a partial's is its function's); None for what is not a function."""
+    while issubclass(type(function), functools.partial):  # its real type: isinstance asks its __class__
+        function = function.func
+    try:
+        name = getattr(function, "__name__", None) if callable(function) else None
+    except Exception:  # a callable object whose attributes raise: no name to check it under
+        return None
+    return name if type(name) is str else None
 
 
 def judge(step: Step, function: Callable[..., Any]) -> tuple[str, bool]:
     """(the line ``check`` prints, whether yours passes)."""
     goes_on = "the chapter goes on with the reference"
-    watched = _Watched(function)
+    watched = _Watched(function, step.name)
     try:
         agreement = compare(step.name, watched, step.reference, step.cases(), step.observe, step.label)
-    except Exception as error:  # observing yours failed in a way the comparison cannot show
-        return f"{step.name}: could not be checked ({type(error).__name__}: {error}); {goes_on}.", False
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # observing yours failed in a way the comparison cannot show
+        return f"{step.name}: could not be checked ({_told(error)}); {goes_on}.", False
     if agreement.ok:
         return f"{step.name}: yours passes all {agreement.cases} cases; the chapter goes on with yours.", True
     if watched.stub:
         return f"{step.name}: not written yet; {goes_on}.", False
     first = agreement.differences[0]
     where, gave = first.where, f"gave {short(first.got, 80)}"
-    if isinstance(first.got, Raised):
+    if type(first.got) is Raised:  # yours may return what claims to be one
         gave = f"raised {first.got.error}"
     elif where.endswith(" (length)"):
         where, gave = where.removesuffix(" (length)"), f"has {first.got} items"
@@ -107,45 +135,90 @@ def answer(name: str, value: Any) -> bool:
 
 
 def how_far(exercise: Answer, value: Any, truth: Any) -> str | None:
-    """None when ``value`` is the answer, else how it is off, in words that never show the truth."""
-    if isinstance(truth, (set, frozenset)):
-        if isinstance(value, (str, bytes)) or not _iterable(value):
-            return f"the answer is a set, yours is {type(value).__name__}"
-        try:
-            mine = set(value)
-        except TypeError as error:
-            return f"yours cannot be a set ({error})"
-        extra, missing = len(mine - truth), len(truth - mine)
+    """None when ``value`` is the answer, else how it is off, in words that never show the truth.
+
+    Both are compared in their ``plain`` form: numbers by value across int, float and numpy's scalars (a
+    bool is not a number), a list, tuple or array as a sequence; nothing of yours is called, so a value
+    cannot say it is equal."""
+    truth = plain(truth)
+    try:
+        mine = plain(value)
+    except Unreadable as unread:
+        return f"{unread}, which the check does not read: give plain Python values ({READ})"
+    given = type(value).__name__
+    if isinstance(truth, frozenset):
+        if not isinstance(mine, (frozenset, tuple)):
+            return f"the answer is a set, yours is {given}"
+        extra, missing = len(frozenset(mine) - truth), len(truth - frozenset(mine))
         if not extra and not missing:
             return None
         return ", ".join(part for part in (f"{extra} in yours should not be there" if extra else "",
                                             f"{missing} missing" if missing else "") if part)
-    if isinstance(truth, bool) or isinstance(value, bool):
-        return None if value is truth else "no"
-    if isinstance(truth, (int, float)):
-        if not isinstance(value, (int, float)):
-            return f"the answer is a number, yours is {type(value).__name__}"
-        if abs(value - truth) <= exercise.tolerance:
+    if isinstance(truth, Flag):
+        return None if mine == truth else "no"
+    if type(truth) in (int, float):
+        if type(mine) not in (int, float):
+            return f"the answer is a number, yours is {given}"
+        if mine != mine:
+            return "yours is not a number (nan)"
+        if truth - exercise.tolerance <= mine <= truth + exercise.tolerance:  # exact: an int never overflows
             return None
-        return "too high" if value > truth else "too low"
-    if isinstance(truth, (list, tuple)):
-        if not isinstance(value, (list, tuple)):
-            return f"the answer is a sequence, yours is {type(value).__name__}"
-        if list(value) == list(truth):
+        return "too high" if mine > truth else "too low"
+    if isinstance(truth, tuple):
+        if not isinstance(mine, tuple):
+            return f"the answer is a sequence, yours is {given}"
+        if mine == truth:
             return None
-        if len(value) != len(truth):
-            return f"yours has {len(value)} items, the answer {len(truth)}"
-        first = next(i for i, (a, b) in enumerate(zip(value, truth)) if a != b)
+        if len(mine) != len(truth):
+            return f"yours has {len(mine)} items, the answer {len(truth)}"
+        first = next(i for i, (a, b) in enumerate(zip(mine, truth)) if a != b)
         return f"the first item that is off is at position {first}"
-    return None if value == truth else "not the answer"
+    return None if mine == truth else "not the answer"
 
 
-def _iterable(value: Any) -> bool:
-    try:
-        iter(value)
-    except TypeError:
-        return False
-    return True
+READ = "int, float, bool, str, list, tuple, set"  # what ``plain`` reads (and numpy's scalars and arrays)
+DEEPEST = 20  # the nesting ``plain`` walks; the course's answers are two deep at most
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A bool in ``plain`` form: equal to the same bool only, never to 0 or 1 (a bool is not a number)."""
+    value: bool
+
+
+class Unreadable(Exception):
+    """A value ``plain`` does not read; its message says what in it (``yours is of type Fraction``)."""
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """``value`` built again from plain Python, the form answers are compared in: None, int, float, str, a
+    ``Flag`` for a bool, a tuple for a list, tuple or numpy array, a frozenset for a set; numpy's own
+    scalars by their value. Nothing of the value's own is called: a subclass of a built-in is read
+    through the built-in (an IntEnum is its int, whatever its methods say). Anything else raises
+    ``Unreadable``."""
+    if depth > DEEPEST:
+        raise Unreadable(f"yours is nested more than {DEEPEST} deep")
+    kind = type(value)  # its real type: isinstance would ask the value's own __class__
+    numpy = sys.modules.get("numpy")  # a numpy value means numpy is imported: never imported here
+    if numpy is not None and any(kind is own for own in _numpy_kinds(numpy)):
+        inner = value.tolist() if kind is numpy.ndarray else value.item()  # numpy's own methods, by value
+        if type(inner) is not kind:  # a longdouble is its own item: no plain value holds it
+            return plain(inner, depth)
+    if value is None or kind is bool:
+        return None if value is None else Flag(value)
+    for base, its_value in ((int, int.__int__), (float, float.__float__), (str, str.__str__)):
+        if issubclass(kind, base):
+            return its_value(value)  # the built-in's own method: a subclass cannot change what it gives
+    for base, kept_as in ((list, tuple), (tuple, tuple), (set, frozenset), (frozenset, frozenset)):
+        if issubclass(kind, base):
+            return kept_as(plain(item, depth + 1) for item in base.__iter__(value))
+    raise Unreadable(f"yours {'is' if depth == 0 else 'holds a value'} of type {kind.__name__}")
+
+
+@functools.lru_cache(maxsize=1)
+def _numpy_kinds(numpy: Any) -> tuple[type, ...]:
+    """numpy's array and its own scalar types (a subclass of one is not among them)."""
+    return (numpy.ndarray, *numpy.sctypeDict.values())
 
 
 _TRUTHS: dict[str, Any] = {}
@@ -163,8 +236,8 @@ class _Watched:
     time it is called and never returns, however a case calls it (directly, or inside a session whose
     observer catches what it raises)."""
 
-    def __init__(self, function: Callable[..., Any]) -> None:
-        self.function, self.__name__ = function, function.__name__
+    def __init__(self, function: Callable[..., Any], name: str) -> None:
+        self.function, self.__name__ = function, name
         self.not_implemented = self.returned = 0
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -188,17 +261,29 @@ def yours_folder() -> Path:
 
 
 def keep(step: Step, function: Callable[..., Any]) -> Path | None:
-    """Write a passing function's source to ``yours_folder()/<name>.py``; None when its source is unknown."""
+    """Write a passing function's source to ``yours_folder()/<name>.py``; None when its source is unknown
+    or does not stand on its own.
+
+    The source goes to a temporary file of this call's own (a unique name in the same folder), then
+    replaces the kept file in one atomic step: two kernels keeping the same step leave one whole file,
+    never a mix, and a write that fails leaves the kept file as it was. Raises OSError when the folder
+    cannot hold it."""
     try:
-        source = inspect.getsource(function)
-    except (OSError, TypeError):
+        source = textwrap.dedent(inspect.getsource(function))  # one written inside another is indented
+        compile(source, f"{step.name}.py", "exec")
+    except Exception:  # no source (a partial, a builtin) or none that stands on its own (a lambda's line)
         return None
     folder = yours_folder()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{step.name}.py"
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(source, encoding="utf-8")
-    temporary.replace(path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{step.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(source)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
     return path
 
 
@@ -206,27 +291,23 @@ def yours_or_reference(name: str, namespace: dict[str, Any] | None = None) -> Ca
     """Your kept function ``name`` if it still passes its check, else the reference; prints which.
 
     Your source runs in ``namespace`` (the notebook's globals, so it sees what your chapter imported),
-    after the kept functions of the same chapter it may call."""
+    after the kept functions of the same chapter it may call. A kept file that does not load (it raises,
+    exits or is not Python) is said in one line and its reference used: never raised."""
     step = find_step(name)
     if step is None:
         raise KeyError(f"no step named {name!r}")
-    path = yours_folder() / f"{name}.py"
-    if not path.exists():
+    if not (yours_folder() / f"{name}.py").exists():
         print(f"{name}: not kept yet (write it in chapter {step.chapter}); using the reference.")
         return step.reference
     scope = dict(namespace or {})
     for earlier in step.needs:
-        earlier_path = yours_folder() / f"{earlier}.py"
-        if earlier_path.exists():
-            exec(compile(earlier_path.read_text(encoding="utf-8"), str(earlier_path), "exec"), scope)
+        if (yours_folder() / f"{earlier}.py").exists():
+            _load(earlier, scope)
         else:
             scope[earlier] = find_step(earlier).reference  # type: ignore[union-attr]
-    try:
-        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), scope)
-        function = scope[name]
-    except Exception as error:
-        print(f"{name}: your kept version does not load ({type(error).__name__}: {error}); using the reference.")
-        return step.reference
+    function = _load(name, scope)
+    if function is step.reference:
+        return function
     verdict, passed = judge(step, function)
     if not passed:
         print(f"{verdict}\n{name}: using the reference.")
@@ -234,3 +315,26 @@ def yours_or_reference(name: str, namespace: dict[str, Any] | None = None) -> Ca
     print(f"{name}: yours, from chapter {step.chapter}.")
     return function
 
+
+def _load(name: str, scope: dict[str, Any]) -> Callable[..., Any]:
+    """Run your kept ``name`` into ``scope`` and return it; when it does not load, say so and put (and
+    return) the reference there instead."""
+    path = yours_folder() / f"{name}.py"
+    try:
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), scope)
+        return scope[name]
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:
+        print(f"{name}: your kept version does not load ({_told(error)}); using the reference.")
+        scope[name] = find_step(name).reference  # type: ignore[union-attr]
+        return scope[name]
+
+
+def _told(error: BaseException) -> str:
+    """``Type: message`` of an error yours raised, on one line, even when its message cannot be made."""
+    try:
+        message = " ".join(str(error).split())
+    except Exception:
+        message = "(its message raised)"
+    return f"{type(error).__name__}: {message if len(message) <= 200 else message[:197] + '...'}"

@@ -68,7 +68,7 @@ def first_difference(expected: Any, got: Any, where: str = "") -> tuple[str, Any
     Dicts are walked in the expected value's key order, lists index by index."""
     if isinstance(expected, dict) and isinstance(got, dict):
         for key in list(expected) + [k for k in got if k not in expected]:
-            inner = f"{where}.{key}" if isinstance(key, str) and key.isidentifier() else f"{where}[{key!r}]"
+            inner = f"{where}.{key}" if type(key) is str and key.isidentifier() else f"{where}[{short(key, 40)}]"
             found = first_difference(expected.get(key, MISSING), got.get(key, MISSING), inner)
             if found:
                 return found
@@ -91,7 +91,9 @@ def compare(name: str, yours: Callable[..., Any], theirs: Callable[..., Any],
             observe: Callable[[Callable[..., Any], tuple[Any, ...]], Any] | None = None,
             label: str = "result") -> Agreement:
     """Run both functions on a deep copy of each case's arguments and compare what ``observe``
-    sees (by default, what the function returned). An exception is observed as ``Raised``."""
+    sees (by default, what the function returned). An exception is observed as ``Raised``, ``SystemExit``
+    too (a function that exits has raised); ``KeyboardInterrupt`` is the student stopping the run and
+    goes through."""
     observe = observe or (lambda function, args: function(*args))
     agreement = Agreement(name, 0)
     for case, args in cases:
@@ -107,7 +109,9 @@ def _observed(observe: Callable[[Callable[..., Any], tuple[Any, ...]], Any],
          function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     try:
         return observe(function, copy.deepcopy(args))
-    except Exception as error:  # the harness raising is a behaviour to match, not a failure of the check
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # the harness raising is a behaviour to match, not a failure of the check
         return Raised(type(error).__name__)
 
 
@@ -153,6 +157,11 @@ def _result(rng: random.Random, words: tuple[str, ...]) -> str | list[dict[str, 
 
 
 def short(value: Any, width: int = 70) -> str:
-    """``repr(value)``, cut to ``width`` characters."""
-    shown = repr(value)
+    """``repr(value)``, cut to ``width`` characters; a value whose repr raises is named by its type."""
+    try:
+        shown = repr(value)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:
+        shown = f"<a {type(value).__name__} whose repr raised {type(error).__name__}>"
     return shown if len(shown) <= width else shown[: width - 3] + "..."
