@@ -45,6 +45,7 @@ CALL_TEXT = re.compile(r"^[A-Z]\w*\(.*\)$", re.DOTALL)
 CLOSE = {"{": "}", "[": "]", "(": ")"}
 NAMED = {"None": None, "True": True, "False": False, "null": None, "true": True, "false": False}
 CLASS_TYPES = {"TextBlock": "text", "ToolUseBlock": "tool_use", "ToolResultBlock": "tool_result"}
+UNPARSED = (SyntaxError, ValueError, TypeError, RecursionError, MemoryError)  # a piece that does not parse
 
 SPEAKER = re.compile(
     r"^[ \t>#*_]*(?:\[(?P<bracketed>[a-z][a-z _-]*?)\]|(?P<named>[a-z][a-z _-]*?)(?:\*\*|__)?[ \t]*:)"
@@ -80,14 +81,14 @@ def _parse_at(text: str, start: int, decoder: json.JSONDecoder) -> tuple[Any, in
     """The dict that starts at ``start`` and where it ends; (None, start) when it is cut or malformed."""
     try:
         return decoder.raw_decode(text, start)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # malformed, too deep, or an integer too long to convert
         pass
     end = _closing(text, start)
     if end is None:
         return None, start
     try:
-        return _literal(ast.parse(text[start:end], mode="eval").body), end
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return _python_literal(text[start:end]), end
+    except UNPARSED:
         return None, start
 
 
@@ -106,18 +107,24 @@ def _closing(text: str, start: int) -> int | None:
     return None
 
 
+def _python_literal(source: str) -> Any:
+    """The value of a Python literal written in ``source`` (``_literal``); raises one of ``UNPARSED``."""
+    return _literal(ast.parse(source, mode="eval").body)
+
+
 def _literal(node: ast.AST) -> Any:
     """A literal's value: constants, containers, None/True/False/null/true/false, and keyword calls
     (``Name(key=value, ...)``) as a dict with a ``type`` taken from the class name when missing."""
     if isinstance(node, ast.Constant):
         return node.value
-    if isinstance(node, ast.Dict):
+    if isinstance(node, ast.Dict):  # a key that cannot be one (a list) raises TypeError: one of UNPARSED
         return {_literal(k): _literal(v) for k, v in zip(node.keys, node.values) if k is not None}
     if isinstance(node, (ast.List, ast.Tuple)):
         return [_literal(item) for item in node.elts]
     if isinstance(node, ast.Name) and node.id in NAMED:
         return NAMED[node.id]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
+            and isinstance(node.operand.value, (int, float, complex))):
         return -node.operand.value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
         fields = {kw.arg: _literal(kw.value) for kw in node.keywords if kw.arg}
@@ -148,8 +155,8 @@ def _block(item: Any) -> dict[str, Any] | None:
         if not CALL_TEXT.match(item.strip()):
             return {"type": "text", "text": item} if item.strip() else None
         try:
-            item = _literal(ast.parse(item.strip(), mode="eval").body)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            item = _python_literal(item.strip())
+        except UNPARSED:
             return {"type": "text", "text": item}
     if not isinstance(item, dict):
         return None
@@ -209,8 +216,8 @@ def _call(match: re.Match[str], turn: int, n: int) -> dict[str, Any] | None:
     name, written, _, path = match.groups()
     if written is not None:
         try:
-            tool_input = _literal(ast.parse(written, mode="eval").body)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tool_input = _python_literal(written)
+        except UNPARSED:
             return None
         if not isinstance(tool_input, dict):
             return None
