@@ -31,9 +31,11 @@ up": "sum"/"hand", one to four words, then "up", "off" or "over"):
 1. a conversation noun (conversation, transcript, chat, dialogue, discussion,
    session, exchange, history, messages, thread, context, with a determiner
    and adjectives such as "whole", "above"), followed by the end of the
-   clause, a function word ("so far", "in five lines", "for the next model")
-   or another such noun, but not by "of" or a content word ("the history of
-   a.py", "the conversation feature"): a summary;
+   clause, a function word ("so far", "in five lines", "for the next model",
+   "about a.py": a conversation about a file is a conversation) or another
+   such noun, but not by "of", a content word or the rest of a name ("the
+   history of a.py", "the conversation feature", "conversation.py", "the
+   chat.py module", "chat-log.md", "history/"): a summary;
 2. else a file or code ("a.py", "agents/", "each file", "the module", "the
    code", "the README", "the repo", "the project"): a task;
 3. else the work done ("what we did", "what's been done", "what happened",
@@ -53,10 +55,17 @@ results: mid-task, the model goes on working), and the system prompt's
 instruction reads as one ("You summarise conversations." with user "Go.").
 Tools offered or not, it makes no difference. Each instruction's reading is
 cached by its text, since the fake reads every request.
+**A negation** right before a summary word, "not", "never", "no", "don't",
+"doesn't", "didn't", "won't", "can't", "cannot", "shouldn't" or "mustn't"
+(then at most one of "yet", "ever", "again", "even", "to", "please"), makes
+that word ask for nothing: "Do not summarise yet.", "Don't summarise the
+conversation." and "No recap." are not summary requests. That is all
+a negation does: one anywhere else is not read ("Don't stop: summarise the
+conversation." is a summary request), nor is a refusal in other words
+("Skip the summary." is one too).
 Limits: it does not understand a summary asked without one of those words
-("Write notes so someone else can continue"), a negation ("do not summarise
-yet" is still a summary), or a pronoun whose antecedent is in an earlier
-message; a clause ends at ``.`` followed by a space, ``!``, ``?``, ``;`` or a
+("Write notes so someone else can continue"), or a pronoun whose antecedent
+is in an earlier message; a clause ends at ``.`` followed by a space, ``!``, ``?``, ``;`` or a
 line end.
 
 **The agent's requests** (``REQUEST_KINDS``; the fake agent's handlers take
@@ -144,8 +153,10 @@ _CONVERSATION_NOUN = (r"(?:conversation|transcript|chat|dialogue|dialog|discussi
                       r"|messages?|thread|context|log)s?")
 _FOLLOWER = (r"(?=\s*(?:$|[^\w\s]|(?:so|above|below|in|into|for|to|up|until|till|we|i|you|that|which|with|as"
              r"|and|from|here|now|since|thus|is|was|has|have|had|between|like|while|before|after|without|but"
-             rf"|or|please|then|including|there|at|this|{_CONVERSATION_NOUN})\b))")
-CONVERSATION = re.compile(rf"{_DETERMINER}{_ADJECTIVE}{_CONVERSATION_NOUN}\b{_FOLLOWER}", _FLAGS)
+             r"|or|please|then|including|there|at|this|about|regarding|concerning|on"
+             rf"|{_CONVERSATION_NOUN})\b))")
+_NOT_A_FILE = r"(?![./\\-]\w|/)"  # "conversation.py", "chat-log.md", "history/": the name of a file or a folder
+CONVERSATION = re.compile(rf"{_DETERMINER}{_ADJECTIVE}{_CONVERSATION_NOUN}\b{_NOT_A_FILE}{_FOLLOWER}", _FLAGS)
 FILE_OR_CODE = re.compile(
     r"[\w-]+\.\w+\b|\b\w[\w-]*/|\b(?:files?|modules?|code|codebase|functions?|class(?:es)?|readme|repo"
     r"|repository|project|folders?|director(?:y|ies)|packages?|scripts?|docstrings?)\b", _FLAGS)
@@ -155,6 +166,10 @@ WORK_DONE = re.compile(
     r"(?:the\s+)?(?:above|below)\b|so\s+far\b|up\s+(?:to|till|until)\s+now\b|(?:till|until)\s+now\b|to\s+date\b"
     r"|(?:(?:the|our|your|my)\s+)?(?:work|progress|steps\s+taken|changes\s+made)\b)", _FLAGS)
 PRONOUN = re.compile(r"(?:it|this|that|them|these|those|things)\b", _FLAGS)
+NEGATED = re.compile(  # a negation right before a summary word (at most NEGATION_REACH characters back)
+    r"\b(?:not|never|no|don['’]?t|doesn['’]?t|didn['’]?t|won['’]?t|can['’]?t|cannot|shouldn['’]?t|mustn['’]?t)"
+    r"\s+(?:(?:yet|ever|again|even|to|please)\s+)?$", _FLAGS)
+NEGATION_REACH = 40
 NOTHING = re.compile(r"(?:$|for\b|in\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a)\b"
                      r"|so\s+that\b|and\b|then\b|as\b|with(?:out)?\b|[^\w\s])", _FLAGS)
 
@@ -179,6 +194,8 @@ def asks_for_summary(instruction: str) -> bool:
     conversation: the module's rule, over its sentences that are not capability descriptions."""
     said = " ".join(s for s in SENTENCE.split(instruction) if s and not CAPABILITY.search(s))
     for word in SUMMARY_WORD.finditer(said):
+        if NEGATED.search(said, max(0, word.start() - NEGATION_REACH), word.start()):
+            continue
         rest = said[word.end():]
         end = CLAUSE_END.search(rest)
         if _as_summary(word.group("inner") or (rest[:end.start()] if end else rest), said):
