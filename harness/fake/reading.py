@@ -3,6 +3,10 @@
 A model acts on what it is told, by meaning, not on one exact sentence. The
 fake reads a request the same way, with the rules below; each is a set of
 regular expressions, compiled once, and each has limits written next to it.
+Every rule reads a text in time linear in its length: no pattern nests
+quantifiers or looks ahead over ``.*``; a request kind is a set of separate
+searches (``RequestKind``), a path or a folder is found from one scan of its
+run of characters, and the summary rule reads each clause once.
 
 **The instructions.** The latest instruction is the text of the last user
 message (its text blocks, not its tool results) without the material it
