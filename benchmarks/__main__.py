@@ -8,7 +8,8 @@ import os
 import platform
 import sys
 
-from . import call_cost, long_session, memory, micro_scaling, micro_twelve, recount, strategies, summaries, twelve_run
+from . import (call_cost, long_session, memory, micro_scaling, micro_twelve, reading, recount, strategies, summaries,
+               twelve_run)
 
 
 def main() -> int:
@@ -22,6 +23,7 @@ def main() -> int:
     print(strategies.render(strategies.measure()), end="\n\n", flush=True)
     print(memory.render(memory.measure()), end="\n\n", flush=True)
     print(summaries.render(summaries.measure()), end="\n\n", flush=True)
+    print(reading.render(reading.measure()), end="\n\n", flush=True)
     run = twelve_run.measure()
     print(twelve_run.render(run), flush=True)
     if not run.meets_budget:

@@ -45,23 +45,23 @@ CALL_TEXT = re.compile(r"^[A-Z]\w*\(.*\)$", re.DOTALL)
 CLOSE = {"{": "}", "[": "]", "(": ")"}
 NAMED = {"None": None, "True": True, "False": False, "null": None, "true": True, "false": False}
 CLASS_TYPES = {"TextBlock": "text", "ToolUseBlock": "tool_use", "ToolResultBlock": "tool_result"}
+UNPARSED = (SyntaxError, ValueError, TypeError, RecursionError, MemoryError)  # a piece that does not parse
 
-SPEAKER = re.compile(
-    r"^[ \t>#*_]*(?:\[(?P<bracketed>[a-z][a-z _-]*?)\]|(?P<named>[a-z][a-z _-]*?)(?:\*\*|__)?[ \t]*:)"
+SPEAKER = re.compile(  # a speaker's name is short (every name in ROLES is), so a long line costs linear time
+    r"^[ \t>#*_]*(?:\[(?P<bracketed>[a-z][a-z _-]{0,23}?)\]|(?P<named>[a-z][a-z _-]{0,23}?)(?:\*\*|__)?[ \t]*:)"
     r"(?:\*\*|__)?[ \t]*(?P<said>.*)$", re.IGNORECASE | re.MULTILINE)
 ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "claude": "assistant",
          "model": "assistant", "tool call": "call", "tool use": "call", "tool_use": "call", "function call": "call",
          "tool result": "result", "tool_result": "result", "tool output": "result", "function result": "result",
          "tool": "result"}
-FILE_CALL = re.compile(
-    r"""\b(read_file|edit_file|write_file)\b\s*(?:\(\s*)?(?:(\{.*?\})|path\s*=\s*(["'])(.+?)\3)""", re.DOTALL)
+FILE_CALL = re.compile(r"""\b(read_file|edit_file|write_file)\b\s*(?:\(\s*)?(?:(\{)|path\s*=\s*(["']))""")
 
 
 def whole_messages(dump: str) -> list[Message]:
     """Every whole, well-formed message dict in ``dump`` (forms 1 and 2 of the module docstring)."""
-    decoder, found, position = json.JSONDecoder(), [], 0
+    decoder, found, position, closings = json.JSONDecoder(), [], 0, {}
     while (start := MESSAGE_START.search(dump, position)) is not None:
-        parsed, end = _parse_at(dump, start.start(), decoder)
+        parsed, end = _parse_at(dump, start.start(), decoder, closings)
         if parsed is None:
             position = start.start() + 1
             continue
@@ -76,34 +76,50 @@ def conversation_messages(text: str) -> list[Message]:
     return whole_messages(text) or transcript_messages(text)
 
 
-def _parse_at(text: str, start: int, decoder: json.JSONDecoder) -> tuple[Any, int]:
-    """The dict that starts at ``start`` and where it ends; (None, start) when it is cut or malformed."""
-    try:
-        return decoder.raw_decode(text, start)
-    except json.JSONDecodeError:
-        pass
-    end = _closing(text, start)
+def _parse_at(text: str, start: int, decoder: json.JSONDecoder,
+              closings: dict[int, int | None]) -> tuple[Any, int]:
+    """The dict that starts at ``start`` and where it ends; (None, start) when it is cut or malformed.
+    ``closings`` keeps every bracket's end found so far (``_closings``); a dict whose brackets do not
+    close is not valid JSON either, so it costs no decoding."""
+    if start not in closings:
+        closings.update(_closings(text, start))
+    end = closings.get(start)
     if end is None:
         return None, start
     try:
-        return _literal(ast.parse(text[start:end], mode="eval").body), end
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return decoder.raw_decode(text, start)
+    except (ValueError, RecursionError):  # malformed, too deep, or an integer too long to convert
+        pass
+    try:
+        return _python_literal(text[start:end]), end
+    except UNPARSED:
         return None, start
 
 
-def _closing(text: str, start: int) -> int | None:
-    """The end of the bracketed literal that opens at ``start`` (strings skipped), or None if it is cut."""
-    expected: list[str] = []
+def _closings(text: str, start: int) -> dict[int, int | None]:
+    """The end of the bracketed literal that opens at ``start`` (strings skipped; None if it is cut or
+    mismatched), and of every bracket opened inside it on the way: one scan serves all the dicts a cut
+    dump nests, so a text of many cut dicts costs linear time, not a scan each."""
+    expected: list[tuple[str, int]] = []
+    ends: dict[int, int | None] = {}
     for token in TOKEN.finditer(text, start):
         mark = token.group()
         if mark in CLOSE:
-            expected.append(CLOSE[mark])
+            expected.append((CLOSE[mark], token.start()))
         elif mark in ")]}":
-            if not expected or expected.pop() != mark:
-                return None
+            if not expected or expected[-1][0] != mark:
+                break
+            ends[expected.pop()[1]] = token.end()
             if not expected:
-                return token.end()
-    return None
+                return ends
+    ends.update((opened, None) for _, opened in expected)
+    ends.setdefault(start, None)
+    return ends
+
+
+def _python_literal(source: str) -> Any:
+    """The value of a Python literal written in ``source`` (``_literal``); raises one of ``UNPARSED``."""
+    return _literal(ast.parse(source, mode="eval").body)
 
 
 def _literal(node: ast.AST) -> Any:
@@ -111,13 +127,14 @@ def _literal(node: ast.AST) -> Any:
     (``Name(key=value, ...)``) as a dict with a ``type`` taken from the class name when missing."""
     if isinstance(node, ast.Constant):
         return node.value
-    if isinstance(node, ast.Dict):
+    if isinstance(node, ast.Dict):  # a key that cannot be one (a list) raises TypeError: one of UNPARSED
         return {_literal(k): _literal(v) for k, v in zip(node.keys, node.values) if k is not None}
     if isinstance(node, (ast.List, ast.Tuple)):
         return [_literal(item) for item in node.elts]
     if isinstance(node, ast.Name) and node.id in NAMED:
         return NAMED[node.id]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
+            and isinstance(node.operand.value, (int, float, complex))):
         return -node.operand.value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
         fields = {kw.arg: _literal(kw.value) for kw in node.keywords if kw.arg}
@@ -148,8 +165,8 @@ def _block(item: Any) -> dict[str, Any] | None:
         if not CALL_TEXT.match(item.strip()):
             return {"type": "text", "text": item} if item.strip() else None
         try:
-            item = _literal(ast.parse(item.strip(), mode="eval").body)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            item = _python_literal(item.strip())
+        except UNPARSED:
             return {"type": "text", "text": item}
     if not isinstance(item, dict):
         return None
@@ -192,8 +209,7 @@ def transcript_messages(text: str) -> list[Message]:
                        "content": said, **({"is_error": True} if error else {})}
             messages.append({"role": "user", "content": [content]})
             continue
-        calls = [_call(match, len(messages), n) for n, match in enumerate(FILE_CALL.finditer(said))]
-        calls = [c for c in calls if c is not None]
+        calls = _file_calls(said, len(messages))
         if role == "user":
             messages.append({"role": "user", "content": said})
             continue
@@ -204,13 +220,31 @@ def transcript_messages(text: str) -> list[Message]:
     return messages
 
 
-def _call(match: re.Match[str], turn: int, n: int) -> dict[str, Any] | None:
+def _file_calls(said: str, turn: int) -> list[dict[str, Any]]:
+    """The file tool calls a transcript turn writes: ``name({...})`` up to the first ``}``, or
+    ``name(path='...')``. Once a closing mark is missing, no later call can have it either."""
+    calls, missing, position, n = [], set(), 0, 0
+    while (match := FILE_CALL.search(said, position)) is not None:
+        name, brace, quote = match.groups()
+        close = match.end() - (brace is not None) if (brace or quote) not in missing else -1
+        end = said.find("}" if brace else quote, close + 1) if close >= 0 else -1
+        if end < 0:
+            missing.add(brace or quote)
+            position = match.end()
+            continue
+        written = said[match.end() - 1:end + 1] if brace else None
+        if (call := _call(name, written, None if brace else said[match.end():end], turn, n)) is not None:
+            calls.append(call)
+        position, n = end + 1, n + 1
+    return calls
+
+
+def _call(name: str, written: str | None, path: str | None, turn: int, n: int) -> dict[str, Any] | None:
     """A file tool call written in a transcript, with an id made from where it stands."""
-    name, written, _, path = match.groups()
     if written is not None:
         try:
-            tool_input = _literal(ast.parse(written, mode="eval").body)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tool_input = _python_literal(written)
+        except UNPARSED:
             return None
         if not isinstance(tool_input, dict):
             return None

@@ -3,6 +3,10 @@
 A model acts on what it is told, by meaning, not on one exact sentence. The
 fake reads a request the same way, with the rules below; each is a set of
 regular expressions, compiled once, and each has limits written next to it.
+Every rule reads a text in time linear in its length: no pattern nests
+quantifiers or looks ahead over ``.*``; a request kind is a set of separate
+searches (``RequestKind``), a path or a folder is found from one scan of its
+run of characters, and the summary rule reads each clause once.
 
 **The instructions.** The latest instruction is the text of the last user
 message (its text blocks, not its tool results) without the material it
@@ -31,9 +35,11 @@ up": "sum"/"hand", one to four words, then "up", "off" or "over"):
 1. a conversation noun (conversation, transcript, chat, dialogue, discussion,
    session, exchange, history, messages, thread, context, with a determiner
    and adjectives such as "whole", "above"), followed by the end of the
-   clause, a function word ("so far", "in five lines", "for the next model")
-   or another such noun, but not by "of" or a content word ("the history of
-   a.py", "the conversation feature"): a summary;
+   clause, a function word ("so far", "in five lines", "for the next model",
+   "about a.py": a conversation about a file is a conversation) or another
+   such noun, but not by "of", a content word or the rest of a name ("the
+   history of a.py", "the conversation feature", "conversation.py", "the
+   chat.py module", "chat-log.md", "history/"): a summary;
 2. else a file or code ("a.py", "agents/", "each file", "the module", "the
    code", "the README", "the repo", "the project"): a task;
 3. else the work done ("what we did", "what's been done", "what happened",
@@ -53,10 +59,17 @@ results: mid-task, the model goes on working), and the system prompt's
 instruction reads as one ("You summarise conversations." with user "Go.").
 Tools offered or not, it makes no difference. Each instruction's reading is
 cached by its text, since the fake reads every request.
+**A negation** right before a summary word, "not", "never", "no", "don't",
+"doesn't", "didn't", "won't", "can't", "cannot", "shouldn't" or "mustn't"
+(then at most one of "yet", "ever", "again", "even", "to", "please"), makes
+that word ask for nothing: "Do not summarise yet.", "Don't summarise the
+conversation." and "No recap." are not summary requests. That is all
+a negation does: one anywhere else is not read ("Don't stop: summarise the
+conversation." is a summary request), nor is a refusal in other words
+("Skip the summary." is one too).
 Limits: it does not understand a summary asked without one of those words
-("Write notes so someone else can continue"), a negation ("do not summarise
-yet" is still a summary), or a pronoun whose antecedent is in an earlier
-message; a clause ends at ``.`` followed by a space, ``!``, ``?``, ``;`` or a
+("Write notes so someone else can continue"), or a pronoun whose antecedent
+is in an earlier message; a clause ends at ``.`` followed by a space, ``!``, ``?``, ``;`` or a
 line end.
 
 **The agent's requests** (``REQUEST_KINDS``; the fake agent's handlers take
@@ -109,12 +122,13 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from ..core.messages import blocks
 
-QUOTED = re.compile(r"<([A-Za-z][\w-]*)>.*</\1>", re.DOTALL)  # a tagged block, to its last closing tag
+TAG_MARK = re.compile(r"<(/?)([A-Za-z][\w-]*)>")  # an opening or a closing tag (``without_tagged_blocks``)
 MATERIAL_LINE = re.compile(  # a line of a conversation in another form: a dump, a repr, a speaker's turn
     r"""^.*(?:["']role["']\s*:|\b(?:Text|ToolUse|ToolResult)Block\().*$"""
     r"|^[ \t>#*_]*\[?(?:user|human|assistant|ai|claude|model|tool(?:[ _](?:result|call|use))?)\]?"
@@ -136,7 +150,7 @@ SUMMARY_WORD = re.compile(
 CLAUSE_END = re.compile(r"[!?;\n]|\.(?=\s|$)")
 _FILLER = (r"me|us|up|please|briefly|quickly|concisely|again|now|note|notes|summary|summaries|doc|document"
            r"|message|report|of|on|about|a|an|short|brief|quick|detailed|full|complete|concise|little|small")
-FILLERS = re.compile(rf"^(?:[\s,:—–-]|(?:{_FILLER})(?![\w./-]))*", _FLAGS)
+FILLERS = re.compile(rf"(?:[\s,:—–-]|(?:{_FILLER})(?![\w./-]))*", _FLAGS)
 _DETERMINER = r"(?:(?:the|this|that|these|those|our|your|my|all(?:\s+of)?(?:\s+the)?|whole)\s+)?"
 _ADJECTIVE = (r"(?:(?:whole|entire|full|complete|above|below|preceding|previous|following|current|recent|"
               r"last|earlier|long|chat|conversation)\s+){0,3}")
@@ -144,10 +158,12 @@ _CONVERSATION_NOUN = (r"(?:conversation|transcript|chat|dialogue|dialog|discussi
                       r"|messages?|thread|context|log)s?")
 _FOLLOWER = (r"(?=\s*(?:$|[^\w\s]|(?:so|above|below|in|into|for|to|up|until|till|we|i|you|that|which|with|as"
              r"|and|from|here|now|since|thus|is|was|has|have|had|between|like|while|before|after|without|but"
-             rf"|or|please|then|including|there|at|this|{_CONVERSATION_NOUN})\b))")
-CONVERSATION = re.compile(rf"{_DETERMINER}{_ADJECTIVE}{_CONVERSATION_NOUN}\b{_FOLLOWER}", _FLAGS)
-FILE_OR_CODE = re.compile(
-    r"[\w-]+\.\w+\b|\b\w[\w-]*/|\b(?:files?|modules?|code|codebase|functions?|class(?:es)?|readme|repo"
+             r"|or|please|then|including|there|at|this|about|regarding|concerning|on"
+             rf"|{_CONVERSATION_NOUN})\b))")
+_NOT_A_FILE = r"(?![./\\-]\w|/)"  # "conversation.py", "chat-log.md", "history/": the name of a file or a folder
+CONVERSATION = re.compile(rf"{_DETERMINER}{_ADJECTIVE}{_CONVERSATION_NOUN}\b{_NOT_A_FILE}{_FOLLOWER}", _FLAGS)
+FILE_OR_CODE = re.compile(  # "a.py" (a dot between a name and a word), "agents/" (a word, dashes, a slash), a noun
+    r"[\w-]\.\w|\w-*/|\b(?:files?|modules?|code|codebase|functions?|class(?:es)?|readme|repo"
     r"|repository|project|folders?|director(?:y|ies)|packages?|scripts?|docstrings?)\b", _FLAGS)
 WORK_DONE = re.compile(
     r"(?:what(?:'s|’s|\s+has|\s+have|\s+had)?\s+(?:(?:we|you|i)(?:'|’|\b)|been\b|happened\b|was\s+(?:done|said|"
@@ -155,40 +171,93 @@ WORK_DONE = re.compile(
     r"(?:the\s+)?(?:above|below)\b|so\s+far\b|up\s+(?:to|till|until)\s+now\b|(?:till|until)\s+now\b|to\s+date\b"
     r"|(?:(?:the|our|your|my)\s+)?(?:work|progress|steps\s+taken|changes\s+made)\b)", _FLAGS)
 PRONOUN = re.compile(r"(?:it|this|that|them|these|those|things)\b", _FLAGS)
+NEGATED = re.compile(  # a negation right before a summary word (at most NEGATION_REACH characters back)
+    r"\b(?:not|never|no|don['’]?t|doesn['’]?t|didn['’]?t|won['’]?t|can['’]?t|cannot|shouldn['’]?t|mustn['’]?t)"
+    r"\s+(?:(?:yet|ever|again|even|to|please)\s+)?$", _FLAGS)
+NEGATION_REACH = 40
 NOTHING = re.compile(r"(?:$|for\b|in\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a)\b"
                      r"|so\s+that\b|and\b|then\b|as\b|with(?:out)?\b|[^\w\s])", _FLAGS)
 
 
-def _as_summary(head: str, whole: str) -> bool:
-    """Rules 1-6 of the module docstring, for what follows one summary word."""
-    head = head[FILLERS.match(head).end():]
-    if CONVERSATION.match(head):
+def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int | None],
+                speaks: Callable[[], bool]) -> bool:
+    """Rules 1-6 of the module docstring, for what follows one summary word: ``text[start:end]``."""
+    if CONVERSATION.match(text, start, end):
         return True
-    if FILE_OR_CODE.search(head):
+    if first_file(start) is not None:
         return False
-    if WORK_DONE.match(head):
+    if WORK_DONE.match(text, start, end):
         return True
-    if PRONOUN.match(head):
-        return bool(CONVERSATION.search(whole) or WORK_DONE.search(whole))
-    return bool(NOTHING.match(head))
+    if PRONOUN.match(text, start, end):
+        return speaks()
+    return bool(NOTHING.match(text, start, end))
+
+
+def _first_from(pattern: re.Pattern[str], text: str, end: int) -> Callable[[int], int | None]:
+    """Where ``pattern`` first matches in ``text[start:end]``, for starts asked in increasing order: one
+    search serves every start up to the match it found, so a clause is searched once, not once a word."""
+    found: list[tuple[int, int | None]] = []  # (searched from, first match there or None)
+
+    def first(start: int) -> int | None:
+        if found and found[0][0] <= start and (found[0][1] is None or found[0][1] >= start):
+            return found[0][1]
+        match = pattern.search(text, start, end)
+        found[:] = [(start, match.start() if match else None)]
+        return found[0][1]
+    return first
 
 
 @lru_cache(maxsize=2_048)
 def asks_for_summary(instruction: str) -> bool:
     """Whether an instruction's text (already without quoted material) asks for a summary of the
-    conversation: the module's rule, over its sentences that are not capability descriptions."""
+    conversation: the module's rule, over its sentences that are not capability descriptions. Linear
+    in the text: clause ends are found once, each clause's first file mention once, and a run of
+    fillers shared by several summary words ("summary summary ... x") is read once."""
     said = " ".join(s for s in SENTENCE.split(instruction) if s and not CAPABILITY.search(s))
+    ends = [m.start() for m in CLAUSE_END.finditer(said)]
+    clauses: dict[int, Callable[[int], int | None]] = {}
+    fillers = (-1, -1, -1)  # the latest run of fillers read: (from, to, clause end)
+    spoken: list[bool] = []
+
+    def speaks() -> bool:
+        if not spoken:
+            spoken.append(bool(CONVERSATION.search(said) or WORK_DONE.search(said)))
+        return spoken[0]
     for word in SUMMARY_WORD.finditer(said):
-        rest = said[word.end():]
-        end = CLAUSE_END.search(rest)
-        if _as_summary(word.group("inner") or (rest[:end.start()] if end else rest), said):
+        if NEGATED.search(said, max(0, word.start() - NEGATION_REACH), word.start()):
+            continue
+        if (inner := word.group("inner")):
+            head = FILLERS.match(inner).end()
+            if _as_summary(inner, head, len(inner), _first_from(FILE_OR_CODE, inner, len(inner)), speaks):
+                return True
+            continue
+        start = word.end()
+        end = ends[at] if (at := bisect_left(ends, start)) < len(ends) else len(said)
+        if not (fillers[0] <= start <= fillers[1] and fillers[2] == end):
+            fillers = (start, FILLERS.match(said, start, end).end(), end)
+        first_file = clauses.setdefault(end, _first_from(FILE_OR_CODE, said, end))
+        if _as_summary(said, fillers[1], end, first_file, speaks):
             return True
     return False
 
 
+def without_tagged_blocks(said: str) -> str:
+    """``said`` without its tagged blocks: each from an opening tag to the last closing tag of its name,
+    left to right, found with one scan of the tags."""
+    tags = list(TAG_MARK.finditer(said))
+    last_close = {tag.group(2): tag.start() for tag in tags if tag.group(1)}
+    kept, cursor = [], 0
+    for tag in tags:
+        close = last_close.get(tag.group(2), -1)
+        if not tag.group(1) and tag.start() >= cursor and close >= tag.end():
+            kept.append(said[cursor:tag.start()])
+            cursor = close + len(tag.group(2)) + 3
+    return "".join(kept) + said[cursor:]
+
+
 def instruction_text(said: str) -> str:
     """What an instruction says, without the tagged blocks and the conversation lines it quotes."""
-    return MATERIAL_LINE.sub("", QUOTED.sub("", said)).strip()
+    return MATERIAL_LINE.sub("", without_tagged_blocks(said)).strip()
 
 
 def latest_instruction(body: dict[str, Any]) -> str:
@@ -234,64 +303,131 @@ def offered_tools(body: dict[str, Any]) -> frozenset[str]:
 # --- the agent's request kinds ---------------------------------------------------------------
 # A named group ``folder2`` fills the handler's argument ``folder``: alternatives cannot share a name.
 
-_PATH = r"(?P<path>[\w.-]+(?:/[\w.-]+)*\.py)\b"
+_PATH = (r"(?<![\w.-])(?<![\w.-]/)"  # only where a run of path characters starts (or after "//"): linear
+         r"(?P<path>[\w.-](?:[\w.-]|/(?=[\w.-]))*(?<!/)\.py)\b")
 _TAG = r"[`'\"]?\b(?:version[\s_-]?tag)\b[`'\"]?"
 _NOT_FOLDER = (r"(?!(?:detail|total|order|full|short|brief|general|it|them|this|that|there|here|each|every|all"
                r"|the|a|an|memory|mind|one|lines?|files?|python|code)\b)")
+_FLAGS_ALL = re.IGNORECASE | re.DOTALL
 
 
-def _folder(prepositions: str = r"in|under|inside|within|across|of|for|from") -> str:
+class Found:
+    """What a request kind found: its named arguments, read like a match's (``found["path"]``,
+    ``found.group("path")``, ``found.groupdict()``), and where the part that decided it starts."""
+
+    def __init__(self, groups: dict[str, str | None], start: int = 0) -> None:
+        self.groups, self.at = groups, start
+
+    def __getitem__(self, name: str) -> str | None:
+        return self.groups[name]
+
+    def group(self, name: str) -> str | None:
+        return self.groups[name]
+
+    def groupdict(self) -> dict[str, str | None]:
+        return dict(self.groups)
+
+    def start(self) -> int:
+        return self.at
+
+
+class _Names:
+    """``name/`` not followed by a file name: each chain of names (``a/b-c/d``) is found once, then its
+    slashes are tried from the last, as the greedy pattern would, so a long run costs linear time."""
+    CHAIN = re.compile(r"\b\w(?:[\w-]|/(?=\w))*")
+    FILE_NAME = re.compile(r"[\w.-]*\.\w")
+
+    def search(self, text: str) -> Found | None:
+        for chain in self.CHAIN.finditer(text):
+            slashes = [m.start() for m in re.finditer("/", text[chain.start():chain.end() + 1])]
+            for slash in reversed(slashes):
+                if not self.FILE_NAME.match(text, chain.start() + slash + 1):
+                    return Found({"folder1": text[chain.start():chain.start() + slash]}, chain.start())
+        return None
+
+
+class _Earliest:
+    """The leftmost of several parts' matches, the first part on a tie: an alternation, part by part."""
+
+    def __init__(self, *parts: Any) -> None:
+        self.parts = parts
+
+    def search(self, text: str) -> Found | None:
+        found = [(m.start(), n, m) for n, part in enumerate(self.parts) if (m := part.search(text)) is not None]
+        return Found(min(found)[2].groupdict(), min(found)[0]) if found else None
+
+
+def _folder(prepositions: str = r"in|under|inside|within|across|of|for|from") -> _Earliest:
     """A folder: ``name/`` (not ``name/file.ext``), ``the name folder``, or ``<preposition> name`` ending
     the clause."""
-    return (r"(?:[`'\"]?\b(?P<folder1>\w[\w-]*(?:/\w[\w-]*)*)/(?![\w.-]*\.\w)"
-            r"|\b(?P<folder2>\w[\w-]*)\s+(?:folder|directory|dir)\b"
-            rf"|\b(?:{prepositions})\s+(?:the\s+)?{_NOT_FOLDER}[`'\"]?(?P<folder3>\w[\w-]*)[`'\"]?"
-            r"(?=\s*(?:[.,;:!?]|$|(?:and|then|to|for|please|now)\b)))")
+    return _Earliest(
+        _Names(),
+        re.compile(r"(?<![\w-])-*(?=\w)(?P<folder2>\w[\w-]*)\s+(?:folder|directory|dir)\b", re.IGNORECASE),
+        re.compile(rf"\b(?:{prepositions})\s+(?:the\s+)?{_NOT_FOLDER}[`'\"]?(?P<folder3>\w[\w-]*)[`'\"]?"
+                   r"(?=\s*(?:[.,;:!?]|$|(?:and|then|to|for|please|now)\b))", re.IGNORECASE))
+
+
+class RequestKind:
+    """One of the agent's requests: every part found somewhere in the text, each by its own search
+    (none over ``.*``), and none of ``absent``. Its arguments are the parts' named groups, in order."""
+
+    def __init__(self, name: str, *parts: Any, absent: re.Pattern[str] | None = None) -> None:
+        self.name, self.parts, self.absent = name, parts, absent
+
+    def __repr__(self) -> str:
+        return f"RequestKind({self.name})"
+
+    def search(self, text: str) -> Found | None:
+        if self.absent is not None and self.absent.search(text):
+            return None
+        groups: dict[str, str | None] = {}
+        for part in self.parts:
+            if (match := part.search(text)) is None:
+                return None
+            groups.update(match.groupdict())
+        return Found(groups)
+
+
+def _words(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, _FLAGS_ALL)
 
 
 _VALUE = (r"""(?:"(?P<value1>[^"]+)"|'(?P<value2>[^']+)'|`(?P<value3>[^`]+)`"""
           r"|(?P<value4>(?=[\w.-]*[\d_-])[\w.-]*\w))")
-READ_ALL = re.compile(
-    rf"^(?=.*?\b(?:read|summari[sz]e|describe|explain|go\s+through|look\s+(?:at|through)|tell\s+me|what\s+does"
-    rf"|summary)\b)(?=.*?\b(?:every|each|all)\b)(?=.*?(?:\bfiles?\b|\bmodules?\b|\.py\b))(?=.*?{_folder()})",
-    re.IGNORECASE | re.DOTALL)
-EDIT = re.compile(  # each gap bounded and on one line, so a long text costs linear time, not cubic
-    rf"^(?=.*?{_PATH})(?=.*?\b(?:change|set|update|bump|make|switch|modify)\b[^\n]{{0,120}}?{_TAG}"
-    rf"[^\n]{{0,120}}?(?:\bto\b|=)\s*{_VALUE})",
-    re.IGNORECASE | re.DOTALL)
-RECALL_TAG = re.compile(
-    rf"^(?=.*?{_PATH})(?=.*?{_TAG})(?=.*?\bwithout\s+(?:opening|reading|looking\s+at|checking)\b)",
-    re.IGNORECASE | re.DOTALL)
-ASK_TAG = re.compile(
-    rf"^(?=.*?{_PATH})(?=.*?{_TAG})"
-    r"(?=.*?(?:\b(?:what|tell|show|give|which|report|print|know|check)\b|\?))",
-    re.IGNORECASE | re.DOTALL)
-COUNT = re.compile(
-    rf"^(?!.*\btodos?\b)(?=.*?\b(?:count|how\s+many|number\s+of|total|tally)\b)(?=.*?\blines?\b)(?=.*?{_folder()})",
-    re.IGNORECASE | re.DOTALL)
-SEARCH = re.compile(
-    rf"^(?=.*?\btodos?\b)(?=.*?\b(?:search|find|grep|look|list|show|scan|count|any|where|how\s+many)\b)"
-    rf"(?=.*?(?:{_folder()}|\b(?:search|grep|scan|check)\s+(?:the\s+)?(?P<folder4>\w[\w-]*)\s+for\b))",
-    re.IGNORECASE | re.DOTALL)
-FIRST_CHANGE = re.compile(
-    r"^(?=.*?\b(?:which|what)\b)(?=.*?\bfiles?\b)(?=.*?\bfirst\b)(?=.*?\b(?:change|edit|modify|update)\b)",
-    re.IGNORECASE | re.DOTALL)
-RECALL_RULE = re.compile(
-    rf"^(?=.*?\b(?:what|remind|which)\b)(?=.*?\b(?:tell|told|say|said|instruct\w*|rules?|ask(?:ed)?)\b)"
-    rf"(?=.*?{_folder('about|for|regarding|on|concerning')})", re.IGNORECASE | re.DOTALL)
+READ_ALL = RequestKind(
+    "READ_ALL", _words(r"\b(?:read|summari[sz]e|describe|explain|go\s+through|look\s+(?:at|through)|tell\s+me"
+                       r"|what\s+does|summary)\b"),
+    _words(r"\b(?:every|each|all)\b"), _words(r"\bfiles?\b|\bmodules?\b|\.py\b"), _folder())
+EDIT = RequestKind(  # each gap bounded and on one line, so a long text costs linear time
+    "EDIT", _words(_PATH), _words(rf"\b(?:change|set|update|bump|make|switch|modify)\b[^\n]{{0,120}}?{_TAG}"
+                                  rf"[^\n]{{0,120}}?(?:\bto\b|=)\s*{_VALUE}"))
+RECALL_TAG = RequestKind("RECALL_TAG", _words(_PATH), _words(_TAG),
+                         _words(r"\bwithout\s+(?:opening|reading|looking\s+at|checking)\b"))
+ASK_TAG = RequestKind("ASK_TAG", _words(_PATH), _words(_TAG),
+                      _words(r"\b(?:what|tell|show|give|which|report|print|know|check)\b|\?"))
+COUNT = RequestKind("COUNT", _words(r"\b(?:count|how\s+many|number\s+of|total|tally)\b"), _words(r"\blines?\b"),
+                    _folder(), absent=_words(r"\btodos?\b"))
+SEARCH = RequestKind(
+    "SEARCH", _words(r"\btodos?\b"), _words(r"\b(?:search|find|grep|look|list|show|scan|count|any|where|how\s+many)\b"),
+    _Earliest(_folder(), _words(r"\b(?:search|grep|scan|check)\s+(?:the\s+)?(?P<folder4>\w[\w-]*)\s+for\b")))
+FIRST_CHANGE = RequestKind("FIRST_CHANGE", _words(r"\b(?:which|what)\b"), _words(r"\bfiles?\b"), _words(r"\bfirst\b"),
+                           _words(r"\b(?:change|edit|modify|update)\b"))
+RECALL_RULE = RequestKind(
+    "RECALL_RULE", _words(r"\b(?:what|remind|which)\b"), _words(r"\b(?:tell|told|say|said|instruct\w*|rules?|ask(?:ed)?)\b"),
+    _folder("about|for|regarding|on|concerning"))
 INSTRUCTION = re.compile(
     r"\b(?:from\s+now\s+on|going\s+forward|from\s+here\s+on(?:\s+out)?|henceforth|in\s+(?:the\s+)?future)"
     r"\s*[,:]?\s*(?P<rule>.+)", re.IGNORECASE)
 NEVER_EDIT = re.compile(
     r"\b(?:never|do\s+not|don't|don’t)\s+(?:ever\s+)?(?:edit|change|modify|touch|write\s+to)\s+"
     r"(?:anything|any\s+files?|files?)?\s*(?:under|in|inside|within)?\s*(?:the\s+)?"
-    r"(\w[\w-]*(?:/\w[\w-]*)*)(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
+    r"(\w(?:[\w-]|/(?=\w))*)(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
 SAVE = re.compile(r"\b(?:save|store|write|record|put)\b[^\n]{0,200}?\b(?:to|in|into)\s+(?:your\s+|the\s+)?memory\b",
                   re.IGNORECASE)
 REQUEST_KINDS = (READ_ALL, EDIT, RECALL_TAG, ASK_TAG, COUNT, SEARCH, FIRST_CHANGE, RECALL_RULE, INSTRUCTION, SAVE)
 
 
-def request_arguments(match: re.Match[str]) -> dict[str, str]:
+def request_arguments(match: re.Match[str] | Found) -> dict[str, str]:
     """A match's named arguments: ``folder1``..``folderN`` fill ``folder``, the first that matched."""
     found: dict[str, str] = {}
     for name, value in match.groupdict().items():
@@ -301,7 +437,7 @@ def request_arguments(match: re.Match[str]) -> dict[str, str]:
 
 
 @lru_cache(maxsize=4_096)
-def request_kind(said: str) -> tuple[re.Pattern[str], dict[str, str]] | None:
+def request_kind(said: str) -> tuple[RequestKind | re.Pattern[str], dict[str, str]] | None:
     """The first of ``REQUEST_KINDS`` a request's text matches, with its arguments; None for none."""
     for pattern in REQUEST_KINDS:
         if (match := pattern.search(said)):

@@ -38,7 +38,7 @@ PREVIOUS_DECISION = re.compile(r"^- Decision: (.+)$", re.MULTILINE)
 PREVIOUS_FILE = re.compile(r"^- (read|edited): (\S+)$", re.MULTILINE)
 PREVIOUS_ERROR = re.compile(r"^- Error: (.+)$", re.MULTILINE)
 HEADING = re.compile(r"^\d+\. (.+)$", re.MULTILINE)
-QUOTED_SUMMARY = re.compile(r"<(previous_summary|draft_summary)>\n(.*?)\n</\1>", re.DOTALL)
+QUOTED_SUMMARY = re.compile(r"<(previous_summary|draft_summary)>\n")  # opens a quoted summary (``quoted_summaries``)
 QUOTED_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
 GIST_WORDS = 8   # a lossy gist keeps at most this many words
 LOSSY_BUDGET = 3  # a lossy summary keeps only this many of the most recent requests, notes, files, decisions
@@ -50,8 +50,8 @@ def summarise_text(request_text: str, style: SummaryStyle = "extractive") -> str
     """A summary built only from ``request_text``: extractive, or ``"lossy"`` (the module's rule)."""
     if style not in ("extractive", "lossy"):
         raise ValueError(f"summary style must be 'extractive' or 'lossy', not {style!r}")
-    quoted = [{"role": "user", "content": body} for _, body in QUOTED_SUMMARY.findall(request_text)]
-    messages = quoted + conversation_messages(QUOTED_SUMMARY.sub("", request_text))
+    quoted, rest = quoted_summaries(request_text)
+    messages = [{"role": "user", "content": body} for body in quoted] + conversation_messages(rest)
     goals, notes, plans, decisions, files, errors = [], {}, {}, [], {}, []
     state = None  # (goal, finished)
     for message in messages:
@@ -96,6 +96,24 @@ def summarise_text(request_text: str, style: SummaryStyle = "extractive") -> str
     if headings:
         return _render_sections(headings, goals, notes, plans, decisions, files, errors, state, focus)
     return _render(goals, notes, plans, decisions, files, state, focus)
+
+
+def quoted_summaries(request_text: str) -> tuple[list[str], str]:
+    """The summaries quoted in ``<previous_summary>``/``<draft_summary>`` tags, each to the first closing tag
+    of its name on a line of its own, and the text without them. Once a closing tag is missing, later
+    openings of that name cannot close either, so the text is read in linear time."""
+    bodies, kept, cursor, missing = [], [], 0, set()
+    for opening in QUOTED_SUMMARY.finditer(request_text):
+        name = opening.group(1)
+        if opening.start() < cursor or name in missing:
+            continue
+        if (close := request_text.find(f"\n</{name}>", opening.end())) < 0:
+            missing.add(name)
+            continue
+        bodies.append(request_text[opening.end():close])
+        kept.append(request_text[cursor:opening.start()])
+        cursor = close + len(name) + 4
+    return bodies, "".join(kept) + request_text[cursor:]
 
 
 def gist(said: str) -> str:
