@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness import assistant, text, tool_result, tool_use, user
+from harness.core.messages import NO_PREFILL
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
 from harness.fake.request import KNOWN_COUNT, KNOWN_CREATE
@@ -46,12 +47,13 @@ def send(body: Any, count: bool = False) -> Any:
 
 
 def assert_names(outcome: Any, field: str) -> None:
-    """A reply, or a 400 (404 for an unknown model) whose message starts with ``field``."""
+    """A reply, or a 400 (404 for an unknown model) whose message starts with ``field``; the one fault the
+    API reports without naming a field, a history that ends with the assistant, has the API's wording."""
     if isinstance(outcome, anthropic.APIStatusError):
         message = outcome.body["error"]["message"]
         assert outcome.status_code in (400, 404), message
         assert outcome.status_code == 400 or field == "model", message
-        assert message.startswith(field), (field, message)
+        assert message.startswith(field) or (field == "messages" and message.startswith(NO_PREFILL)), (field, message)
     else:
         assert isinstance(outcome, (anthropic.types.Message, anthropic.types.MessageTokensCount))
 
@@ -160,3 +162,12 @@ def test_the_valid_body_and_its_optional_fields_are_served():
               "stream": False, "tool_choice": {"type": "auto", "disable_parallel_tool_use": True}}
     assert isinstance(send({**VALID, **extras}), anthropic.types.Message)
     assert isinstance(send({**VALID, "system": [text("You are terse.")]}), anthropic.types.Message)
+
+
+def test_a_history_that_ends_with_the_assistant_gets_the_apis_wording():
+    messages = copy.deepcopy(HISTORY)
+    messages[-1]["role"] = "assistant"  # what the property above once drew
+    outcome = send({**VALID, "messages": messages})
+    assert isinstance(outcome, anthropic.BadRequestError)
+    assert outcome.body["error"]["message"].startswith(NO_PREFILL)
+    assert_names(outcome, "messages")
