@@ -83,8 +83,7 @@ class FakeModel:
             return httpx2.Response(200, json=serve_context_managed(
                 body, request.headers.get("anthropic-beta", ""), lambda b: self.reply(b, request_id), request_tokens))
         except RequestRejected as error:  # a bad edit too (EditRejected)
-            return httpx2.Response(error.status, json={
-                "type": "error", "error": {"type": error.kind, "message": str(error)}})
+            return httpx2.Response(error.status, json=error.body())
         except Exception as error:  # a fault of the fake itself: an HTTP 500, never a broken transport
             return httpx2.Response(500, json={"type": "error", "error": {
                 "type": "api_error", "message": f"the offline fake failed: {type(error).__name__}: {error}"}})
