@@ -198,17 +198,16 @@ def test_thresholds_in_tokens_or_as_a_fraction_of_the_window():
     assert resolve_threshold(8_000, "any-model") == 8_000
     assert resolve_threshold(0.04, "claude-sonnet-4-5") == 8_000
     assert resolve_threshold(0.8, "claude-sonnet-5") == 800_000
-    assert resolve_threshold(0.29, "claude-opus-4-1") == 58_000   # rounded, not floored
+    assert resolve_threshold(0.29, "claude-opus-4-5") == 58_000   # rounded, not floored
     assert resolve_threshold(1.0, "claude-haiku-4-5") == 200_000
 
 
-def test_dated_model_ids_use_their_base_name_and_unlisted_models_are_never_guessed():
-    assert context_window("claude-sonnet-4-5-20250929") == 200_000
-    assert context_window("claude-sonnet-4-20250514") == 200_000
-    assert context_window("my-model-20260101", {"my-model": 50_000}) == 50_000
+def test_the_sdks_dated_ids_are_listed_and_unlisted_models_are_never_guessed():
+    assert context_window("claude-sonnet-4-5-20250929") == 200_000  # named by the SDK, as is its alias
     assert resolve_threshold(0.5, "small", {"small": 10_000}) == 5_000
-    with pytest.raises(ValueError):
-        context_window("claude-opus-4-3")  # not listed: no fall back to claude-opus-4
+    for unknown in ("claude-opus-4-3", "claude-sonnet-4-20250514", "claude-sonnet-4-5-20990101", "claude-opus-4-1"):
+        with pytest.raises(ValueError):
+            context_window(unknown)  # not listed (or no longer): no fall back to a near name
 
 
 @pytest.mark.parametrize("bad", [0, -1, 0.0, 1.5, -0.2, True, "8000", None])
