@@ -8,6 +8,7 @@ import pytest
 
 from harness import (CompactionConfig, assistant, build_summary_request, count_tokens, exact_tokens,
                      placeholder, summarise, text, tool_result, tool_use, user)
+from harness.core.messages import InvalidHistory, validate_messages
 from harness.core.tokens import block_tokens
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel, fake_client
@@ -82,12 +83,16 @@ def test_broken_histories_get_http_400_naming_the_violation(case):
     assert error.status_code == 400
     assert error.body["error"]["type"] == "invalid_request_error"
     message = error.body["error"]["message"]
-    assert f"[{rule}: messages[{index}]" in message  # after the API's own wording
+    with pytest.raises(InvalidHistory) as raised:  # our rule, where and tool id: on core's error, not the 400's
+        validate_messages(messages)
+    assert (raised.value.rule, raised.value.index, raised.value.tool_id) == (rule, index, tool_id)
+    assert message == raised.value.api_message  # the API's own wording, nothing after it
     if tool_id:
-        assert f"tool id {tool_id}" in message
+        assert tool_id in message
     assert model.requests == []  # rejected before the model ran
-    with pytest.raises(anthropic.BadRequestError, match=rule):  # the count endpoint checks too
+    with pytest.raises(anthropic.BadRequestError) as counted:  # the count endpoint checks too
         model.client().messages.count_tokens(model=MODEL, messages=messages)
+    assert counted.value.body["error"]["message"] == message
 
 
 def test_tools_without_a_schema_are_refused():

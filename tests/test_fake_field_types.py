@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness import assistant, text, tool_result, tool_use, user
-from harness.core.messages import BLOCK_FIELDS, MAX_DEPTH, MESSAGE_FIELDS
+from harness.core.messages import BLOCK_FIELDS, MAX_DEPTH, MESSAGE_FIELDS, InvalidHistory, validate_messages
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
 
@@ -210,7 +210,7 @@ def test_a_compaction_block_the_fake_returns_goes_back_verbatim():
 
 ASK = user("a")
 USE = assistant([tool_use("t1", "bash", {"command": "ls"})])
-API_WORDS = {  # history: (the start of the API's 400 message, our rule and where, after it)
+API_WORDS = {  # history: (the start of the API's 400 message, our rule and where, as InvalidHistory names them)
     "unanswered tool_use": ([ASK, USE, user("b")], "messages.1: `tool_use` ids were found without `tool_result` "
                             "blocks immediately after: t1. Each `tool_use` block must have a corresponding "
                             "`tool_result` block in the next message.", "[tool_use_answered: messages[1], tool id t1]"),
@@ -247,12 +247,16 @@ API_WORDS = {  # history: (the start of the API's 400 message, our rule and wher
 
 @pytest.mark.parametrize("case", API_WORDS)
 def test_a_broken_history_is_refused_in_the_apis_words(case):
+    """The 400 says what the API says and nothing more; our rule's name stays on core's InvalidHistory."""
     messages, words, ours = API_WORDS[case]
     with pytest.raises(anthropic.BadRequestError) as info:
         FakeModel().client().messages.create(model=MODEL, max_tokens=100, messages=messages)
     message = info.value.body["error"]["message"]
-    assert message.startswith(words), message
-    assert ours in message.removeprefix(words)
+    with pytest.raises(InvalidHistory) as raised:
+        validate_messages(messages)
+    assert message.startswith(words) and message == raised.value.api_message, message
+    assert f"[{raised.value.rule}: {raised.value.where}]".startswith(ours)
+    assert "[" not in message and info.value.details is None and "details" not in info.value.body["error"]
 
 
 def test_a_fault_of_the_fake_itself_is_a_500_not_a_broken_connection(monkeypatch):

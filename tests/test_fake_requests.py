@@ -144,7 +144,7 @@ MALFORMED = {  # named cases: (body, the field the error must name)
     "an unknown field": ({**VALID, "response_format": {"type": "json"}}, "response_format"),
     "a known field the fake does not serve": ({**VALID, "thinking": {"type": "enabled", "budget_tokens": 1024}},
                                               "thinking"),
-    "stream": ({**VALID, "stream": True}, "stream"),
+    "stream not a boolean": ({**VALID, "stream": "yes"}, "stream"),
 }
 
 

@@ -186,7 +186,7 @@ def test_run_agent_ends_rounds_with_the_finish_it_is_given(tmp_path):
     assert session.ask(READ_AGENTS).stop == "compact"
     with pytest.raises(InvalidHistory):
         validate_messages(session.messages)  # the summary, then a tool_result that answers nothing
-    with pytest.raises(anthropic.BadRequestError, match="tool_result_answers_previous"):
+    with pytest.raises(anthropic.BadRequestError, match="unexpected `tool_use_id` found in `tool_result` blocks"):
         session.ask("What is VERSION_TAG in agents/s01_agent_loop.py?")
 
 

@@ -51,7 +51,9 @@ def test_exercise_1s_history_is_refused_by_the_fake_server_for_the_rule_it_is_ju
     history = STEP["third_broken_history"].reference()
     with pytest.raises(anthropic.BadRequestError) as refused:
         FakeModel().client().messages.create(model=DEFAULT_MODEL, max_tokens=100, messages=history)
-    assert refused.value.status_code == 400 and "tool_results_first" in refused.value.body["error"]["message"]
+    assert refused.value.status_code == 400  # in the API's words: a result after text does not answer the call
+    assert "`tool_use` ids were found without `tool_result` blocks immediately after" in refused.value.body["error"][
+        "message"]
     assert why_refused(STEP["third_broken_history"].reference, ()) == {"refused by": "tool_results_first",
                                                                        "compact answered": True}
 

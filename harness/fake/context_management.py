@@ -92,7 +92,7 @@ def serve_context_managed(body: dict[str, Any], betas: str, reply: Callable[[dic
     if managed.paused:
         request_id = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
         response = {"id": "msg_" + request_id[:24], "type": "message", "role": "assistant", "model": body["model"],
-                    "content": [], "stop_reason": "compaction", "stop_sequence": None,
+                    "content": [], "stop_reason": "compaction", "stop_sequence": None, "stop_details": None,
                     "usage": {"input_tokens": 0, "output_tokens": 0}}
     else:
         response = reply(managed.body)

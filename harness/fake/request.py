@@ -8,7 +8,7 @@ the API's sentence where it names no field (an assistant message last):
   real API's wording (public reports: ``response_format: ...``, ``messages.0.name: ...``).
   What the API knows is what the installed SDK's request types declare, plus
   ``temperature``, ``top_p`` and ``top_k``. A field the API knows but the fake does
-  not implement (``thinking``, ``stream: true``, ``stop_sequences``, a forced
+  not implement (``thinking``, ``stop_sequences``, a forced
   ``tool_choice``, ...) is refused too, as ``<field>: not supported by the offline fake``;
 - a wrong type or value: 400 in pydantic's words (``Field required``, ``Input should be
   a valid integer``). The real API answers in them where reports show it (extra inputs,
@@ -18,17 +18,14 @@ the API's sentence where it names no field (an assistant message last):
 - a message or block with a field it does not have, a field of the wrong type, a value JSON
   cannot carry, or a history that breaks the API's rules: 400 in the API's words where public
   reports quote them (``messages.3: `tool_use` ids were found without `tool_result` blocks
-  immediately after: ...``), then ``[<rule>: messages[N], block M]``: ``core.messages`` holds the
+  immediately after: ...``), and nothing more (the API names no rule): ``core.messages`` holds the
   rules, the one table of the fields a block may have, and the sources of the wordings;
 - an unknown model: 404 ``not_found_error``, ``model: <id>``, as the API answers;
 - ``max_tokens`` above the model's maximum output (``core.models.max_output``): 400
   ``max_tokens: N > M, which is the maximum allowed number of output tokens for <model>``;
-- input over the window: 400 ``prompt is too long: N tokens > M maximum``; input plus
-  ``max_tokens`` over it: 400 ``input length and `max_tokens` exceed context limit: I + O > M,
-  decrease input length or `max_tokens` and try again``. Input is ``request_tokens``, the
-  fake's count; input + ``max_tokens`` equal to the window passes.
+- input over the window: ``window``'s to check, on the request the model sees.
 
-The last three wordings are the real API's, as quoted in public bug reports.
+The last two wordings are the real API's, as quoted in public bug reports.
 """
 from __future__ import annotations
 
@@ -95,7 +92,7 @@ def read_body(content: bytes) -> Any:
 
 def check_request(body: Any, *, count: bool = False) -> None:
     """Raise RequestRejected for anything the real API would refuse in a create (or count_tokens) body,
-    the window aside: that is ``check_window``, on the request the model sees."""
+    the window aside: that is ``window.output_room``, on the request the model sees."""
     if not isinstance(body, dict):
         raise invalid("body", "Input should be a valid dictionary")
     known, served = (KNOWN_COUNT, SERVED_COUNT) if count else (KNOWN_CREATE, SERVED_CREATE)
@@ -122,20 +119,6 @@ def check_request(body: Any, *, count: bool = False) -> None:
     if not count and body["max_tokens"] > max_output(body["model"]):
         raise invalid("max_tokens", f"{body['max_tokens']} > {max_output(body['model'])}, which is the maximum "
                                     f"allowed number of output tokens for {body['model']}")
-
-
-def check_window(body: dict[str, Any], window: int | None = None, used: int | None = None) -> None:
-    """Raise RequestRejected unless the input (``used`` tokens, counted here if not given), and the input
-    plus ``max_tokens``, fit the model's window (or ``window`` tokens, when given)."""
-    window = window or context_window(body["model"])
-    used = request_tokens(body) if used is None else used
-    wanted = body["max_tokens"]
-    if used > window:
-        raise RequestRejected(400, "invalid_request_error", f"prompt is too long: {used} tokens > {window} maximum")
-    if used + wanted > window:
-        raise RequestRejected(400, "invalid_request_error",
-                              f"input length and `max_tokens` exceed context limit: {used} + {wanted} > {window}, "
-                              "decrease input length or `max_tokens` and try again")
 
 
 def request_tokens(body: dict[str, Any]) -> int:
@@ -287,11 +270,8 @@ def _check_options(body: dict[str, Any]) -> None:
     _check_keys("metadata", metadata, {"user_id"})
     if not isinstance(metadata.get("user_id", ""), (str, type(None))):
         raise invalid("metadata.user_id", "Input should be a valid string")
-    stream = body.get("stream", False)
-    if not isinstance(stream, bool):
+    if not isinstance(body.get("stream", False), bool):
         raise invalid("stream", "Input should be a valid boolean")
-    if stream:
-        raise invalid("stream", f"{NOT_IN_FAKE}: it answers whole messages only")
 
 
 def _check_messages(messages: Any) -> None:
@@ -316,6 +296,6 @@ def _check_messages(messages: Any) -> None:
 
 
 def invalid_history(error: InvalidHistory) -> RequestRejected:
-    """The 400 for a history fault: the API's words (``messages.2.content.0: unexpected `tool_use_id` ...``),
-    then our rule and where, in brackets."""
-    return RequestRejected(400, "invalid_request_error", f"{error.api_message} [{error.rule}: {error.where}]")
+    """The 400 for a history fault, in the API's words alone (``messages.2.content.0: unexpected `tool_use_id`
+    ...``): the API sends no rule name, so neither does the fake (``InvalidHistory.rule`` keeps ours)."""
+    return RequestRejected(400, "invalid_request_error", error.api_message)

@@ -30,9 +30,14 @@ from .agent import Action, action_blocks, decide
 from .context_management import serve_context_managed
 from .judgement import compaction_call, near_limit
 from .memory import API_MEMORY_INSTRUCTIONS, records_as_it_goes
+from .capabilities import check_capabilities
+from .models_api import serve_models
 from .output import cap_output
 from .reading import is_summary_request, offered_tools, summary_material, system_text
-from .request import MEMORY_TYPE, RequestRejected, check_request, check_window, read_body, request_tokens
+from .request import MEMORY_TYPE, RequestRejected, check_request, read_body, request_tokens
+from .streaming import canonical, sse_body
+from .threads import ThreadStore
+from .window import WINDOW_STOP, output_room
 from .summarizer import SummaryStyle, summarise_text
 from .view import build_view
 
@@ -57,6 +62,7 @@ class FakeModel:
     empty_summaries: bool = False
     summary_style: SummaryStyle = "extractive"  # "lossy": a summariser that distorts, as a control (chapter 03)
     requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "count", in order
+    threads: ThreadStore = field(default_factory=ThreadStore)  # the message threads it holds (chapter 10)
 
     def __post_init__(self) -> None:
         policy = self.compact_policy
@@ -72,25 +78,49 @@ class FakeModel:
         return client
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
+        """The HTTP side: ``POST /v1/messages`` (JSON, or server-sent events for ``stream: true``),
+        ``POST /v1/messages/count_tokens``, ``GET /v1/models`` and ``GET /v1/models/{id}``; any other
+        route is a 404. Every fault is an HTTP error before a reply starts."""
         try:
-            body = read_body(request.content)
-            if request.url.path.endswith("/count_tokens"):
+            route = (request.method, request.url.path.removesuffix("/"))
+            if route[0] == "GET" and (route[1] == "/v1/models" or route[1].startswith("/v1/models/")):
+                return httpx2.Response(200, json=serve_models(route[1], request.url.query,
+                                                                 request.headers.get("anthropic-beta", "")))
+            if route == ("POST", "/v1/messages/count_tokens"):
+                body = read_body(request.content)
                 self.requests.append("count")
                 check_request(body, count=True)
                 return httpx2.Response(200, json={"input_tokens": request_tokens(body)})
-            check_request(body)
-            request_id = hashlib.sha256(request.content).hexdigest()  # chapter 10: context management first
-            return httpx2.Response(200, json=serve_context_managed(
-                body, request.headers.get("anthropic-beta", ""), lambda b: self.reply(b, request_id), request_tokens))
+            if route != ("POST", "/v1/messages"):
+                raise RequestRejected(404, "not_found_error", f"{route[0]} {route[1]}: the offline fake serves no "
+                                      "such route")
+            return self.messages(request, read_body(request.content))
         except RequestRejected as error:  # a bad edit too (EditRejected)
             return httpx2.Response(error.status, json=error.body())
         except Exception as error:  # a fault of the fake itself: an HTTP 500, never a broken transport
             return httpx2.Response(500, json={"type": "error", "error": {
                 "type": "api_error", "message": f"the offline fake failed: {type(error).__name__}: {error}"}})
 
+    def messages(self, request: httpx2.Request, body: Any) -> httpx2.Response:
+        """``POST /v1/messages``: a thread opened (``threads``), the request checked, the model's reply
+        after any context management, sent whole or streamed."""
+        betas = request.headers.get("anthropic-beta", "")
+        whole, continues = self.threads.open(body, betas) if isinstance(body, dict) else (body, None)
+        check_request(whole)
+        check_capabilities(whole)
+        streamed = whole.get("stream") is True  # the same message as the plain request, ids included:
+        plain = canonical({k: v for k, v in body.items() if k != "stream"}) if streamed else request.content
+        request_id = hashlib.sha256(plain).hexdigest()  # chapter 10: context management first
+        response = serve_context_managed(whole, betas, lambda b: self.reply(b, request_id), request_tokens)
+        if continues is not None:
+            self.threads.keep(whole, continues, response)
+        if streamed:
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse_body(response))
+        return httpx2.Response(200, json=response)
+
     def reply(self, body: dict[str, Any], request_id: str) -> dict[str, Any]:
         used = request_tokens(body)
-        check_window(body, self.window, used)  # on the request the model sees, after any context management
+        room = output_room(body, used, self.window)  # on the request the model sees, after any context management
         if is_summary_request(body):
             self.requests.append("summary")
             if self.requests.count("summary") <= self.fail_summaries:
@@ -100,11 +130,12 @@ class FakeModel:
         else:
             self.requests.append("agent")
             content = action_blocks(self.act(body, used), "toolu_" + request_id[:20])
-        content, cut = cap_output(content, body["max_tokens"])
-        stop = "max_tokens" if cut else "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
+        content, cut = cap_output(content, room)
+        stop = (WINDOW_STOP if room < body["max_tokens"] else "max_tokens") if cut \
+            else "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
         return {
             "id": "msg_" + request_id[:24], "type": "message", "role": "assistant",
-            "model": body["model"], "content": content, "stop_reason": stop, "stop_sequence": None,
+            "model": body["model"], "content": content, "stop_reason": stop, "stop_sequence": None, "stop_details": None,
             "usage": {"input_tokens": used,
                       "output_tokens": sum(block_tokens(b) for b in content)},
         }
