@@ -27,8 +27,11 @@ def compaction_blocks(messages):
             for b in m["content"] if b["type"] == "compaction"]
 
 
+COMPACTING = CompactionConfig(model="claude-sonnet-4-6")  # a model that runs compact_20260112; Haiku 4.5 does not
+
+
 def run(tmp_path, compactor, **options):
-    return run_scenario(LONG_SESSION, CompactionConfig(), tmp_path, requests=REQUESTS, compactor=compactor,
+    return run_scenario(LONG_SESSION, COMPACTING, tmp_path, requests=REQUESTS, compactor=compactor,
                         **options)
 
 
@@ -164,7 +167,7 @@ def test_a_paused_compaction_is_sent_back_and_the_loop_goes_on(tmp_path, baselin
 
 
 def test_the_whole_long_session_compacts_again_and_again(tmp_path):
-    session = run_scenario(LONG_SESSION, CompactionConfig(), tmp_path, compactor=ServerCompaction(trigger=50_000))
+    session = run_scenario(LONG_SESSION, COMPACTING, tmp_path, compactor=ServerCompaction(trigger=50_000))
     check_next_request(session.messages)
     blocks = compaction_blocks(session.messages)
     assert len(blocks) >= 2

@@ -43,11 +43,14 @@ def tokens(messages: list[dict]) -> int:
     return count_tokens(messages, system=SYSTEM, tools=FILE_TOOLS)
 
 
+COMPACTING = "claude-sonnet-4-6"  # a model that runs compact_20260112 (Haiku 4.5, the course's, does not)
+
+
 def send(client, messages, edits=None, *, betas=None, context_management=None):
     """``client.beta.messages.create`` with these edits and the betas they need."""
     edits = edits or []
     return client.beta.messages.create(
-        model=DEFAULT_MODEL, max_tokens=1024, system=SYSTEM, tools=FILE_TOOLS, messages=messages,
+        model=COMPACTING, max_tokens=1024, system=SYSTEM, tools=FILE_TOOLS, messages=messages,
         betas=api_context.betas_for(edits) if betas is None else betas,
         context_management={"edits": edits} if context_management is None else context_management)
 

@@ -28,7 +28,8 @@ def test_a_registered_strategy_runs_the_long_session_validly_within_the_pretend_
     """The fake refuses any call over PRETEND_WINDOW, summaries included; the baseline runs on the real window."""
     fake = fake_client(window=None if strategy.key == "none" else PRETEND_WINDOW)
     checked = RecordingClient(fake, lambda request: validate_messages(request["messages"]) or True)
-    session = run_scenario(LONG_SESSION, CompactionConfig(), tmp_path, client=checked, compactor=strategy.make())
+    config = CompactionConfig(model=strategy.model) if strategy.model else CompactionConfig()
+    session = run_scenario(LONG_SESSION, config, tmp_path, client=checked, compactor=strategy.make())
     assert len(session.answers) == len(LONG_SESSION.requests) and all(session.answers)
     on_server = [t for t in session.trace if t.layers == ("compact_20260112",)]  # steps inside another call
     assert len(checked.records) == len(session.trace) - len(on_server)  # every call was checked first

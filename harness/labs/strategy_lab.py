@@ -70,9 +70,11 @@ def run_strategy(strategy: Strategy, root: str | Path, *, config: CompactionConf
                  window: int | None = PRETEND_WINDOW, prices: Prices = SESSION_PRICES) -> StrategyRun:
     """One strategy on the session (workspace rebuilt under ``root/key``), priced at ``prices`` with
     and without caching, then the amnesia probe (not priced).
-    The fake enforces ``window`` (None: the model's real one; the baseline always runs on that)."""
+    The fake enforces ``window`` (None: the model's real one; the baseline always runs on that). A strategy
+    that needs its own model (``Strategy.model``) runs on it, priced as the others."""
     window = None if strategy.key == "none" else window
     recorder = RecordingClient(fake_client(window=window), seen_segments)
+    config = config.with_(model=strategy.model) if strategy.model else config
     session = run_scenario(scenario, config, Path(root) / strategy.key, client=recorder, requests=requests,
                            compactor=strategy.make())
     sent = aligned_requests(session, recorder.records)

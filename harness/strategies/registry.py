@@ -34,6 +34,7 @@ from .usage_triggered import UsageTriggered
 
 PRETEND_WINDOW = 60_000
 MATCHED = 0.85  # the trigger, as a fraction of the window, for every strategy that has no proportion of its own
+COMPACTION_MODEL = "claude-sonnet-4-6"  # compact_20260112 does not run on Haiku 4.5 (core.models: its sources)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Strategy:
     fires: str          # when it compacts, in words
     simplified: str     # what the simulation leaves out
     make: Callable[[], Compactor]
+    model: str | None = None  # the model it needs where the course's default lacks the feature, else None
 
 
 def all_strategies(window: int = PRETEND_WINDOW) -> tuple[Strategy, ...]:
@@ -73,7 +75,7 @@ def all_strategies(window: int = PRETEND_WINDOW) -> tuple[Strategy, ...]:
         Strategy("compaction", "API server compaction", "Messages API compact_20260112",
                  f"input over {matched:,} ({MATCHED:.0%})",
                  "the offline server writes the summary with the fake summariser and the API's default prompt",
-                 lambda: ServerCompaction(trigger=matched)),
+                 lambda: ServerCompaction(trigger=matched), COMPACTION_MODEL),
     )
 
 
