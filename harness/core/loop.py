@@ -13,9 +13,25 @@ The strategies themselves live in ``harness.strategies``; the loop only
 knows the three hooks, and asks the strategy for extra keyword arguments of
 the model call (``request_options``). With ``betas`` among them the call goes
 through ``client.beta.messages.create``: that is how a strategy turns on the
-API's own context management (chapter 10). A turn the server paused after a
-compaction block (``stop_reason`` ``"compaction"``) is sent back as it is, so
-the loop goes on. ``RunContext`` is what a hook may see and use.
+API's own context management (chapter 10). ``RunContext`` is what a hook may see and use.
+
+Every ``stop_reason`` of the SDK's ``StopReason``/``BetaStopReason`` has its handling:
+
+- ``tool_use``: the round ends as above; ``end_turn`` and ``stop_sequence``: the turn is over, the
+  run stops with that reason;
+- ``pause_turn`` and ``compaction`` (``pause_after_compaction``): the turn is unfinished; it is
+  appended as it came and sent back, no tool runs, the loop goes on ("You may provide the response
+  back as-is in a subsequent request to let the model continue", the SDK's ``Message.stop_reason``
+  docstring; the SDK's tool runner does the same, ``lib/tools/_beta_runner.py``: ``"resume"``). The
+  API pauses for its server tools, never on a client tool call; one in a paused turn is dropped, so
+  none is left unanswered. A pause is an event of kind ``pause_turn``;
+- ``refusal``: the run stops and the refused turn is not kept, as the SDK's thread helper does not
+  keep it (``lib/threads/_thread_state.py``, ``record_reply``);
+- ``max_tokens`` and ``model_context_window_exceeded``: the reply was cut, by ``max_tokens`` or by
+  the window, maybe in the middle of a tool call, so none of its tool calls runs (the SDK's tool
+  runner stops on both too). Its text is kept, its tool_use blocks are not: no tool_use without its
+  result ever enters the history. The run stops with that reason, and the dropped calls are in an
+  event of the same kind.
 """
 from __future__ import annotations
 
@@ -29,6 +45,11 @@ from .messages import Block, Message, check_shape, tool_result, user
 from .micro import MicroReport, micro_compact
 from .tokens import count_checked, count_tokens, estimate_tokens, repr_length
 from .tools import Toolbox
+
+
+UNFINISHED = ("refusal", "max_tokens", "model_context_window_exceeded")  # the run stops; no tool of it runs
+PAUSED = ("pause_turn", "compaction")  # the server holds the turn open: sent back, the loop goes on
+NO_REPLY: list[Block] = [{"type": "text", "text": "(no reply)"}]  # what an empty finished reply is kept as
 
 
 @dataclass
@@ -124,7 +145,8 @@ class RunContext:
 
 @dataclass
 class RunResult:
-    stop: str                 # "end_turn", "compact" or "max_turns"
+    stop: str                 # "end_turn", "stop_sequence", "compact", "max_turns", or a cut or refused
+    #                           reply's stop_reason: "max_tokens", "model_context_window_exceeded", "refusal"
     trace: list[CallTrace] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -216,21 +238,41 @@ def run_agent(client: Any, messages: list[Message], *, system: str, tools: Toolb
         response = run.response = messages_api(client, options).create(
             model=config.model, max_tokens=config.max_tokens, system=system, tools=run.schemas,
             messages=messages, **options)
-        content = to_dicts(response.content) or [{"type": "text", "text": "(no reply)"}]
+        content = to_dicts(response.content)
         uses = [b for b in content if b["type"] == "tool_use"]
         result.trace.append(CallTrace(  # the API took this history, so it is counted without checking it again
             call, response.usage.input_tokens, response.usage.output_tokens, estimate_tokens(messages),
             count_checked(messages, system, run.schemas), tuple(layers), tuple(b["name"] for b in uses)))
-        result.reply = "\n".join(b["text"] for b in content if b["type"] == "text")
+        result.reply = "\n".join(b["text"] for b in content or NO_REPLY if b["type"] == "text")
+        stop = response.stop_reason
+        if stop in UNFINISHED:
+            result.stop = stop
+            if uses:
+                run.emit(Event(stop, call, estimate_tokens(messages), estimate_tokens(messages),
+                               {"dropped_tool_uses": [b["name"] for b in uses]}))
+            kept = [b for b in content if b["type"] != "tool_use"] if stop != "refusal" else []
+            if kept:
+                messages.append({"role": "assistant", "content": kept})
+                compactor.after_round(run, response.usage)
+            break
+        if stop in PAUSED:  # the turn goes back to the server as it came, and no tool runs
+            back = [b for b in content if b["type"] != "tool_use"]  # none is paused on: none left unanswered
+            if back:
+                messages.append({"role": "assistant", "content": back})
+            if stop == "pause_turn":
+                run.emit(Event(stop, call, estimate_tokens(messages), estimate_tokens(messages),
+                               {"dropped_tool_uses": [b["name"] for b in uses]}))
+            compactor.after_round(run, response.usage)
+            continue
         result.tool_calls += [(b["name"], b["input"]) for b in uses]
-        if finish(messages, content, tools, compact):
+        if finish(messages, content or NO_REPLY, tools, compact):
             result.stop = "compact"
             break
         if log:
             log.sync(messages)
         compactor.after_round(run, response.usage)
-        if not uses and response.stop_reason != "compaction":  # a paused turn goes back to the server
-            result.stop = "end_turn"
+        if not uses:
+            result.stop = stop if stop == "stop_sequence" else "end_turn"
             break
     else:
         run.emit(Event("max_turns", call, estimate_tokens(messages), estimate_tokens(messages)))
