@@ -1,23 +1,36 @@
 """The fake Messages API: the real SDK talks HTTP to this in-process server (chapter 00).
 
-Every request is checked whole with the API's rules (``request``): a
-malformed field, a broken history, an unknown model or a request over the
-model's window gets the HTTP error the real API would send, so the SDK raises
-``BadRequestError`` (or ``NotFoundError``); a fault of the fake itself is an
-HTTP 500 (``InternalServerError``), so no request makes the SDK see a broken
-connection. The model then reads the request as a model would (``reading``):
+Routes: ``POST /v1/messages`` (a JSON reply, or server-sent events for ``stream: true``:
+``streaming``), ``POST /v1/messages/count_tokens``, ``GET /v1/models`` and ``GET /v1/models/{id}``
+(``models_api``); any other is a 404. Every request is checked whole with the API's rules
+(``request``): a malformed field, a broken history, an unknown model, a feature the model lacks
+(``capabilities``) or input over the model's window (``window``) gets the HTTP error the real API
+would send, with the ``error.details.error_code`` the SDK types where it types one, so the SDK raises
+its class (``BadRequestError``, ``NotFoundError``, ``ThreadNotFoundError``, ...); a fault of the fake
+itself is an HTTP 500 (``InternalServerError``), so no request makes the SDK see a broken connection.
+Every error comes before a reply starts: a stream never begins with a fault. A ``thread`` is served
+(``threads``): the server keeps each threaded conversation, so a continue is answered from it. The
+body's headers are read as the API reads them: ``Content-Encoding`` gzip or none (any other is
+``request_body_encoding_unsupported``, a gzip body that does not decode ``request_body_encoding_invalid``)
+and a ``Content-Type`` charset of UTF-8, ISO-8859-1 or US-ASCII (any other is ``unsupported_charset``,
+as the SDK's ``BetaUnsupportedCharsetError`` describes); which encodings the API takes besides gzip is
+not public, and these wordings are *this fake*'s.
+
+The model then reads the request as a model would (``reading``):
 a summary request gets a summary, anything else
-the agent's next step, with only the tools offered; ``max_tokens`` caps the
+the agent's next step, with only the tools offered; ``max_tokens``, or the window, caps the
 reply (``output``). When the agent ends its turn it may call a compaction
 tool first: by default on its own judgement, when the system prompt states
 a context limit and the request nears it (``judgement``); ``compact_policy``
 forces a behaviour instead, for an experiment. Usage is counted from the request with the offline
-tokenizer. Replies are a pure function of the request: the same request
-always gets the same bytes.
+tokenizer. Replies are a pure function of the request (and, for a thread's continue, of the turns the
+server keeps): the same request always gets the same bytes.
 """
 from __future__ import annotations
 
+import gzip
 import hashlib
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -87,29 +100,30 @@ class FakeModel:
                 return httpx2.Response(200, json=serve_models(route[1], request.url.query,
                                                                  request.headers.get("anthropic-beta", "")))
             if route == ("POST", "/v1/messages/count_tokens"):
-                body = read_body(request.content)
+                body = read_body(body_bytes(request))
                 self.requests.append("count")
                 check_request(body, count=True)
                 return httpx2.Response(200, json={"input_tokens": request_tokens(body)})
             if route != ("POST", "/v1/messages"):
                 raise RequestRejected(404, "not_found_error", f"{route[0]} {route[1]}: the offline fake serves no "
                                       "such route")
-            return self.messages(request, read_body(request.content))
+            raw = body_bytes(request)
+            return self.messages(raw, read_body(raw), request.headers.get("anthropic-beta", ""))
         except RequestRejected as error:  # a bad edit too (EditRejected)
             return httpx2.Response(error.status, json=error.body())
         except Exception as error:  # a fault of the fake itself: an HTTP 500, never a broken transport
             return httpx2.Response(500, json={"type": "error", "error": {
                 "type": "api_error", "message": f"the offline fake failed: {type(error).__name__}: {error}"}})
 
-    def messages(self, request: httpx2.Request, body: Any) -> httpx2.Response:
-        """``POST /v1/messages``: a thread opened (``threads``), the request checked, the model's reply
-        after any context management, sent whole or streamed."""
-        betas = request.headers.get("anthropic-beta", "")
+    def messages(self, raw: bytes, body: Any, betas: str) -> httpx2.Response:
+        """``POST /v1/messages`` (``raw`` its body, ``betas`` its anthropic-beta header): a thread opened
+        (``threads``), the request checked, the model's reply after any context management, sent whole
+        or streamed."""
         whole, continues = self.threads.open(body, betas) if isinstance(body, dict) else (body, None)
         check_request(whole)
         check_capabilities(whole)
         streamed = whole.get("stream") is True  # the same message as the plain request, ids included:
-        plain = canonical({k: v for k, v in body.items() if k != "stream"}) if streamed else request.content
+        plain = canonical({k: v for k, v in body.items() if k != "stream"}) if streamed else raw
         request_id = hashlib.sha256(plain).hexdigest()  # chapter 10: context management first
         response = serve_context_managed(whole, betas, lambda b: self.reply(b, request_id), request_tokens)
         if continues is not None:
@@ -160,6 +174,28 @@ class FakeModel:
         if self.compact_policy == "after_task":
             return True
         return used > self.compact_policy
+
+
+def body_bytes(request: httpx2.Request) -> bytes:
+    """The request's body as UTF-8 bytes, decoded as its ``Content-Encoding`` and charset say; or a 400
+    with the SDK's ``error_code`` for an encoding or charset the fake does not read."""
+    content, encoding = request.content, request.headers.get("content-encoding", "identity").strip().lower()
+    if encoding == "gzip":
+        try:
+            content = gzip.decompress(content)
+        except (OSError, EOFError, zlib.error):
+            raise RequestRejected(400, "invalid_request_error", "body: not valid for its Content-Encoding gzip",
+                                  code="request_body_encoding_invalid") from None
+    elif encoding != "identity":
+        raise RequestRejected(400, "invalid_request_error", f"Content-Encoding {encoding!r} is not supported",
+                              code="request_body_encoding_unsupported")
+    charset = request.headers.get("content-type", "").lower().partition("charset=")[2].split(";")[0].strip(' "')
+    if charset in ("", "utf-8", "utf8", "us-ascii"):
+        return content
+    if charset in ("iso-8859-1", "latin-1", "latin1"):
+        return content.decode("latin-1").encode()
+    raise RequestRejected(400, "invalid_request_error", f"Content-Type charset {charset!r} is not supported: "
+                          "send UTF-8, ISO-8859-1 or US-ASCII", code="unsupported_charset")
 
 
 class FakeClient(anthropic.Anthropic):
