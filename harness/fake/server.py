@@ -67,7 +67,8 @@ class FakeModel:
     ``empty_summaries`` makes summary replies empty (both for testing failures).
     ``window`` pretends the model's context window is that many tokens (chapter 08); None: the real one.
     ``memory_instructions``: the model reads the API's memory instructions after the system prompt when the
-    memory tool is offered, as the API adds them (chapter 11; their tokens are not counted); False, a control."""
+    memory tool is offered, as the API adds them (chapter 11; their tokens are not counted); False, a control.
+    ``threads`` are the message threads the server keeps (``threads.ThreadStore``)."""
     compact_policy: CompactPolicy = "judgement"
     window: int | None = None
     memory_instructions: bool = True
@@ -75,7 +76,7 @@ class FakeModel:
     empty_summaries: bool = False
     summary_style: SummaryStyle = "extractive"  # "lossy": a summariser that distorts, as a control (chapter 03)
     requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "count", in order
-    threads: ThreadStore = field(default_factory=ThreadStore)  # the message threads it holds (chapter 10)
+    threads: ThreadStore = field(default_factory=ThreadStore, repr=False, compare=False)  # threads it keeps
 
     def __post_init__(self) -> None:
         policy = self.compact_policy

@@ -95,7 +95,7 @@ class ThreadStore:
         for name in CREATE_ONLY:
             if name in body:
                 raise invalid(name, "the thread keeps the one its create request sent; leave it out of a continue")
-        if body.get("model") != kept.body["model"]:
+        if "model" in body and body["model"] != kept.body["model"]:
             raise RequestRejected(400, "invalid_request_error", f"thread: model differs from the thread's "
                                   f"({kept.body['model']})", code="thread_fingerprint_mismatch")
         messages = body.get("messages")
@@ -108,6 +108,6 @@ class ThreadStore:
 
     def keep(self, body: dict[str, Any], continues: str, response: dict[str, Any]) -> None:
         """Keep a served thread turn under its response id; mark the turn it continued (if any) continued."""
-        if continues:
-            self.kept[continues].continued = True
+        if continues:  # it can be continued only once: what it kept is no longer needed
+            self.kept[continues] = Kept({}, [], continued=True)
         self.kept[response["id"]] = Kept(body, response["content"])
