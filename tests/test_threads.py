@@ -192,3 +192,8 @@ def test_a_continue_is_checked_whole_as_any_request():
                thread={"type": "continue", "previous_message_id": first.id})
     with pytest.raises(anthropic.BadRequestError, match="thread.previous_message_id: Field required"):
         create(client, messages=[{"role": "user", "content": "hi"}], thread={"type": "continue"})
+    with pytest.raises(anthropic.BadRequestError, match="thread.previous_message_id: Extra inputs are not permitted"):
+        create(client, messages=[{"role": "user", "content": "hi"}],
+               thread={"type": "create", "previous_message_id": first.id})
+    with pytest.raises(anthropic.BadRequestError, match="thread: Input should be an object with a type"):
+        create(client, messages=[{"role": "user", "content": "hi"}], thread={"type": "resume"})

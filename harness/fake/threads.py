@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.messages import EXTRA
 from .request import RequestRejected, invalid
 
 THREADS_BETA = "message-threads-2026-08-12"
@@ -71,6 +72,8 @@ class ThreadStore:
         kind = thread.get("type") if isinstance(thread, dict) else None
         if kind not in ("create", "continue"):
             raise invalid("thread", "Input should be an object with a type of 'create' or 'continue'")
+        if extra := sorted(set(thread) - {"type"} - ({"previous_message_id"} if kind == "continue" else set())):
+            raise invalid(f"thread.{extra[0]}", EXTRA)
         if unsupported := [name for name in UNTHREADED_FIELDS if name in body]:
             raise RequestRejected(400, "invalid_request_error", "thread: a thread cannot be used with "
                                   + ", ".join(unsupported), code="thread_unsupported_request", unsupported=unsupported)
