@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...core.config import CompactionConfig
+from ...strategies.registry import COMPACTION_MODEL
 from ...strategies.server_side import ServerCompaction, ServerToolClearing
 from ..runs import run_scenario
 from ..scenarios import LONG_SESSION, TWELVE_FILES
@@ -17,7 +18,7 @@ STEPS: list[Step] = []
 def _ignored_messages() -> int:
     """Section 5's run: the index of the message that holds the compaction block, so the count before it."""
     with scratch_folder(Path("_work/10_answers")) as root:
-        run = run_scenario(LONG_SESSION, CompactionConfig(), root / "server_compaction",
+        run = run_scenario(LONG_SESSION, CompactionConfig(model=COMPACTION_MODEL), root / "server_compaction",
                            compactor=ServerCompaction(trigger=50_000), requests=LONG_SESSION.requests[:12])
     return next(i for i, message in enumerate(run.messages) if isinstance(message["content"], list)
                 and any(block["type"] == "compaction" for block in message["content"]))
