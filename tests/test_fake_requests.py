@@ -47,13 +47,16 @@ def send(body: Any, count: bool = False) -> Any:
 
 
 def assert_names(outcome: Any, field: str) -> None:
-    """A reply, or a 400 (404 for an unknown model) whose message starts with ``field``; the one fault the
-    API reports without naming a field, a history that ends with the assistant, has the API's wording."""
+    """A reply (streamed, for ``"stream": true``), or a 400 (404 for an unknown model) whose message starts with
+    ``field``; the one fault the API reports without naming a field, a history that ends with the assistant, has
+    the API's wording."""
     if isinstance(outcome, anthropic.APIStatusError):
         message = outcome.body["error"]["message"]
         assert outcome.status_code in (400, 404), message
         assert outcome.status_code == 400 or field == "model", message
         assert message.startswith(field) or (field == "messages" and message.startswith(NO_PREFILL)), (field, message)
+    elif isinstance(outcome, str):  # "stream": true, read whole: the reply's server-sent events
+        assert field == "stream" and outcome.startswith("event: message_start\n"), (field, outcome[:80])
     else:
         assert isinstance(outcome, (anthropic.types.Message, anthropic.types.MessageTokensCount))
 

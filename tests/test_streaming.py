@@ -191,11 +191,13 @@ def test_a_compaction_block_and_its_usage_stream_on_the_beta_route():
 
 
 def test_a_reply_cut_by_the_window_streams_its_stop_reason():
-    request = agent_request(max_tokens=64_000, messages=[user("go" + " go" * 150_000)])
-    plain = fake_client().messages.create(**request, timeout=600)
-    with fake_client().messages.stream(**request) as stream:
+    request = agent_request(max_tokens=64_000)
+    used = fake_client().messages.count_tokens(**{k: v for k, v in request.items() if k != "max_tokens"})
+    fake = FakeModel(window=used.input_tokens + 3)  # three tokens left: the tool call is cut at the window
+    plain = fake.client().messages.create(**request, timeout=600)
+    assert plain.stop_reason == "model_context_window_exceeded" and plain.content == []
+    with fake.client().messages.stream(**request) as stream:
         assert dump(stream.get_final_message()) == dump(plain)
-    assert plain.stop_reason in ("end_turn", "tool_use", "model_context_window_exceeded")
 
 
 def test_a_bad_request_fails_before_any_event_as_an_http_error():
