@@ -70,6 +70,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterator, NamedTuple, Sequence
 
 from ..core.messages import BLOCK_FIELDS
@@ -160,14 +161,12 @@ def block_positions(body: dict[str, Any], *, full: bool = True) -> Iterator[Posi
     counts each prefix's tokens and frames each block for the fingerprint."""
     total = 0
     tools = body.get("tools") or []
+    measured = _tool_prefixes(json.dumps(tools, sort_keys=True)) if full and tools else ()
     for i, tool in enumerate(tools):
-        tokens = frame = None
-        if full:
-            tokens = total + text_tokens(json.dumps(tools[:i + 1], sort_keys=True))
-            frame = _pack("tool", json.dumps(_unmarked(tool), sort_keys=True))
+        tokens, frame = measured[i] if full else (None, None)
         yield _position(f"tools.{i}", [(f"tools.{i}", tool)], f"tools.{i}", None, tokens, frame)
     if full and tools:
-        total = text_tokens(json.dumps(tools, sort_keys=True))
+        total = measured[-1][0]
     system = body.get("system")
     if isinstance(system, str) and system:
         yield _position("system", [], "system", None, full and total + text_tokens(system),
@@ -195,7 +194,7 @@ def block_positions(body: dict[str, Any], *, full: bool = True) -> Iterator[Posi
             inner = block.get("content") if kind == "tool_result" else None
             framing = head if j == 0 else b""
             if isinstance(inner, list) and inner:
-                header = full and _pack("tool_result", json.dumps(
+                header = full and _pack("tool_result_list", json.dumps(
                     {k: v for k, v in block.items() if k not in ("content", "cache_control")}, sort_keys=True))
                 for k, item in enumerate(inner):
                     last = k == len(inner) - 1
@@ -209,6 +208,15 @@ def block_positions(body: dict[str, Any], *, full: bool = True) -> Iterator[Posi
                 total += (MESSAGE_OVERHEAD if j == 0 else 0) + block_tokens(block)
             run = kind if kind in ("tool_use", "tool_result") else None
             yield _position(where, [(where, block)], holder, run, total, full and framing + _block_frame(block))
+
+
+@lru_cache(maxsize=256)
+def _tool_prefixes(schema: str) -> tuple[tuple[int, bytes], ...]:
+    """For each tool of ``schema`` (the tools as sorted JSON, as ``request`` counts them): the tokens of the
+    list cut after it, and its frame. Remembered: a session sends the same tools with every request."""
+    tools = json.loads(schema)
+    return tuple((text_tokens(json.dumps(tools[:i + 1], sort_keys=True)),
+                  _pack("tool", json.dumps(_unmarked(tool), sort_keys=True))) for i, tool in enumerate(tools))
 
 
 def _position(path: str, holders: list[tuple[str, dict[str, Any]]], holder: str | None, run: str | None,
@@ -275,10 +283,23 @@ def _pack(*parts: str) -> bytes:
 
 
 def _block_frame(block: dict[str, Any]) -> bytes:
-    """A block without its cache_control, framed (a plain text block without JSON)."""
-    if block["type"] == "text" and block.keys() <= {"type", "text", "cache_control"}:
+    """A block without its cache_control, framed: the usual blocks by their strings (JSON is the slow path)."""
+    kind, keys = block["type"], block.keys()
+    if kind == "text" and keys <= _PLAIN["text"]:
         return _pack("text", block["text"])
+    if kind == "tool_result" and keys <= _PLAIN["tool_result"] and type(block.get("content", "")) is str:
+        return _pack("tool_result", block["tool_use_id"], block.get("content", ""),
+                     "error" if block.get("is_error") else "")
+    if kind == "tool_use" and keys <= _PLAIN["tool_use"] and all(
+            type(value) is str for value in block["input"].values()):
+        return _pack("tool_use", block["id"], block["name"], str(len(block["input"])),
+                     *(part for item in sorted(block["input"].items()) for part in item))
     return _pack("json", json.dumps(_unmarked(block), sort_keys=True))
+
+
+_PLAIN = {"text": {"type", "text", "cache_control"},  # the blocks _block_frame reads without JSON
+          "tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control"},
+          "tool_use": {"type", "id", "name", "input", "cache_control"}}
 
 
 def lookback_numbers(found: Sequence[Position]) -> list[int]:
