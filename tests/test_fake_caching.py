@@ -14,7 +14,7 @@ from harness import assistant, text, tool_result, tool_use, user
 from harness.core.tokens import text_tokens
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
-from harness.fake.caching import (FALLBACK_MIN_CACHEABLE, LOOKBACK_POSITIONS, MIN_CACHEABLE, SECONDS_PER_REQUEST,
+from harness.fake.caching import (FALLBACK_MIN_CACHEABLE, MIN_CACHEABLE, SECONDS_PER_REQUEST,
                                   Position, ServerCache, min_cacheable, place)
 from harness.fake.request import request_tokens
 
@@ -225,6 +225,29 @@ def test_a_5m_entry_expires_five_minutes_after_its_last_use(fake):
     assert split(send(client, **request).usage)[:2] == (0, 5_000)               # t=599: expired, written again
 
 
+def test_a_hit_found_by_the_lookback_refreshes_that_entry(fake):
+    client = fake.client()
+    send(client, messages=[user([marked(BIG)])])                                   # t=0: an entry at position 0
+    fake.prompt_cache.advance(200 - SECONDS_PER_REQUEST)
+    ahead = [user(BIG), assistant("one"), user([marked("two")])]
+    assert send(client, messages=ahead).usage.cache_read_input_tokens > 0         # t=200: found 2 positions back
+    fake.prompt_cache.advance(200 - SECONDS_PER_REQUEST)
+    other = [user(BIG), assistant("three"), user([marked("four")])]
+    assert send(client, messages=other).usage.cache_read_input_tokens == request_tokens(body(messages=[user(BIG)]))
+    # ^ t=400: the entry written at 0 lives on because the request at 200 read it
+
+
+def test_a_hit_further_on_also_refreshes_the_requests_earlier_breakpoints(fake):
+    client = fake.client()
+    system = [marked(BIG)]
+    send(client, system=system, messages=[user([marked(OTHER_BIG)])])             # t=0: two entries
+    fake.prompt_cache.advance(200 - SECONDS_PER_REQUEST)
+    send(client, system=system, messages=[user(OTHER_BIG), assistant("ok"), user([marked("more")])])  # t=200
+    fake.prompt_cache.advance(200 - SECONDS_PER_REQUEST)
+    usage = send(client, system=system, messages=[user([marked(words(5_000, "e"))])]).usage   # t=400
+    assert usage.cache_read_input_tokens == 5_000  # the system's entry, refreshed at 200 with the hit after it
+
+
 def test_a_hit_refreshes_the_entry(fake):
     client = fake.client()
     request = dict(system=[marked(BIG)], messages=[user("Hi")])
@@ -290,7 +313,7 @@ def with_mark(messages: list[dict], index: int) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("later, hit", [(LOOKBACK_POSITIONS - 1, True), (LOOKBACK_POSITIONS, False)])
+@pytest.mark.parametrize("later, hit", [(19, True), (20, False)])  # the page's 20 positions
 def test_the_lookback_checks_twenty_positions_the_breakpoint_included(fake, later, hit):
     client = fake.client()
     send(client, messages=[user([marked(BIG)])])  # an entry at position 0
