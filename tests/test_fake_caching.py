@@ -15,7 +15,7 @@ from harness.core.tokens import text_tokens
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
 from harness.fake.caching import (FALLBACK_MIN_CACHEABLE, MIN_CACHEABLE, SECONDS_PER_REQUEST,
-                                  Position, ServerCache, min_cacheable, place)
+                                  Position, ServerCache, block_positions, min_cacheable, place)
 from harness.fake.request import request_tokens
 
 MODEL = "claude-haiku-4-5"  # minimum 4,096 tokens
@@ -62,7 +62,7 @@ def test_without_cache_control_every_field_is_reported_and_nothing_is_cached(fak
     for _ in range(2):
         usage = send(client, system=BIG, messages=[user("What is in a.py?")]).usage
         assert split(usage) == (0, 0, request_tokens(body(system=BIG, messages=[user("What is in a.py?")])))
-        assert (usage.cache_creation.ephemeral_5m_input_tokens, usage.cache_creation.ephemeral_1h_input_tokens) == (0, 0)
+        assert usage.cache_creation.model_dump() == {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
     assert fake.prompt_cache.entries == {}
 
 
@@ -75,7 +75,7 @@ def test_a_write_then_a_read_across_requests(fake, beta):
     first = send(client, beta=beta, system=system, messages=question).usage
     second = send(client, beta=beta, system=system, messages=[user("And in b.py?")]).usage
     assert split(first) == (0, 5_000, total - 5_000)
-    assert first.cache_creation.ephemeral_5m_input_tokens == 5_000 and first.cache_creation.ephemeral_1h_input_tokens == 0
+    assert first.cache_creation.model_dump() == {"ephemeral_5m_input_tokens": 5_000, "ephemeral_1h_input_tokens": 0}
     assert split(second) == (5_000, 0, request_tokens(body(system=system, messages=[user("And in b.py?")])) - 5_000)
 
 
@@ -263,7 +263,7 @@ def test_a_1h_entry_outlives_a_5m_one_and_is_billed_as_1h(fake):
     hour = dict(system=[marked(BIG, HOUR)], messages=[user("Hi")])
     five = dict(system=[marked(OTHER_BIG)], messages=[user("Hi")])
     first = send(client, **hour).usage
-    assert (first.cache_creation.ephemeral_1h_input_tokens, first.cache_creation.ephemeral_5m_input_tokens) == (5_000, 0)
+    assert first.cache_creation.model_dump() == {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 5_000}
     send(client, **five)
     fake.prompt_cache.advance(30 * 60)
     assert send(client, **hour).usage.cache_read_input_tokens == 5_000
@@ -364,6 +364,13 @@ def test_a_moved_breakpoint_keeps_the_prefix(fake):
     assert usage.cache_read_input_tokens == request_tokens(body(messages=[user(BIG)]))
 
 
+def test_a_string_and_one_text_block_are_the_same_prefix(fake):
+    client = fake.client()
+    send(client, system=[marked(BIG)], messages=[user([marked(OTHER_BIG)])])
+    usage = send(client, system=BIG, messages=[user(OTHER_BIG)], cache_control=EPHEMERAL).usage
+    assert split(usage) == (request_tokens(body(system=BIG, messages=[user(OTHER_BIG)])), 0, 0)
+
+
 def test_a_breakpoint_inside_a_tool_results_content(fake):
     client = fake.client()
     head = [user("Read a.py."), assistant([tool_use("t1", "read_file", {"path": "a.py"})])]
@@ -373,6 +380,22 @@ def test_a_breakpoint_inside_a_tool_results_content(fake):
     up_to_inner = first.cache_creation_input_tokens
     assert up_to_inner == request_tokens(body(messages=messages)) - text_tokens("(end of file)")
     assert send(client, messages=messages).usage.cache_read_input_tokens == up_to_inner
+    whole = send(client, messages=messages, cache_control=EPHEMERAL).usage  # automatic: on the tool_result
+    assert split(whole) == (up_to_inner, request_tokens(body(messages=messages)) - up_to_inner, 0)
+
+
+@pytest.mark.parametrize("request_fields", [
+    dict(tools=FILE_TOOLS, system="Be brief.", messages=[user("Hi")]),
+    dict(system=[text("One."), text("Two.")], messages=[user("Hi"), assistant("Yes."), user([text("a"), text("b")])]),
+    dict(messages=[user("Read."), assistant([text("Reading."), tool_use("t1", "read_file", {"path": "a.py"}),
+                                             tool_use("t2", "bash", {"command": "wc -l a.py", "x": "1"})]),
+                   user([tool_result("t1", "") | {"content": [text("x = 1"), text("y = 2")]},
+                         tool_result("t2", "2 a.py", is_error=True), text("Go on.")])]),
+], ids=["tools and a string system", "system blocks", "tool results"])
+def test_the_last_positions_prefix_is_the_whole_request(request_fields):
+    found = list(block_positions(body(**request_fields)))
+    assert found[-1].tokens == request_tokens(body(**request_fields))
+    assert all(a.tokens <= b.tokens for a, b in zip(found, found[1:]))
 
 
 def test_the_same_requests_give_the_same_usage():

@@ -158,56 +158,57 @@ def marked(body: dict[str, Any]) -> bool:
 
 def block_positions(body: dict[str, Any], *, full: bool = True) -> Iterator[Position]:
     """Every block boundary of a checked request, tools first, then system, then messages; ``full`` also
-    counts each prefix's tokens and frames each block for the fingerprint."""
-    total = 0
+    counts each prefix's tokens and frames each block for the fingerprint (else 0 and empty)."""
     tools = body.get("tools") or []
     measured = _tool_prefixes(json.dumps(tools, sort_keys=True)) if full and tools else ()
     for i, tool in enumerate(tools):
-        tokens, frame = measured[i] if full else (None, None)
+        tokens, frame = measured[i] if full else (0, b"")
         yield _position(f"tools.{i}", [(f"tools.{i}", tool)], f"tools.{i}", None, tokens, frame)
-    if full and tools:
-        total = measured[-1][0]
-    system = body.get("system")
-    if isinstance(system, str) and system:
-        yield _position("system", [], "system", None, full and total + text_tokens(system),
-                        full and _pack("text", system))  # a string is one text block, as the API renders it
-    elif isinstance(system, list):
-        texts = [block["text"] for block in system]
-        for i, block in enumerate(system):
-            yield _position(f"system.{i}", [(f"system.{i}", block)], f"system.{i}", None,
-                            full and total + text_tokens("\n".join(texts[:i + 1])),
-                            full and _block_frame(block))
-    if full and system:
-        total += text_tokens(system if isinstance(system, str) else "\n".join(block["text"] for block in system))
+    total = measured[-1][0] if measured else 0
+    system = body.get("system") or []
+    parts = ([("system", {"type": "text", "text": system})] if isinstance(system, str)  # one text block, as rendered
+             else [(f"system.{i}", block) for i, block in enumerate(system)])
+    for n, (where, block) in enumerate(parts):
+        tokens, frame = 0, b""
+        if full:  # the fake counts a system list as its texts joined by newlines (request.request_tokens)
+            tokens, frame = total + text_tokens("\n".join(b["text"] for _, b in parts[:n + 1])), _block_frame(block)
+        yield _position(where, [(where, block)], where, None, tokens, frame)
+    if full and parts:
+        total += text_tokens("\n".join(block["text"] for _, block in parts))
     settings = json.dumps({key: body[key] for key in ("tool_choice", "thinking") if key in body}, sort_keys=True)
     for i, message in enumerate(body["messages"]):
-        role = message["role"]
-        head = _pack(settings, role) if full and i == 0 else _pack(role) if full else b""
         content = message["content"]
         if isinstance(content, str):
-            total += MESSAGE_OVERHEAD + text_tokens(content) if full else 0
-            yield _position(f"messages.{i}", [], f"messages.{i}", None, total, full and head + _pack("text", content))
-            continue
+            content = [{"type": "text", "text": content}]  # one text block, as rendered; it holds no breakpoint
+            path: str | None = f"messages.{i}"
+        else:
+            path = None
+        head = (_pack(settings, message["role"]) if i == 0 else _pack(message["role"])) if full else b""
         for j, block in enumerate(content):
-            where, kind = f"messages.{i}.content.{j}", block["type"]
+            where, kind = path or f"messages.{i}.content.{j}", block["type"]
             holder = where if "cache_control" in BLOCK_FIELDS.get(kind, ()) else None
             inner = block.get("content") if kind == "tool_result" else None
-            framing = head if j == 0 else b""
-            if isinstance(inner, list) and inner:
-                header = full and _pack("tool_result_list", json.dumps(
-                    {k: v for k, v in block.items() if k not in ("content", "cache_control")}, sort_keys=True))
-                for k, item in enumerate(inner):
-                    last = k == len(inner) - 1
-                    if full:
-                        total += (MESSAGE_OVERHEAD if j == 0 and k == 0 else 0) + block_tokens(item)
-                    marks = [(f"{where}.content.{k}", item)] + ([(where, block)] if last else [])
-                    yield _position(f"{where}.content.{k}", marks, holder if last else None, "tool_result", total,
-                                    full and framing + (header if k == 0 else b"") + _block_frame(item))
-                continue
-            if full:
-                total += (MESSAGE_OVERHEAD if j == 0 else 0) + block_tokens(block)
-            run = kind if kind in ("tool_use", "tool_result") else None
-            yield _position(where, [(where, block)], holder, run, total, full and framing + _block_frame(block))
+            pieces = list(enumerate(inner)) if isinstance(inner, list) and inner else [(None, block)]
+            for k, piece in pieces:
+                frame = b""
+                if full:
+                    total += (MESSAGE_OVERHEAD if j == 0 and not k else 0) + block_tokens(piece)
+                    frame = (head if j == 0 and not k else b"") + (_result_header(block) if k == 0 else b"")
+                    frame += _block_frame(piece)
+                if k is None:
+                    yield _position(where, [(where, block)], holder, kind if kind in ("tool_use", "tool_result")
+                                    else None, total, frame)
+                else:  # a block of a tool_result's content: a position of its own, in its tool_result's run
+                    last = k == len(pieces) - 1
+                    yield _position(f"{where}.content.{k}", [(f"{where}.content.{k}", piece)]
+                                    + ([(where, block)] if last else []), holder if last else None, "tool_result",
+                                    total, frame)
+
+
+def _result_header(block: dict[str, Any]) -> bytes:
+    """What a tool_result with a list of blocks adds before them: its fields but the content and cache_control."""
+    return _pack("tool_result_list", json.dumps(
+        {key: value for key, value in block.items() if key not in ("content", "cache_control")}, sort_keys=True))
 
 
 @lru_cache(maxsize=256)
@@ -220,10 +221,11 @@ def _tool_prefixes(schema: str) -> tuple[tuple[int, bytes], ...]:
 
 
 def _position(path: str, holders: list[tuple[str, dict[str, Any]]], holder: str | None, run: str | None,
-              tokens: Any, frame: Any) -> Position:
+              tokens: int, frame: bytes) -> Position:
+    """A Position whose marks are the non-null cache_control of ``holders`` (each block's path and the block)."""
     marks = tuple((f"{where}.cache_control", block["cache_control"]) for where, block in holders
                   if block.get("cache_control") is not None)
-    return Position(path, marks, holder, run, tokens or 0, frame or b"")
+    return Position(path, marks, holder, run, tokens, frame)
 
 
 def place(found: Sequence[Position], automatic: Any) -> list[Breakpoint]:
