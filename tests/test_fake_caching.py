@@ -6,6 +6,7 @@ Every test sends its requests through ``client.messages.create`` (or the beta na
 from __future__ import annotations
 
 import copy
+import pickle
 
 import anthropic
 import pytest
@@ -408,3 +409,29 @@ def test_the_same_requests_give_the_same_usage():
             history = [*history, assistant(f"Answer {turn}."), user(f"Question {turn}?")]
         return out
     assert run() == run()
+
+
+def test_a_walk_reuses_what_the_previous_request_shares_and_finds_what_a_fresh_walk_finds():
+    cache = ServerCache()
+    history = [user(BIG), assistant([tool_use("t1", "read_file", {"path": "a.py"})]),
+               user([tool_result("t1", OTHER_BIG)]), assistant("Done."), user("Next?")]
+    rewritten = [*history[:2], user([tool_result("t1", "[cleared]")]), *history[3:]]
+    bodies = [body(messages=history[:1]), body(messages=history[:3]), body(messages=history),
+              body(messages=rewritten), body(messages=rewritten, tool_choice={"type": "none"}),
+              body(messages=rewritten, tools=FILE_TOOLS), body(messages=rewritten, tools=FILE_TOOLS)]
+    shared = []
+    for request in bodies:
+        before = cache._last
+        found, fingerprints = cache.walk(copy.deepcopy(request))  # a new body, as the SDK sends it
+        assert (found, fingerprints) == ServerCache().walk(request)
+        shared.append(before is not None and found[0] is before.found[0])
+    assert shared == [False, True, True, True, False, False, True]
+
+
+def test_a_fake_with_a_warm_cache_pickles_and_keeps_its_entries(fake):
+    client = fake.client()
+    request = dict(system=[marked(BIG)], messages=[user("Hi")])
+    send(client, **request)
+    copy_of = pickle.loads(pickle.dumps(client))
+    assert copy_of.fake.prompt_cache.entries == fake.prompt_cache.entries
+    assert send(copy_of, **request).usage.cache_read_input_tokens == 5_000

@@ -159,6 +159,18 @@ def marked(body: dict[str, Any]) -> bool:
 def block_positions(body: dict[str, Any], *, full: bool = True) -> Iterator[Position]:
     """Every block boundary of a checked request, tools first, then system, then messages; ``full`` also
     counts each prefix's tokens and frames each block for the fingerprint (else 0 and empty)."""
+    total = 0
+    for position in head_positions(body, full=full):
+        total = position.tokens
+        yield position
+    for i in range(len(body["messages"])):
+        for position in message_positions(body, i, total, full=full):
+            total = position.tokens
+            yield position
+
+
+def head_positions(body: dict[str, Any], *, full: bool = True) -> Iterator[Position]:
+    """The positions of the tools, then of the system prompt (``block_positions``' first part)."""
     tools = body.get("tools") or []
     measured = _tool_prefixes(json.dumps(tools, sort_keys=True)) if full and tools else ()
     for i, tool in enumerate(tools):
@@ -173,36 +185,42 @@ def block_positions(body: dict[str, Any], *, full: bool = True) -> Iterator[Posi
         if full:  # the fake counts a system list as its texts joined by newlines (request.request_tokens)
             tokens, frame = total + text_tokens("\n".join(b["text"] for _, b in parts[:n + 1])), _block_frame(block)
         yield _position(where, [(where, block)], where, None, tokens, frame)
-    if full and parts:
-        total += text_tokens("\n".join(block["text"] for _, block in parts))
-    settings = json.dumps({key: body[key] for key in ("tool_choice", "thinking") if key in body}, sort_keys=True)
-    for i, message in enumerate(body["messages"]):
-        content = message["content"]
-        if isinstance(content, str):
-            content = [{"type": "text", "text": content}]  # one text block, as rendered; it holds no breakpoint
-            path: str | None = f"messages.{i}"
-        else:
-            path = None
-        head = (_pack(settings, message["role"]) if i == 0 else _pack(message["role"])) if full else b""
-        for j, block in enumerate(content):
-            where, kind = path or f"messages.{i}.content.{j}", block["type"]
-            holder = where if "cache_control" in BLOCK_FIELDS.get(kind, ()) else None
-            inner = block.get("content") if kind == "tool_result" else None
-            pieces = list(enumerate(inner)) if isinstance(inner, list) and inner else [(None, block)]
-            for k, piece in pieces:
-                frame = b""
-                if full:
-                    total += (MESSAGE_OVERHEAD if j == 0 and not k else 0) + block_tokens(piece)
-                    frame = (head if j == 0 and not k else b"") + (_result_header(block) if k == 0 else b"")
-                    frame += _block_frame(piece)
-                if k is None:
-                    yield _position(where, [(where, block)], holder, kind if kind in ("tool_use", "tool_result")
-                                    else None, total, frame)
-                else:  # a block of a tool_result's content: a position of its own, in its tool_result's run
-                    last = k == len(pieces) - 1
-                    yield _position(f"{where}.content.{k}", [(f"{where}.content.{k}", piece)]
-                                    + ([(where, block)] if last else []), holder if last else None, "tool_result",
-                                    total, frame)
+
+
+def message_positions(body: dict[str, Any], i: int, total: int, *, full: bool = True) -> Iterator[Position]:
+    """The positions of message ``i``, after a prefix of ``total`` tokens (``block_positions``' second part).
+    The first message's frame also holds the request's ``tool_choice`` and ``thinking``."""
+    message = body["messages"][i]
+    content = message["content"]
+    path = None
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]  # one text block, as rendered; it holds no breakpoint
+        path = f"messages.{i}"
+    head = b""
+    if full:
+        head = _pack(message["role"])
+        if i == 0:
+            head = _pack(json.dumps({key: body[key] for key in ("tool_choice", "thinking") if key in body},
+                                    sort_keys=True)) + head
+    for j, block in enumerate(content):
+        where, kind = path or f"messages.{i}.content.{j}", block["type"]
+        holder = where if "cache_control" in BLOCK_FIELDS.get(kind, ()) else None
+        inner = block.get("content") if kind == "tool_result" else None
+        pieces = list(enumerate(inner)) if isinstance(inner, list) and inner else [(None, block)]
+        for k, piece in pieces:
+            frame = b""
+            if full:
+                total += (MESSAGE_OVERHEAD if j == 0 and not k else 0) + block_tokens(piece)
+                frame = (head if j == 0 and not k else b"") + (_result_header(block) if k == 0 else b"")
+                frame += _block_frame(piece)
+            if k is None:
+                yield _position(where, [(where, block)], holder, kind if kind in ("tool_use", "tool_result")
+                                else None, total, frame)
+            else:  # a block of a tool_result's content: a position of its own, in its tool_result's run
+                last = k == len(pieces) - 1
+                yield _position(f"{where}.content.{k}", [(f"{where}.content.{k}", piece)]
+                                + ([(where, block)] if last else []), holder if last else None, "tool_result",
+                                total, frame)
 
 
 def _result_header(block: dict[str, Any]) -> bytes:
@@ -326,6 +344,23 @@ def input_usage(total: int, read: int = 0, one_hour: int = 0, written: int | Non
                                "ephemeral_1h_input_tokens": one_hour - read}}
 
 
+class Walked(NamedTuple):
+    """One request walked, for the next to reuse: what it shares with it is not walked again."""
+    head: tuple[Any, ...]                 # model, tools, system, tool_choice, thinking, as sent
+    messages: list[dict[str, Any]]
+    found: list[Position]
+    fingerprints: list[bytes]
+    ends: list[tuple[int, int, Any]]      # after each message: positions so far, tokens so far, the digest's state
+
+
+def common_length(before: list[Any], after: list[Any]) -> int:
+    """How many leading items two lists share (first compared whole, in C: usually the longer one extends the other)."""
+    shared = min(len(before), len(after))
+    if before[:shared] == after[:shared]:
+        return shared
+    return next(n for n, (old, new) in enumerate(zip(before, after)) if old != new)
+
+
 @dataclass
 class ServerCache:
     """One fake's prompt cache: entries by prefix fingerprint, each (TTL in seconds, expiry), aging under
@@ -334,6 +369,7 @@ class ServerCache:
     seconds_per_request: int = SECONDS_PER_REQUEST
     now: int = 0
     entries: dict[bytes, tuple[int, int]] = field(default_factory=dict)
+    _last: Walked | None = field(default=None, init=False, repr=False, compare=False)  # the previous request
 
     def __post_init__(self) -> None:
         for name in ("seconds_per_request", "now"):
@@ -353,16 +389,11 @@ class ServerCache:
         start, self.now = self.now, self.now + self.seconds_per_request
         if not marked(body):
             return input_usage(used)
-        found = list(block_positions(body))
+        found, fingerprints = self.walk(body)
         placed = place(found, body.get("cache_control"))
         if not placed:
             return input_usage(used)
         self.entries = {key: entry for key, entry in self.entries.items() if entry[1] > start}
-        digest = hashlib.blake2b(_pack(body["model"]), digest_size=16)
-        fingerprints = []
-        for position in found:
-            digest.update(position.frame)
-            fingerprints.append(digest.digest())
         hit = self._lookup(placed, fingerprints, lookback_numbers(found))
         read = found[hit].tokens if hit is not None else 0
         minimum = min_cacheable(body["model"])
@@ -381,6 +412,39 @@ class ServerCache:
         one_hour = max((found[b.index].tokens for b in writes if b.ttl == "1h"), default=read)
         written = max((found[b.index].tokens for b in writes), default=read)
         return input_usage(used, read, one_hour, written)
+
+    def walk(self, body: dict[str, Any]) -> tuple[list[Position], list[bytes]]:
+        """``block_positions(body)`` and each position's fingerprint. The messages this request shares with the
+        previous one walked (same model, tools, system, settings, and the same first messages) are not walked
+        again: a conversation resends its history with every request."""
+        head = (body["model"], body.get("tools"), body.get("system"), body.get("tool_choice"), body.get("thinking"))
+        messages, last = body["messages"], self._last
+        kept = common_length(last.messages, messages) if last is not None and last.head == head else 0
+        if kept:
+            count, total, state = last.ends[kept - 1]
+            found, fingerprints, ends = last.found[:count], last.fingerprints[:count], last.ends[:kept]
+            digest = state.copy()
+        else:
+            found, fingerprints, ends, total = [], [], [], 0
+            digest = hashlib.blake2b(_pack(body["model"]), digest_size=16)
+            for position in head_positions(body):
+                digest.update(position.frame)
+                found.append(position)
+                fingerprints.append(digest.digest())
+                total = position.tokens
+        for i in range(kept, len(messages)):
+            for position in message_positions(body, i, total):
+                digest.update(position.frame)
+                found.append(position)
+                fingerprints.append(digest.digest())
+                total = position.tokens
+            ends.append((len(found), total, digest.copy()))
+        self._last = Walked(head, messages, found, fingerprints, ends)
+        return found, fingerprints
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (a fake sent to a worker process) without the last walk, which a digest's state cannot be."""
+        return {**self.__dict__, "_last": None}
 
     def _lookup(self, placed: Sequence[Breakpoint], fingerprints: Sequence[bytes],
                 numbers: Sequence[int]) -> int | None:

@@ -51,7 +51,9 @@ class FakeModel:
     ``empty_summaries`` makes summary replies empty (both for testing failures).
     ``window`` pretends the model's context window is that many tokens (chapter 08); None: the real one.
     ``memory_instructions``: the model reads the API's memory instructions after the system prompt when the
-    memory tool is offered, as the API adds them (chapter 11; their tokens are not counted); False, a control."""
+    memory tool is offered, as the API adds them (chapter 11; their tokens are not counted); False, a control.
+    ``prompt_cache``: the API's prompt cache as this fake keeps it, with its clock (``caching.ServerCache``:
+    ``fake.prompt_cache.advance(seconds)`` lets time pass between requests; chapter 09)."""
     compact_policy: CompactPolicy = "judgement"
     window: int | None = None
     memory_instructions: bool = True
