@@ -53,14 +53,17 @@ What the fake serves, from the API's prompt-caching page
 - matching: a fingerprint of the model, each tool, each system block, then the request's ``tool_choice``
   and ``thinking`` (the page: changing them invalidates the messages' cache, not the tools' or the
   system's), then each block with its message's role, ``cache_control`` left out (a breakpoint that
-  moves keeps the prefix). Images, citations and the other invalidations the page lists are not modelled;
+  moves keeps the prefix); a string ``system`` or ``content`` is one text block, as the API renders it.
+  Images, citations and the other invalidations the page lists are not modelled;
+- with context management (chapter 10) the cache sees the request the model sees, after the edits;
 - the lookback checks every block boundary in its window; a run counts once towards the 20. A block
   inside a tool_result's content is a position of its own, in its tool_result's run;
 - tokens: the fake counts ``tools`` as one JSON list and a system list joined by newlines (``request``),
   so a prefix that ends at tool ``i`` counts the list cut after ``i`` (likewise the system blocks);
 - a breakpoint whose prefix is under the minimum writes nothing; an unlisted model gets
   ``FALLBACK_MIN_CACHEABLE``, the largest documented minimum;
-- our wordings: a 400 for an automatic breakpoint on a block with another TTL, the ``cache_control.ttl``
+- our wordings: the "Found 5." 400 for four explicit breakpoints and the automatic one (the page says "a
+  400 error"), a 400 for an automatic breakpoint on a block with another TTL, the ``cache_control.ttl``
   path when the automatic breakpoint breaks the TTL order, the ``tools.N.cache_control`` paths, and the
   shape errors of a tool's or system block's ``cache_control``; a null ``cache_control`` (the SDK types
   it ``Optional``) marks nothing; the rules above are checked on ``count_tokens`` too.
