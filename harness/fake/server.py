@@ -13,8 +13,9 @@ tool first: by default on its own judgement, when the system prompt states
 a context limit and the request nears it (``judgement``); ``compact_policy``
 forces a behaviour instead, for an experiment. Usage is counted from the request with the offline
 tokenizer, its input split into cache reads, cache writes and the rest as the API splits it, by the
-fake's own prompt cache and clock (``caching``). Replies are a pure function of the request: the same request
-always gets the same bytes.
+fake's own prompt cache and clock (``caching``). Replies are a pure function of the request and, for the
+cache fields of ``usage``, of the requests before it: the same requests in the same order always get the
+same bytes.
 """
 from __future__ import annotations
 
