@@ -262,17 +262,17 @@ def place(found: Sequence[Position], automatic: Any) -> list[Breakpoint]:
             if own is not None and own.ttl != ttl:
                 raise CacheControlError(
                     f"cache_control: automatic caching marks the last cacheable block, {found[target].holder}, "
-                    f"which already has a cache_control with ttl='{own.ttl}', not ttl='{ttl}' (our wording)")
+                    f"which already has a cache_control with ttl='{own.ttl}', not ttl='{ttl}'")
             if own is None:
                 placed.append(Breakpoint(target, ttl, "cache_control"))
                 placed.sort(key=lambda b: b.index)
     if len(placed) > MAX_BREAKPOINTS:
         raise CacheControlError(TOO_MANY_BREAKPOINTS.format(found=len(placed)))
-    short = None
+    after_5m = False
     for breakpoint in placed:
         if breakpoint.ttl == "5m":
-            short = breakpoint
-        elif short is not None:
+            after_5m = True
+        elif after_5m:
             raise CacheControlError(TTL_ORDER.format(path=breakpoint.path))
     return placed
 
