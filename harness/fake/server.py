@@ -12,8 +12,10 @@ reply (``output``). When the agent ends its turn it may call a compaction
 tool first: by default on its own judgement, when the system prompt states
 a context limit and the request nears it (``judgement``); ``compact_policy``
 forces a behaviour instead, for an experiment. Usage is counted from the request with the offline
-tokenizer. Replies are a pure function of the request: the same request
-always gets the same bytes.
+tokenizer, its input split into cache reads, cache writes and the rest as the API splits it, by the
+fake's own prompt cache and clock (``caching``). Replies are a pure function of the request and, for the
+cache fields of ``usage``, of the requests before it: the same requests in the same order always get the
+same bytes.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ import httpx2
 from ..core.messages import text
 from ..core.tokens import block_tokens
 from .agent import Action, action_blocks, decide
+from .caching import ServerCache
 from .context_management import serve_context_managed
 from .judgement import compaction_call, near_limit
 from .memory import API_MEMORY_INSTRUCTIONS, records_as_it_goes
@@ -49,7 +52,9 @@ class FakeModel:
     ``empty_summaries`` makes summary replies empty (both for testing failures).
     ``window`` pretends the model's context window is that many tokens (chapter 08); None: the real one.
     ``memory_instructions``: the model reads the API's memory instructions after the system prompt when the
-    memory tool is offered, as the API adds them (chapter 11; their tokens are not counted); False, a control."""
+    memory tool is offered, as the API adds them (chapter 11; their tokens are not counted); False, a control.
+    ``prompt_cache``: the API's prompt cache as this fake keeps it, with its clock (``caching.ServerCache``:
+    ``fake.prompt_cache.advance(seconds)`` lets time pass between requests; chapter 09)."""
     compact_policy: CompactPolicy = "judgement"
     window: int | None = None
     memory_instructions: bool = True
@@ -57,6 +62,7 @@ class FakeModel:
     empty_summaries: bool = False
     summary_style: SummaryStyle = "extractive"  # "lossy": a summariser that distorts, as a control (chapter 03)
     requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "count", in order
+    prompt_cache: ServerCache = field(default_factory=ServerCache)  # this fake's cache and clock (chapter 09)
 
     def __post_init__(self) -> None:
         policy = self.compact_policy
@@ -105,7 +111,7 @@ class FakeModel:
         return {
             "id": "msg_" + request_id[:24], "type": "message", "role": "assistant",
             "model": body["model"], "content": content, "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": used,
+            "usage": {**self.prompt_cache.usage(body, used),  # the input split as caching.py says
                       "output_tokens": sum(block_tokens(b) for b in content)},
         }
 
