@@ -42,6 +42,7 @@ from ..core.errors import Portable
 from ..core.messages import BLOCK_FIELDS, EXTRA, InvalidHistory, validate_messages
 from ..core.models import context_window, max_output
 from ..core.tokens import count_checked
+from .caching import CacheControlError, check_breakpoints
 
 NOT_IN_FAKE = "not supported by the offline fake"
 SAMPLING = {"temperature", "top_p", "top_k"}  # gone from the SDK's types, still taken by the API (unverified)
@@ -50,8 +51,8 @@ KNOWN_CREATE = (set(message_create_params.MessageCreateParamsBase.__annotations_
 KNOWN_COUNT = (set(message_count_tokens_params.MessageCountTokensParams.__annotations__)
                | set(beta_count_params.MessageCountTokensParams.__annotations__)) - {"betas"}  # betas: a header
 SERVED_CREATE = {"model", "max_tokens", "messages", "system", "tools", "tool_choice", "metadata", "stream",
-                 "stop_sequences", "context_management"} | SAMPLING  # context_management: context_management.py
-SERVED_COUNT = {"model", "messages", "system", "tools", "tool_choice"}
+                 "stop_sequences", "context_management", "cache_control"} | SAMPLING  # context_management.py, caching.py
+SERVED_COUNT = {"model", "messages", "system", "tools", "tool_choice", "cache_control"}
 TEXT_FIELDS = BLOCK_FIELDS["text"]  # the one table of a block's fields is core.messages'
 MEMORY_TYPE = "memory_20250818"  # chapter 11: the one typed (built-in) tool the fake serves
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")  # unverified: the fake's choice of a tool name's form
@@ -112,6 +113,10 @@ def check_request(body: Any, *, count: bool = False) -> None:
     _check_tool_choice(body, names)
     _check_options(body)
     _check_messages(body["messages"])
+    try:  # every cache_control, the top-level one included (caching.py)
+        check_breakpoints(body)
+    except CacheControlError as error:
+        raise RequestRejected(400, "invalid_request_error", str(error)) from None
     try:
         context_window(body["model"])
     except ValueError:

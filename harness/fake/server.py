@@ -23,8 +23,10 @@ reply (``output``). When the agent ends its turn it may call a compaction
 tool first: by default on its own judgement, when the system prompt states
 a context limit and the request nears it (``judgement``); ``compact_policy``
 forces a behaviour instead, for an experiment. Usage is counted from the request with the offline
-tokenizer. Replies are a pure function of the request (and, for a thread's continue, of the turns the
-server keeps): the same request always gets the same bytes.
+tokenizer, its input split into cache reads, cache writes and the rest as the API splits it, by the
+fake's own prompt cache and clock (``caching``). Replies are a pure function of the request and, for the
+cache fields of ``usage``, of the requests before it (and, for a thread's continue, of the turns the server
+keeps): the same requests in the same order always get the same bytes.
 """
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ import httpx2
 from ..core.messages import text
 from ..core.tokens import block_tokens
 from .agent import Action, action_blocks, decide
+from .caching import ServerCache
 from .context_management import serve_context_managed
 from .judgement import compaction_call, near_limit
 from .memory import API_MEMORY_INSTRUCTIONS, records_as_it_goes
@@ -68,6 +71,8 @@ class FakeModel:
     ``window`` pretends the model's context window is that many tokens (chapter 08); None: the real one.
     ``memory_instructions``: the model reads the API's memory instructions after the system prompt when the
     memory tool is offered, as the API adds them (chapter 11; their tokens are not counted); False, a control.
+    ``prompt_cache``: the API's prompt cache as this fake keeps it, with its clock (``caching.ServerCache``:
+    ``fake.prompt_cache.advance(seconds)`` lets time pass between requests; chapter 09).
     ``threads`` are the message threads the server keeps (``threads.ThreadStore``)."""
     compact_policy: CompactPolicy = "judgement"
     window: int | None = None
@@ -76,6 +81,7 @@ class FakeModel:
     empty_summaries: bool = False
     summary_style: SummaryStyle = "extractive"  # "lossy": a summariser that distorts, as a control (chapter 03)
     requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "count", in order
+    prompt_cache: ServerCache = field(default_factory=ServerCache)  # this fake's cache and clock (chapter 09)
     threads: ThreadStore = field(default_factory=ThreadStore, repr=False, compare=False)  # threads it keeps
 
     def __post_init__(self) -> None:
@@ -151,7 +157,7 @@ class FakeModel:
         return {
             "id": "msg_" + request_id[:24], "type": "message", "role": "assistant",
             "model": body["model"], "content": content, "stop_reason": stop, "stop_sequence": None, "stop_details": None,
-            "usage": {"input_tokens": used,
+            "usage": {**self.prompt_cache.usage(body, used),  # the input split as caching.py says
                       "output_tokens": sum(block_tokens(b) for b in content)},
         }
 
