@@ -38,10 +38,13 @@ Pass your own table to the functions below for any other model.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .config import check_count
+
+DATED = re.compile(r"-\d{8}$")  # the snapshot date at the end of a pinned model id (its alias: the id without it)
 
 ADAPTIVE_ONLY = frozenset({"adaptive"})                      # "Adaptive (always on)"
 ADAPTIVE = frozenset({"adaptive", "disabled"})               # "Adaptive": thinking can be turned off

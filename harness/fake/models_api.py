@@ -33,18 +33,17 @@ is a 400 whose wording is *this fake*'s.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import parse_qsl
 
-from ..core.models import MODELS, Model
+from ..core.models import DATED, MODELS, Model
 from .request import RequestRejected, invalid
 
 EPOCH = "1970-01-01T00:00:00Z"
 SUMMARIZE_BETA = "compact-2026-09-04"  # on-demand compaction's beta: capabilities.compaction is sent with it
 LIFECYCLES = ("active", "deprecated", "retired")
-DATED = re.compile(r"(.+)-\d{8}")  # a pinned id: its alias, then the snapshot's date
-ALIASES = {found[1]: model for model in MODELS if (found := DATED.fullmatch(model)) and found[1] in MODELS}
+ALIASES = {DATED.sub("", model): model for model in MODELS  # alias -> its dated id
+           if DATED.search(model) and DATED.sub("", model) in MODELS}
 LISTED = [model for model in MODELS if model not in ALIASES]
 
 
@@ -78,16 +77,16 @@ def model_page(params: dict[str, list[str]], beta: bool) -> dict[str, Any]:
         raise invalid("after_id", "give after_id or before_id, not both")
     size = int(limit)
     if before:
-        end = _position(models, before, "before_id")
+        end = _cursor_index(models, before, "before_id")
         page, more = models[max(0, end - size):end], end > size
     else:
-        start = _position(models, after, "after_id") + 1 if after else 0
+        start = _cursor_index(models, after, "after_id") + 1 if after else 0
         page, more = models[start:start + size], start + size < len(models)
     return {"data": [model_info(model, beta) for model in page], "has_more": more,
             "first_id": page[0] if page else None, "last_id": page[-1] if page else None}
 
 
-def _position(models: list[str], cursor: str, field: str) -> int:
+def _cursor_index(models: list[str], cursor: str, field: str) -> int:
     if cursor not in models:
         raise invalid(field, f"no listed model has the id {cursor!r}")
     return models.index(cursor)
