@@ -127,7 +127,7 @@ def test_max_tokens_above_the_models_maximum_output_is_refused_naming_max_tokens
     assert error.body["error"]["message"] == \
         "max_tokens: 64001 > 64000, which is the maximum allowed number of output tokens for claude-haiku-4-5"
     assert create([user("hi")], 64_000).stop_reason == "end_turn"
-    dated = "claude-opus-4-5-20251101"
+    dated = "claude-haiku-4-5-20251001"
     with pytest.raises(anthropic.BadRequestError, match=f"64001 > 64000, .* output tokens for {dated}"):
         create([user("hi")], 64_001, model=dated)
 
