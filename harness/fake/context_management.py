@@ -170,7 +170,7 @@ def apply_context_management(body: dict[str, Any], betas: str, count: BodyCounte
             managed.body, applied = clear_old_tool_uses(managed.body, edit, count)
             if applied:
                 managed.applied_edits.append(applied)
-        elif summarise is not None:
+        elif edit["type"] == "compact_20260112" and summarise is not None:
             managed.body, managed.compaction, managed.compaction_usage = compact_request(
                 managed.body, edit, count, summarise)
             managed.paused = managed.compaction is not None and bool(edit.get("pause_after_compaction"))
