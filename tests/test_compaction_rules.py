@@ -254,16 +254,19 @@ def test_unavailable_reaches_the_server_edit_too():
 ])
 def test_a_malformed_compaction_field_is_a_400_naming_it(compaction, words):
     with pytest.raises(anthropic.BadRequestError, match=words):
-        FakeModel().client().post("/v1/messages", cast_to=object, options={"headers": {"anthropic-beta": ON_DEMAND_BETA}},
+        FakeModel().client().post("/v1/messages", cast_to=object,
+                                  options={"headers": {"anthropic-beta": ON_DEMAND_BETA}},
                                   body={"model": DEFAULT_MODEL, "max_tokens": 10, "messages": [ASK],
                                         "compaction": compaction})
 
 
 def test_compaction_refuses_context_management_beside_it_and_needs_its_beta():
     with pytest.raises(anthropic.BadRequestError, match="compaction: cannot be combined with `context_management`"):
-        create(session(1), compaction={"type": "summarize"}, betas=[ON_DEMAND_BETA, api_context.CONTEXT_EDITING_BETA],
+        create(session(1), compaction={"type": "summarize"},
+               betas=[ON_DEMAND_BETA, api_context.CONTEXT_EDITING_BETA],
                context_management={"edits": [api_context.clear_tool_uses()]})
-    with pytest.raises(anthropic.BadRequestError, match=f"compaction: needs the anthropic-beta header {ON_DEMAND_BETA}"):
+    needs = f"compaction: needs the anthropic-beta header {ON_DEMAND_BETA}"
+    with pytest.raises(anthropic.BadRequestError, match=needs):
         create(session(1), compaction={"type": "summarize"}, betas=[api_context.COMPACTION_BETA])
 
 

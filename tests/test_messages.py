@@ -170,7 +170,8 @@ def test_each_rule_is_named_with_index_and_tool_id(case):
 
 
 def test_two_results_for_one_call_read_as_the_api_words_them():
-    history = [user("a"), assistant([tool_use("t1", "bash", {})]), user([tool_result("t1", "x"), tool_result("t1", "y")])]
+    history = [user("a"), assistant([tool_use("t1", "bash", {})]),
+               user([tool_result("t1", "x"), tool_result("t1", "y")])]
     with pytest.raises(InvalidHistory) as info:
         validate_messages(history)
     assert info.value.api_message == ("messages.2.content.1: each tool_use must have a single result. "

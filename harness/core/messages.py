@@ -277,9 +277,10 @@ def check_compaction_blocks(messages: list[Message]) -> None:
     is the first block of ``messages`` (chapter 10): the API reads the block in place of everything it
     summarises, so the client sends the last block returned first and drops what came before it.
 
-    Unchecked: pass a history whose messages ``check_message`` passed."""
-    found = [(i, j) for i, message in enumerate(messages) if type(message["content"]) is list
-             for j, block in enumerate(message["content"])
+    Unchecked: pass a history whose messages ``check_message`` passed (so a compaction block is an assistant's:
+    ``BLOCK_ROLES``, and one in a ``system`` message was refused there)."""
+    found = [(i, j) for i, message in enumerate(messages) if message["role"] == "assistant"
+             and type(message["content"]) is list for j, block in enumerate(message["content"])
              if block["type"] == "compaction" and block.get("content") is not None]
     if len(found) > 1:
         i, j = found[1]

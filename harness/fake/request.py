@@ -318,7 +318,7 @@ def _check_compaction(body: dict[str, Any], count: bool) -> None:
 def _check_messages(messages: Any, compacting: bool) -> None:
     """The API's rules and every field's type (``validate_messages``, chapter 02; ``compacting``: a compaction
     request's), then what the fake does not serve: a citation, a non-text block in a tool_result (it serves no
-    document or image). A compaction block's tool changes are the compaction rules' (``compaction_blocks``)."""
+    document or image). A compaction block's tool changes are the compaction rules' (``compaction_rules``)."""
     try:
         validate_messages(messages, compacting=compacting)
     except InvalidHistory as error:
@@ -328,7 +328,8 @@ def _check_messages(messages: Any, compacting: bool) -> None:
             continue
         for j, block in enumerate(message["content"]):
             if block.get("citations"):
-                raise invalid(f"messages.{i}.content.{j}.{block['type']}.citations", f"a non-empty list is {NOT_IN_FAKE}")
+                raise invalid(f"messages.{i}.content.{j}.{block['type']}.citations",
+                              f"a non-empty list is {NOT_IN_FAKE}")
             if block["type"] == "tool_result" and isinstance(block.get("content"), list):
                 for k, inner in enumerate(block["content"]):
                     _check_text_block(f"messages.{i}.content.{j}.tool_result.content.{k}", inner)
