@@ -97,9 +97,9 @@ class ServerToolClearing(ServerEdit):
 class ServerCompaction(ServerEdit):
     """``compact_20260112``: past ``trigger`` input tokens (default 150,000, at least 50,000: both on
     https://platform.claude.com/docs/en/build-with-claude/compaction), the server summarises the
-    conversation into a compaction block the history keeps. ``instructions`` replace the whole default
-    summary prompt, as that page says (the SDK's ``BetaCompact20260112EditParam`` calls them "additional
-    instructions"; the page is the one followed here)."""
+    conversation into a compaction block, and the history then starts from it. ``instructions`` replace the
+    whole default summary prompt, as that page says (the SDK's ``BetaCompact20260112EditParam`` calls them
+    "additional instructions"; the page is the one followed here)."""
     trigger: int = 150_000
     instructions: str | None = None
     pause_after_compaction: bool = False
