@@ -21,14 +21,15 @@ from harness import assistant, text, tool_result, tool_use, user
 from harness.core.messages import BLOCK_FIELDS, MAX_DEPTH, MESSAGE_FIELDS
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
+from harness.fake.compaction_rules import compaction_block
 
 MODEL = "claude-haiku-4-5"
 COMPACTION_BETA = "compact-2026-01-12"
-HISTORY = [user([text("List the files.")]),
-           assistant([{"type": "compaction", "content": "Earlier: the user asked for a listing."},
-                      text("Listing."), tool_use("t1", "bash", {"command": "ls"})]),
+HISTORY = [assistant([compaction_block("Earlier: the user asked for a listing.")]),  # first, as the API asks
+           user([text("List the files.")]),
+           assistant([text("Listing."), tool_use("t1", "bash", {"command": "ls"})]),
            user([tool_result("t1", "a.py\nb.py")])]
-BLOCK_AT = {"text": (0, 0), "compaction": (1, 0), "tool_use": (1, 2), "tool_result": (2, 0)}
+BLOCK_AT = {"compaction": (0, 0), "text": (1, 0), "tool_use": (2, 1), "tool_result": (3, 0)}
 VALID = {"model": MODEL, "max_tokens": 500, "messages": HISTORY, "tools": FILE_TOOLS}
 
 
@@ -120,18 +121,16 @@ def test_a_field_a_block_does_not_have_is_a_400_naming_it(kind):
 def test_every_optional_field_of_its_type_is_served():
     messages = copy.deepcopy(HISTORY)
     cache = {"type": "ephemeral", "ttl": "1h"}
-    messages[0]["content"][0] |= {"cache_control": cache, "citations": []}
-    messages[1]["content"][0] |= {"encrypted_content": "e", "signature": "s", "tool_changes": [],
-                                  "cache_control": None}
-    messages[1]["content"][2] |= {"caller": {"type": "direct"}, "toolset_name": None, "cache_control": cache}
-    messages[2]["content"][0] |= {"is_error": False, "toolset_name": "files", "cache_control": {"type": "ephemeral"}}
+    messages[1]["content"][0] |= {"cache_control": cache, "citations": []}
+    messages[0]["content"][0] |= {"encrypted_content": "e", "cache_control": None}  # the signature: as returned
+    messages[2]["content"][1] |= {"caller": {"type": "direct"}, "toolset_name": None, "cache_control": cache}
+    messages[3]["content"][0] |= {"is_error": False, "toolset_name": "files", "cache_control": {"type": "ephemeral"}}
     assert isinstance(send({**VALID, "messages": messages}), BetaMessage)
 
 
 @pytest.mark.parametrize("kind, field, value", [
     ("text", "citations", [{"type": "char_location", "cited_text": "x", "document_index": 0,
                             "document_title": None, "start_char_index": 0, "end_char_index": 1}]),
-    ("compaction", "tool_changes", [{"type": "tool_removal", "tool": {"type": "tool_reference", "name": "bash"}}]),
     ("tool_result", "content", [{"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}]),
 ])
 def test_what_the_fake_does_not_serve_is_a_400_saying_so(kind, field, value):
@@ -198,9 +197,8 @@ def test_values_the_sdk_cannot_send_are_a_400_from_any_other_client(raw, field):
 
 def test_a_compaction_block_the_fake_returns_goes_back_verbatim():
     model = FakeModel()
-    block = {"type": "compaction", "content": "Earlier: a listing.", "encrypted_content": "fake-encrypted-1",
-             "signature": "fake-signature-1", "tool_changes": []}
-    messages = [user("List the files."), assistant([block, text("Listed.")]), user("Again.")]
+    block = compaction_block("Earlier: a listing.")
+    messages = [assistant([block, text("Listed.")]), user("Again.")]
     reply = model.client().beta.messages.create(model=MODEL, max_tokens=100, messages=messages,
                                                 betas=[COMPACTION_BETA])
     assert reply.stop_reason in ("end_turn", "tool_use")
@@ -231,6 +229,12 @@ API_WORDS = {  # history: (the start of the API's 400 message, our rule and wher
     "duplicate id": ([ASK, USE, user([tool_result("t1", "x")]), assistant([text("again"), tool_use("t1", "bash", {})]),
                       user([tool_result("t1", "y")])], "messages.3.content.1: `tool_use` ids must be unique",
                      "[unique_tool_use_id: messages[3], block 1, tool id t1]"),
+    "two results for one call": ([ASK, USE, user([tool_result("t1", "x"), tool_result("t1", "y")])],
+                                 "messages.2.content.1: each tool_use must have a single result. Found multiple "
+                                 "`tool_result` blocks with id: t1", "[single_tool_result: messages[2], block 1"),
+    "a second result after text": ([ASK, USE, user([tool_result("t1", "x"), text("and"), tool_result("t1", "y")])],
+                                   "messages.2.content.2: each tool_use must have a single result.",
+                                   "[single_tool_result: messages[2], block 2"),
     "empty content": ([ASK, assistant([]), user("c")], "messages.1: all messages must have non-empty content "
                       "except for the optional final assistant message", "[non_empty_content: messages[1]]"),
     "empty text": ([ASK, assistant([text("")]), user("c")], "messages: text content blocks must be non-empty",

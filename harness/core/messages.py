@@ -40,7 +40,9 @@ answered first thing in the next message (anthropics/claude-code#5989, #1237;
 Kilo-Org/kilocode#5163: the API names the assistant message and lists every
 unanswered id, so a result placed after text reads the same), a tool_result
 answering nothing (anthropics/claude-code#13460, #18947;
-continuedev/continue#4751), a duplicate tool_use id
+continuedev/continue#4751), two tool_results for one tool_use
+(router-for-me/CLIProxyAPI#4998 quotes it whole; sipeed/picoclaw#1793,
+QwenLM/qwen-code#8163), a duplicate tool_use id
 (anthropics/claude-code#21317, #21083), an assistant message last
 (smallmain/vscode-unify-chat-provider#249: the newer models' rule, which the
 fake applies to every model; ``allow_prefill`` lifts it for a string), an
@@ -48,7 +50,14 @@ unknown field (``Extra inputs are not permitted``). A field of the wrong type is
 in pydantic's words (``Input should be a valid string``), the API's style in the
 reports that show one, unverified case by case. Our own words, where no public
 wording was found: a block type in the wrong role, a compaction's blank content,
-a second tool_result after other blocks, a value JSON cannot carry, the depth.
+a value JSON cannot carry, the depth, and the compaction block's rules (chapter
+10), whose rule names are the ``error_code`` the installed SDK types for each
+(``anthropic/_error_classes.py``), read as its docstring says: a block with
+content goes first in ``messages`` (and never in a ``system`` message), only the
+last one returned is sent, and a compaction request (``compacting``) does not
+end on the assistant's unanswered tool calls. A block with null content is a
+failed compaction the server treats as a no-op (``BetaCompactionBlock``): it may
+stay anywhere.
 Not checked: the tool_use id pattern the API enforces (``^[a-zA-Z0-9_-]+$``,
 anomalyco/opencode#1279) and the trailing whitespace of a final assistant
 prefill.
@@ -91,6 +100,15 @@ UNEXPECTED_RESULT = ("unexpected `tool_use_id` found in `tool_result` blocks: {i
 DUPLICATE_ID = "`tool_use` ids must be unique"  # anthropics/claude-code#21317, #21083
 NO_PREFILL = ("This model does not support assistant message prefill. "
               "The conversation must end with a user message.")  # smallmain/vscode-unify-chat-provider#249
+DUPLICATE_RESULT = "each tool_use must have a single result. Found multiple `tool_result` blocks with id: {id}"
+# ^ router-for-me/CLIProxyAPI#4998 (at messages.52.content.1: the second result's path); sipeed/picoclaw#1793
+# Ours, each with the meaning of the docstring of the SDK's error class named in it (anthropic/types/):
+MISPLACED = ("a `compaction` block goes first in `messages` (never in a `system` message), in place of the "
+             "messages it summarizes (our wording: CompactionBlockMisplacedError)")
+AMBIGUOUS = ("`messages` holds more than one `compaction` block with content: send only the one returned last "
+             "(our wording: CompactionBlockAmbiguousError)")
+INCOMPLETE_TURN = ("a compaction request cannot end on an unfinished `assistant` turn: its `tool_use` blocks have "
+                   "no `tool_result` (our wording: CompactionIncompleteTurnError)")
 
 
 class InvalidHistory(Portable, ValueError):
@@ -220,14 +238,18 @@ def result_text(block: Block) -> str:
 
 # --- the API rules ------------------------------------------------------------
 
-def validate_messages(messages: list[Message], *, allow_prefill: bool = False) -> None:
+def validate_messages(messages: list[Message], *, allow_prefill: bool = False, compacting: bool = False) -> None:
     """Raise InvalidHistory unless the Messages API would accept this history.
 
     The rules: every message well formed (``check_message``); at least one
-    message; every tool_use is answered first thing in the next user message;
-    every tool_result answers a tool_use of the message just before; tool_use ids
-    are unique; the history ends with a user message (or an assistant prefill,
-    or a turn the server paused after a compaction block: chapter 10).
+    message; a compaction block with content comes first, and only one
+    (``check_compaction_blocks``, chapter 10); every tool_use is answered first
+    thing in the next user message; every tool_result answers a tool_use of the
+    message just before, once; tool_use ids are unique; the history ends with a
+    user message (or an assistant prefill, or a turn the server paused after a
+    compaction block: chapter 10). ``compacting``: the history of a compaction
+    request (chapter 10), which samples no reply, so it may end on the
+    assistant's finished turn, but not on its unanswered tool calls.
     """
     if not isinstance(messages, list):
         raise InvalidHistory("non_empty_history", 0, _not_a_list(messages), path="messages")
@@ -235,16 +257,37 @@ def validate_messages(messages: list[Message], *, allow_prefill: bool = False) -
         raise InvalidHistory("non_empty_history", 0, NO_MESSAGES, path="messages")
     for i, message in enumerate(messages):
         check_message(message, i)  # every message first, so the tool rules read only sound blocks
+    check_compaction_blocks(messages)
+    last = messages[-1]
+    if compacting and last["role"] == "assistant" and any(b.get("type") == "tool_use" for b in blocks(last)):
+        raise InvalidHistory("compaction_incomplete_turn", len(messages) - 1, INCOMPLETE_TURN)
     seen_ids: set[str] = set()
     for i, message in enumerate(messages):
         if message["role"] == "assistant":
             _check_tool_uses(messages, i, seen_ids)
         else:
             _check_tool_results(messages, i)
-    last = messages[-1]
     if last["role"] != "user" and not (allow_prefill and isinstance(last["content"], str)) \
-            and not paused_after_compaction(last):
+            and not compacting and not paused_after_compaction(last):
         raise InvalidHistory("ends_with_user", len(messages) - 1, NO_PREFILL, path="")
+
+
+def check_compaction_blocks(messages: list[Message]) -> None:
+    """Raise InvalidHistory unless the history's compaction blocks with content are at most one, and that one
+    is the first block of ``messages`` (chapter 10): the API reads the block in place of everything it
+    summarises, so the client sends the last block returned first and drops what came before it.
+
+    Unchecked: pass a history whose messages ``check_message`` passed (so a compaction block is an assistant's:
+    ``BLOCK_ROLES``, and one in a ``system`` message was refused there)."""
+    found = [(i, j) for i, message in enumerate(messages) if message["role"] == "assistant"
+             and type(message["content"]) is list for j, block in enumerate(message["content"])
+             if block["type"] == "compaction" and block.get("content") is not None]
+    if len(found) > 1:
+        i, j = found[1]
+        raise InvalidHistory("compaction_block_ambiguous", i, AMBIGUOUS, block=j)
+    if found and found[0] != (0, 0):
+        i, j = found[0]
+        raise InvalidHistory("compaction_block_misplaced", i, MISPLACED, block=j)
 
 
 def paused_after_compaction(message: Message) -> bool:
@@ -289,6 +332,10 @@ def check_message(message: Any, i: int) -> None:
         raise InvalidHistory("role", i, "Input should be a valid dictionary", path=f"messages.{i}")
     role = message.get("role")
     if role != "user" and role != "assistant":
+        for j, block in enumerate(message["content"] if role == "system" and type(message.get("content")) is list
+                                  else ()):
+            if isinstance(block, dict) and block.get("type") == "compaction":  # the SDK types this case (chapter 10)
+                raise InvalidHistory("compaction_block_misplaced", i, MISPLACED, block=j)
         raise InvalidHistory("role", i, "Input should be 'user' or 'assistant'", path=f"messages.{i}.role")
     if not message.keys() <= MESSAGE_FIELDS:
         extra = next(key for key in message if key not in MESSAGE_FIELDS)
@@ -387,17 +434,16 @@ def _check_tool_results(messages: list[Message], i: int) -> None:
     content = blocks(messages[i])
     previous = messages[i - 1] if i > 0 else None
     asked = {b["id"] for b in blocks(previous) if b.get("type") == "tool_use"} if previous else set()
-    in_lead = True
+    answered: set[str] = set()
     for j, block in enumerate(content):
         if block.get("type") != "tool_result":
-            in_lead = False
             continue
         tool_id = block["tool_use_id"]
         if tool_id not in asked:
             raise InvalidHistory("tool_result_answers_previous", i, UNEXPECTED_RESULT.format(id=tool_id), tool_id, j)
-        if not in_lead:  # a second answer to a tool_use, after other blocks
-            raise InvalidHistory("tool_results_first", i, "tool_result blocks must come before any other block "
-                                 "(our wording: no public API wording found)", tool_id, j)
+        if tool_id in answered:  # after other blocks too: every tool_use was answered first, so this is a second
+            raise InvalidHistory("single_tool_result", i, DUPLICATE_RESULT.format(id=tool_id), tool_id, j)
+        answered.add(tool_id)
 
 
 # --- the fields of a block ------------------------------------------------------

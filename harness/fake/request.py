@@ -36,6 +36,7 @@ import json
 import re
 from typing import Any
 
+from anthropic._error_classes import ERROR_CLASSES
 from anthropic.types import ToolParam, message_count_tokens_params, message_create_params
 from anthropic.types.beta import BetaMemoryTool20250818Param
 from anthropic.types.beta import message_count_tokens_params as beta_count_params
@@ -54,8 +55,10 @@ KNOWN_CREATE = (set(message_create_params.MessageCreateParamsBase.__annotations_
 KNOWN_COUNT = (set(message_count_tokens_params.MessageCountTokensParams.__annotations__)
                | set(beta_count_params.MessageCountTokensParams.__annotations__)) - {"betas"}  # betas: a header
 SERVED_CREATE = {"model", "max_tokens", "messages", "system", "tools", "tool_choice", "metadata", "stream",
-                 "stop_sequences", "context_management", "cache_control"} | SAMPLING  # context_management.py, caching.py
-SERVED_COUNT = {"model", "messages", "system", "tools", "tool_choice", "cache_control"}
+                 "stop_sequences", "context_management", "compaction", "cache_control"} | SAMPLING
+# ^ context_management and compaction: context_management.py; cache_control: caching.py
+SERVED_COUNT = {"model", "messages", "system", "tools", "tool_choice", "context_management", "compaction",
+                "cache_control"}
 TEXT_FIELDS = BLOCK_FIELDS["text"]  # the one table of a block's fields is core.messages'
 MEMORY_TYPE = "memory_20250818"  # chapter 11: the one typed (built-in) tool the fake serves
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")  # unverified: the fake's choice of a tool name's form
@@ -115,7 +118,8 @@ def check_request(body: Any, *, count: bool = False) -> None:
     names = _check_tools(body)
     _check_tool_choice(body, names)
     _check_options(body)
-    _check_messages(body["messages"])
+    _check_compaction(body, count)
+    _check_messages(body["messages"], compacting="compaction" in body and not count)
     try:  # every cache_control, the top-level one included (caching.py)
         check_breakpoints(body)
     except CacheControlError as error:
@@ -299,22 +303,40 @@ def _check_options(body: dict[str, Any]) -> None:
         raise invalid("stream", f"{NOT_IN_FAKE}: it answers whole messages only")
 
 
-def _check_messages(messages: Any) -> None:
-    """The API's rules and every field's type (``validate_messages``, chapter 02), then what the fake does not
-    serve: a citation, a tool change, a non-text block in a tool_result (it serves no document, image or
-    tool set that changes)."""
+def _check_compaction(body: dict[str, Any], count: bool) -> None:
+    """``compaction`` (chapter 10), the SDK's ``BetaCompactionConfigParam``: ``{"type": "summarize"}`` with optional
+    ``instructions`` (a string, or null). Its docstring: it "cannot be combined with `context_management`", and
+    count_tokens "accepts this parameter and ignores it" (so the two may meet there). The wording is ours."""
+    if "compaction" not in body:
+        return
+    config = body["compaction"]
+    if not isinstance(config, dict):
+        raise invalid("compaction", "Input should be a valid dictionary")
+    _check_keys("compaction", config, {"type", "instructions"})
+    if config.get("type") != "summarize":
+        raise invalid("compaction.type", "Field required" if "type" not in config else "Input should be 'summarize'")
+    if not isinstance(config.get("instructions", ""), (str, type(None))):
+        raise invalid("compaction.instructions", "Input should be a valid string")
+    if not count and "context_management" in body:
+        raise invalid("compaction", "cannot be combined with `context_management` (our wording: the SDK's "
+                                    "docstring of the field states the rule)")
+
+
+def _check_messages(messages: Any, compacting: bool) -> None:
+    """The API's rules and every field's type (``validate_messages``, chapter 02; ``compacting``: a compaction
+    request's), then what the fake does not serve: a citation, a non-text block in a tool_result (it serves no
+    document or image). A compaction block's tool changes are the compaction rules' (``compaction_rules``)."""
     try:
-        validate_messages(messages)
+        validate_messages(messages, compacting=compacting)
     except InvalidHistory as error:
         raise invalid_history(error) from None
     for i, message in enumerate(messages):
         if isinstance(message["content"], str):
             continue
         for j, block in enumerate(message["content"]):
-            for field in ("citations", "tool_changes"):
-                if block.get(field):
-                    raise invalid(f"messages.{i}.content.{j}.{block['type']}.{field}",
-                                  f"a non-empty list is {NOT_IN_FAKE}")
+            if block.get("citations"):
+                raise invalid(f"messages.{i}.content.{j}.{block['type']}.citations",
+                              f"a non-empty list is {NOT_IN_FAKE}")
             if block["type"] == "tool_result" and isinstance(block.get("content"), list):
                 for k, inner in enumerate(block["content"]):
                     _check_text_block(f"messages.{i}.content.{j}.tool_result.content.{k}", inner)
@@ -322,5 +344,8 @@ def _check_messages(messages: Any) -> None:
 
 def invalid_history(error: InvalidHistory) -> RequestRejected:
     """The 400 for a history fault: the API's words (``messages.2.content.0: unexpected `tool_use_id` ...``),
-    then our rule and where, in brackets."""
-    return RequestRejected(400, "invalid_request_error", f"{error.api_message} [{error.rule}: {error.where}]")
+    then our rule and where, in brackets; a rule the installed SDK types an error for (``ERROR_CLASSES``: the
+    compaction block's) is its ``error_code`` too, so the SDK raises that class."""
+    code = error.rule if (400, error.rule) in ERROR_CLASSES else None
+    return RequestRejected(400, "invalid_request_error", f"{error.api_message} [{error.rule}: {error.where}]",
+                           code=code)

@@ -30,7 +30,8 @@ from ..core.messages import text
 from ..core.tokens import block_tokens
 from .agent import Action, action_blocks, decide
 from .caching import ServerCache
-from .context_management import serve_context_managed
+from .compaction_rules import compaction_unavailable
+from .context_management import count_response, serve_context_managed
 from .judgement import compaction_call, near_limit
 from .memory import API_MEMORY_INSTRUCTIONS, records_as_it_goes
 from .output import cap_output
@@ -48,8 +49,9 @@ class FakeModel:
     task: ``"judgement"`` (the default) when the system prompt states a context limit and the request's
     input nears it, ``"never"`` (whatever the prompt says), ``"after_task"`` always, an int N when the
     request's input is above N tokens (chapter 04);
-    ``fail_summaries`` makes that many summary calls fail with HTTP 500 and
-    ``empty_summaries`` makes summary replies empty (both for testing failures).
+    ``fail_summaries`` makes that many summary calls fail with HTTP 500,
+    ``empty_summaries`` makes summary replies empty, and ``compaction_unavailable`` makes that many server
+    compactions (chapter 10) fail with the API's 529 ``compaction_unavailable`` (all for testing failures).
     ``window`` pretends the model's context window is that many tokens (chapter 08); None: the real one.
     ``memory_instructions``: the model reads the API's memory instructions after the system prompt when the
     memory tool is offered, as the API adds them (chapter 11; their tokens are not counted); False, a control.
@@ -60,8 +62,9 @@ class FakeModel:
     memory_instructions: bool = True
     fail_summaries: int = 0
     empty_summaries: bool = False
+    compaction_unavailable: int = 0
     summary_style: SummaryStyle = "extractive"  # "lossy": a summariser that distorts, as a control (chapter 03)
-    requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "count", in order
+    requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "compaction" / "count", in order
     prompt_cache: ServerCache = field(default_factory=ServerCache)  # this fake's cache and clock (chapter 09)
 
     def __post_init__(self) -> None:
@@ -83,11 +86,13 @@ class FakeModel:
             if request.url.path.endswith("/count_tokens"):
                 self.requests.append("count")
                 check_request(body, count=True)
-                return httpx2.Response(200, json={"input_tokens": request_tokens(body)})
+                return httpx2.Response(200, json=count_response(body, request.headers.get("anthropic-beta", ""),
+                                                                request_tokens))
             check_request(body)
             request_id = hashlib.sha256(request.content).hexdigest()  # chapter 10: context management first
             return httpx2.Response(200, json=serve_context_managed(
-                body, request.headers.get("anthropic-beta", ""), lambda b: self.reply(b, request_id), request_tokens))
+                body, request.headers.get("anthropic-beta", ""), lambda b: self.reply(b, request_id), request_tokens,
+                self.compact))
         except RequestRejected as error:  # a bad edit too (EditRejected)
             return httpx2.Response(error.status, json=error.body())
         except Exception as error:  # a fault of the fake itself: an HTTP 500, never a broken transport
@@ -114,6 +119,14 @@ class FakeModel:
             "usage": {**self.prompt_cache.usage(body, used),  # the input split as caching.py says
                       "output_tokens": sum(block_tokens(b) for b in content)},
         }
+
+    def compact(self, material: str) -> str:
+        """The summarising step of a server compaction (chapter 10): ``material`` is the prompt and the
+        conversation; the 529 ``compaction_unavailable`` for the first ``compaction_unavailable`` of them."""
+        self.requests.append("compaction")
+        if self.requests.count("compaction") <= self.compaction_unavailable:
+            raise compaction_unavailable()
+        return summarise_text(material)
 
     def act(self, body: dict[str, Any], used: int) -> Action:
         offered = offered_tools(body)
