@@ -47,8 +47,8 @@ from typing import Any, Callable
 from ..core.messages import Block, Message
 from ..core.tokens import text_tokens
 from .request import RequestRejected
-from .thinking import CLEAR_THINKING, check_clear_thinking, clear_thinking
 from .summarizer import summarise_text
+from .thinking import CLEAR_THINKING, check_clear_thinking, clear_thinking
 
 EDIT_BETAS = {"clear_tool_uses_20250919": "context-management-2025-06-27", "compact_20260112": "compact-2026-01-12",
               CLEAR_THINKING: "context-management-2025-06-27"}
