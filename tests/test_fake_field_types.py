@@ -86,9 +86,9 @@ WRONG: dict[tuple[str, str], list[Any]] = {
     ("thinking", "thinking"): NOT_A_STRING,
     ("thinking", "signature"): NOT_A_STRING,
     ("redacted_thinking", "data"): NOT_A_STRING,
-    ("image", "source"): [5, "x", None, {}, {"type": "path"}, {"type": "base64", "media_type": "image/bmp", "data": PIXEL},
-                          {"type": "base64", "data": PIXEL}, {"type": "url"}, {"type": "url", "url": 5},
-                          {"type": "file", "file_id": "f", "x": 1}],
+    ("image", "source"): [5, "x", None, {}, {"type": "path"}, {"type": "base64", "data": PIXEL},
+                          {"type": "base64", "media_type": "image/bmp", "data": PIXEL}, {"type": "url"},
+                          {"type": "url", "url": 5}, {"type": "file", "file_id": "f", "x": 1}],
     ("image", "cache_control"): NOT_CACHE_CONTROL,
     ("image", "transformations"): [5, "x", {"oversized_image": "shrink"}, {"x": 1}],
 }

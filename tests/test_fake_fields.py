@@ -123,12 +123,12 @@ def test_structured_output_is_a_value_of_the_schema():
     schema = {"type": "object", "properties": {"answer": {"type": "string"}, "sure": {"type": "boolean"},
                                                "n": {"type": "integer", "minimum": 1}},
               "required": ["answer", "sure", "n"], "additionalProperties": False}
-    reply = FakeModel().client().messages.create(
-        **{**BASE, "messages": ASK + [{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "read_file",
-                                                            "input": {"path": "agents/s01_agent_loop.py"}}]},
-                        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
-                                                      "content": 'VERSION_TAG = "v1"\n'}]}]},
-        tools=FILE_TOOLS, output_config={"format": {"type": "json_schema", "schema": schema}})
+    answered = ASK + [{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "read_file",
+                                                         "input": {"path": "agents/s01_agent_loop.py"}}]},
+                      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                                    "content": 'VERSION_TAG = "v1"\n'}]}]
+    reply = FakeModel().client().messages.create(**{**BASE, "messages": answered}, tools=FILE_TOOLS,
+                                                 output_config={"format": {"type": "json_schema", "schema": schema}})
     value = json.loads(reply.content[0].text)
     assert value == {"answer": 'VERSION_TAG in agents/s01_agent_loop.py is "v1".', "sure": False, "n": 1}
 
@@ -209,8 +209,9 @@ RICH = {**BASE, "tools": FILE_TOOLS, "system": [{"type": "text", "text": "Be ter
         "temperature": 0.5, "top_p": 0.5, "top_k": 3}
 RICH_PLACES = [("rich", place) for field in sorted(RICH) if field not in ("messages", "tools", "model")
                for place in places(RICH[field], (field,))]
-MCP = {**BASE, "mcp_servers": [{"type": "url", "name": "s", "url": "https://mcp.example.com", "authorization_token": "t",
-                                "tool_configuration": {"allowed_tools": ["a"], "enabled": True}}]}
+MCP = {**BASE, "mcp_servers": [{"type": "url", "name": "s", "url": "https://mcp.example.com",
+                                "authorization_token": "t", "tool_configuration": {"allowed_tools": ["a"],
+                                                                                   "enabled": True}}]}
 TOKEN = {**BASE, "fallback_credit_token": {"token": "t", "mode": "best_effort"}}
 BODIES = {"rich": RICH, "mcp": MCP, "token": TOKEN}
 PLACES = RICH_PLACES + [(name, place) for name in ("mcp", "token") for field in BODIES[name] if field not in BASE

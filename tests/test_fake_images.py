@@ -22,7 +22,8 @@ ASK = "What is VERSION_TAG in agents/s01_agent_loop.py?"
 
 def png(width: int, height: int) -> bytes:
     """The first bytes of a PNG of this size: enough for its header to be read."""
-    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", width, height) + b"\x08\x02\0\0\0"
+    header = struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", width, height) + b"\x08\x02\0\0\0"
+    return b"\x89PNG\r\n\x1a\n" + header
 
 
 def gif(width: int, height: int) -> bytes:

@@ -90,7 +90,8 @@ def _webp(raw: bytes) -> ImageInfo | None:
     """A WebP's size from its first chunk: lossy (VP8), lossless (VP8L) or extended (VP8X)."""
     chunk = raw[12:16]
     if chunk == b"VP8 " and len(raw) >= 30 and raw[23:26] == b"\x9d\x01\x2a":
-        return "image/webp", int.from_bytes(raw[26:28], "little") & 0x3FFF, int.from_bytes(raw[28:30], "little") & 0x3FFF
+        width, height = int.from_bytes(raw[26:28], "little"), int.from_bytes(raw[28:30], "little")
+        return "image/webp", width & 0x3FFF, height & 0x3FFF  # the top two bits are a scale
     if chunk == b"VP8L" and len(raw) >= 25 and raw[20] == 0x2F:
         bits = int.from_bytes(raw[21:25], "little")
         return "image/webp", (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1

@@ -20,8 +20,8 @@ What ``check_message`` enforces, for every message (so every entry point):
   ``citations`` (null or a list of typed objects), a tool_use's ``caller``, a
   compaction's ``tool_changes`` (null or a list of ``tool_addition`` /
   ``tool_removal`` objects), an image's ``source`` (``base64`` with one of the
-  SDK's four media types, ``url`` or ``file``) and ``transformations``. Nested objects the fake never serves (a citation's
-  or tool change's own fields) are checked only for their ``type``;
+  SDK's four media types, ``url`` or ``file``) and ``transformations``. Nested
+  objects the fake never serves (a citation's or tool change's own fields) are checked only for their ``type``;
 - every value is one JSON can carry and reads back the same: ``str`` without a
   lone surrogate (UTF-8 cannot encode one), ``int``, a finite ``float`` (JSON
   has no NaN or infinity), ``bool``, ``None``, ``list`` and ``dict`` with
