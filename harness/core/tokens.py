@@ -96,6 +96,11 @@ def block_tokens(block: dict[str, Any], count: TextCounter = text_tokens) -> int
         return count(block["text"])
     if kind == "tool_use":
         return count(block["name"]) + input_tokens(block["input"], count)
+    if kind == "tool_result":
+        content = block.get("content", "")
+        if isinstance(content, list):
+            return sum(block_tokens(b, count) for b in content)
+        return count(content)
     if kind == "compaction":
         return count(block.get("content") or "")
     if kind == "thinking":
@@ -104,11 +109,6 @@ def block_tokens(block: dict[str, Any], count: TextCounter = text_tokens) -> int
         return count(block["data"])
     if kind == "image":
         return image_tokens(block)
-    if kind == "tool_result":
-        content = block.get("content", "")
-        if isinstance(content, list):
-            return sum(block_tokens(b, count) for b in content)
-        return count(content)
     return count(json.dumps(block, sort_keys=True))
 
 
