@@ -101,7 +101,7 @@ BROKEN = {
     "tool_use in user": ([user([tool_use("u", "bash", {})])], "block_type", 0, None),
     "tool_result in assistant": ([user("a"), assistant([tool_result("u", "x")]), user("b")],
                                  "block_type", 1, None),
-    "unknown block": ([user([{"type": "image"}])], "block_type", 0, None),
+    "unknown block": ([user([{"type": "document"}])], "block_type", 0, None),
     "unhashable block type": ([user([{"type": ["text"]}])], "block_type", 0, None),
     "block not a dict": ([user(["text"])], "block_type", 0, None),
     "tool_use without id": ([user("a"), assistant([{"type": "tool_use", "name": "bash", "input": {}}]),

@@ -3,7 +3,9 @@
 History is a list of JSON-serialisable dicts, ``{"role": ..., "content": ...}``,
 with content either a string or a list of ``text`` / ``tool_use`` /
 ``tool_result`` blocks, and, in an assistant message, the ``compaction`` block
-the API's server compaction returns (chapter 10), sent back as it came.
+the API's server compaction returns (chapter 10) and the ``thinking`` and
+``redacted_thinking`` blocks of a reply with thinking on, sent back as they came;
+a user message (or a tool_result's content) may hold ``image`` blocks.
 Nothing here depends on SDK classes, so a history survives a JSON round trip
 unchanged.
 
@@ -17,8 +19,9 @@ What ``check_message`` enforces, for every message (so every entry point):
   object, ``cache_control`` (``{"type": "ephemeral", "ttl": "5m" | "1h"}``),
   ``citations`` (null or a list of typed objects), a tool_use's ``caller``, a
   compaction's ``tool_changes`` (null or a list of ``tool_addition`` /
-  ``tool_removal`` objects). Nested objects the fake never serves (a citation's
-  or tool change's own fields) are checked only for their ``type``;
+  ``tool_removal`` objects), an image's ``source`` (``base64`` with one of the
+  SDK's four media types, ``url`` or ``file``) and ``transformations``. Nested
+  objects the fake never serves (a citation's or tool change's own fields) are checked only for their ``type``;
 - every value is one JSON can carry and reads back the same: ``str`` without a
   lone surrogate (UTF-8 cannot encode one), ``int``, a finite ``float`` (JSON
   has no NaN or infinity), ``bool``, ``None``, ``list`` and ``dict`` with
@@ -46,9 +49,12 @@ QwenLM/qwen-code#8163), a duplicate tool_use id
 (anthropics/claude-code#21317, #21083), an assistant message last
 (smallmain/vscode-unify-chat-provider#249: the newer models' rule, which the
 fake applies to every model; ``allow_prefill`` lifts it for a string), an
-unknown field (``Extra inputs are not permitted``). A field of the wrong type is
+unknown field (``Extra inputs are not permitted``), an image's media type outside
+the four (``...image.source.base64.media_type: Input should be 'image/jpeg', ...``,
+anthropics/claude-code#2438, #8184). A field of the wrong type is
 in pydantic's words (``Input should be a valid string``), the API's style in the
-reports that show one, unverified case by case. Our own words, where no public
+reports that show one, unverified case by case (an image source's unknown ``type``
+in pydantic's words for a tagged union). Our own words, where no public
 wording was found: a block type in the wrong role, a compaction's blank content,
 a value JSON cannot carry, the depth, and the compaction block's rules (chapter
 10), whose rule names are the ``error_code`` the installed SDK types for each
@@ -79,9 +85,13 @@ BLOCK_FIELDS: dict[str, frozenset[str]] = {  # what each block may hold: the SDK
     "tool_use": frozenset({"type", "id", "name", "input", "cache_control", "caller", "toolset_name"}),
     "tool_result": frozenset({"type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"}),
     "compaction": frozenset({"type", "content", "encrypted_content", "signature", "cache_control", "tool_changes"}),
+    "thinking": frozenset({"type", "thinking", "signature"}),
+    "redacted_thinking": frozenset({"type", "data"}),
+    "image": frozenset({"type", "source", "cache_control", "transformations"}),
 }
 BLOCK_ROLES = {"text": ("user", "assistant"), "tool_use": ("assistant",), "tool_result": ("user",),
-               "compaction": ("assistant",)}
+               "compaction": ("assistant",), "thinking": ("assistant",), "redacted_thinking": ("assistant",),
+               "image": ("user",)}
 MAX_DEPTH = 100  # containers nested in one message, the message included (see the module docstring)
 EXTRA = "Extra inputs are not permitted"
 
@@ -614,14 +624,51 @@ def _result_content(value: Any, depth: int) -> None:
         if not isinstance(inner, dict):
             raise _Fault("Input should be a valid dictionary", at=[k])
         try:
-            if inner.get("type") == "text":
-                _check_fields(inner, "text", depth + 1)
+            if inner.get("type") in ("text", "image"):
+                _check_fields(inner, inner["type"], depth + 1)
             else:
                 _check_json(inner, depth + 1)
         except _Fault as fault:
             fault.path.insert(0, k)
             fault.fixed_path = None  # inside a tool_result the path is the field's, not the message's
             raise
+
+
+IMAGE_SOURCES = {"base64": ("media_type", "data"), "url": ("url",), "file": ("file_id",)}  # fields, all required
+MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")  # the SDK's Base64ImageSourceParam
+OVERSIZED = ("downsize", "error")  # an image transformation's choices (the SDK's ImageTransformationsParam)
+
+
+def _image_source(value: Any, depth: int) -> None:
+    """An image's ``source``: a tagged object, named in a fault's path by its tag as the API does
+    (``image.source.base64.media_type``). Whether the data decodes, and to what, is the fake's check."""
+    _object(value, depth)
+    kind = value.get("type")
+    if not isinstance(kind, str) or kind not in IMAGE_SOURCES:
+        raise _Fault(f"Input tag {kind!r} found using 'type' does not match any of the expected tags: "
+                     + ", ".join(map(repr, IMAGE_SOURCES)))
+    try:
+        _only(value, ("type", *IMAGE_SOURCES[kind]))
+        for key in IMAGE_SOURCES[kind]:
+            if key not in value:
+                raise _Fault("Field required", at=[key])
+            if not isinstance(value[key], str):
+                raise _Fault("Input should be a valid string", at=[key])
+        if kind == "base64" and value["media_type"] not in MEDIA_TYPES:
+            raise _Fault("Input should be " + ", ".join(map(repr, MEDIA_TYPES[:-1])) + f" or {MEDIA_TYPES[-1]!r}",
+                         at=["media_type"])
+    except _Fault as fault:
+        fault.path.insert(0, kind)
+        raise
+
+
+def _transformations(value: Any, depth: int) -> None:
+    if value is None:
+        return
+    _object(value, depth)
+    _only(value, ("oversized_image",))
+    if "oversized_image" in value and value["oversized_image"] not in OVERSIZED:
+        raise _Fault("Input should be 'downsize' or 'error'", at=["oversized_image"])
 
 
 FIELD_CHECKS: dict[str, dict[str, FieldCheck]] = {
@@ -633,6 +680,10 @@ FIELD_CHECKS: dict[str, dict[str, FieldCheck]] = {
     "compaction": {"content": _compaction_content, "encrypted_content": _optional_string,
                    "signature": _optional_string, "cache_control": _cache_control,
                    "tool_changes": _typed_list(TOOL_CHANGE_TYPES)},
+    "thinking": {"thinking": _string, "signature": _string},
+    "redacted_thinking": {"data": _string},
+    "image": {"source": _image_source, "cache_control": _cache_control, "transformations": _transformations},
 }
 REQUIRED = {"text": ("text",), "tool_use": ("id", "name", "input"), "tool_result": ("tool_use_id",),
-            "compaction": ()}
+            "compaction": (), "thinking": ("thinking", "signature"), "redacted_thinking": ("data",),
+            "image": ("source",)}

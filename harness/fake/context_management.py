@@ -1,7 +1,7 @@
 """The API's own context management, served by the fake before its model sees a request (chapter 10).
 
-Two ``context_management`` edits of the Messages API beta, applied in the order given,
-and the on-demand ``compaction`` request:
+Three ``context_management`` edits of the Messages API beta, applied in the order given
+(``clear_thinking_20251015``, which must come first, is ``thinking``'s), and the on-demand ``compaction`` request:
 
 * ``clear_tool_uses_20250919`` (beta ``context-management-2025-06-27``): once the
   input passes ``trigger`` (input tokens as the fake counts them, or tool uses),
@@ -68,8 +68,10 @@ from ..core.tokens import text_tokens
 from .compaction_rules import check_returned_blocks, check_tool_references, compaction_block, nothing_to_summarize
 from .request import RequestRejected
 from .summarizer import summarise_text
+from .thinking import CLEAR_THINKING, check_clear_thinking, clear_thinking
 
-EDIT_BETAS = {"clear_tool_uses_20250919": "context-management-2025-06-27", "compact_20260112": "compact-2026-01-12"}
+EDIT_BETAS = {"clear_tool_uses_20250919": "context-management-2025-06-27", "compact_20260112": "compact-2026-01-12",
+              CLEAR_THINKING: "context-management-2025-06-27"}
 ON_DEMAND_BETA = "compact-2026-09-04"  # compaction={"type": "summarize"}: the SDK's runner names it
 BLOCK_BETAS = (EDIT_BETAS["compact_20260112"], ON_DEMAND_BETA)  # a compaction block comes with either
 CLEARED_RESULT = "[tool result cleared]"
@@ -81,6 +83,7 @@ COMPACTION_PROMPT = (  # the fake's paraphrase; the API's own default prompt is 
 EDIT_FIELDS = {
     "clear_tool_uses_20250919": {"type", "trigger", "keep", "clear_at_least", "exclude_tools", "clear_tool_inputs"},
     "compact_20260112": {"type", "trigger", "pause_after_compaction", "instructions"},
+    CLEAR_THINKING: {"type", "keep"},
 }
 
 BodyCounter = Callable[[dict[str, Any]], int]  # a request body -> its input tokens
@@ -168,8 +171,9 @@ def apply_context_management(body: dict[str, Any], betas: str, count: BodyCounte
         raise nothing_to_summarize()
     managed = Managed(seen, [])
     for edit in edits:
-        if edit["type"] == "clear_tool_uses_20250919":
-            managed.body, applied = clear_old_tool_uses(managed.body, edit, count)
+        if edit["type"] in ("clear_tool_uses_20250919", CLEAR_THINKING):
+            clear = clear_old_tool_uses if edit["type"] == "clear_tool_uses_20250919" else clear_thinking
+            managed.body, applied = clear(managed.body, edit, count)
             if applied:
                 managed.applied_edits.append(applied)
         elif edit["type"] == "compact_20260112" and summarise is not None:
@@ -303,6 +307,9 @@ def check_context_management(body: dict[str, Any], betas: set[str]) -> list[dict
         unknown = sorted(set(edit) - EDIT_FIELDS[kind])
         if unknown:
             raise EditRejected(f"{where}.{unknown[0]}: extra inputs are not permitted")
+        if kind == CLEAR_THINKING:
+            check_clear_thinking(body, edit, where, n)
+            continue
         (check_clearing if kind == "clear_tool_uses_20250919" else check_compaction)(edit, where)
     return edits
 

@@ -26,18 +26,20 @@ from typing import Any, Literal
 import anthropic
 import httpx2
 
-from ..core.messages import text
 from ..core.tokens import block_tokens
-from .agent import Action, action_blocks, decide
+from .agent import Action, decide
 from .caching import ServerCache
+from .choice import allows_parallel
 from .compaction_rules import compaction_unavailable
 from .context_management import count_response, serve_context_managed
 from .judgement import compaction_call, near_limit
 from .memory import API_MEMORY_INSTRUCTIONS, records_as_it_goes
-from .output import cap_output
+from .options import reported, reported_usage
+from .output import cap_output, reply_blocks, stop_at_sequence
 from .reading import is_summary_request, offered_tools, summary_material, system_text
 from .request import MEMORY_TYPE, RequestRejected, check_request, check_window, read_body, request_tokens
 from .summarizer import SummaryStyle, summarise_text
+from .thinking import displayed
 from .view import build_view
 
 CompactPolicy = Literal["judgement", "never", "after_task"] | int  # an int N: after a task, when above N tokens
@@ -85,10 +87,10 @@ class FakeModel:
             body = read_body(request.content)
             if request.url.path.endswith("/count_tokens"):
                 self.requests.append("count")
-                check_request(body, count=True)
+                check_request(body, count=True, headers=request.headers)
                 return httpx2.Response(200, json=count_response(body, request.headers.get("anthropic-beta", ""),
                                                                 request_tokens))
-            check_request(body)
+            check_request(body, headers=request.headers)
             request_id = hashlib.sha256(request.content).hexdigest()  # chapter 10: context management first
             return httpx2.Response(200, json=serve_context_managed(
                 body, request.headers.get("anthropic-beta", ""), lambda b: self.reply(b, request_id), request_tokens,
@@ -107,17 +109,22 @@ class FakeModel:
             if self.requests.count("summary") <= self.fail_summaries:
                 raise RequestRejected(500, "api_error", "the fake summariser failed on purpose")
             summary = "" if self.empty_summaries else summarise_text(summary_material(body), self.summary_style)
-            content = [text(summary)] if summary else []
+            action = Action(summary or None)
         else:
             self.requests.append("agent")
-            content = action_blocks(self.act(body, used), "toolu_" + request_id[:20])
+            action = self.act(body, used)
+        content = reply_blocks(body, action, "toolu_" + request_id[:20])  # tool choice, thinking: output.py
+        content, sequence = stop_at_sequence(content, body.get("stop_sequences", []))
         content, cut = cap_output(content, body["max_tokens"])
-        stop = "max_tokens" if cut else "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
+        stop = "max_tokens" if cut else "stop_sequence" if sequence else \
+            "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
         return {
             "id": "msg_" + request_id[:24], "type": "message", "role": "assistant",
-            "model": body["model"], "content": content, "stop_reason": stop, "stop_sequence": None,
+            "model": body["model"], "content": displayed(body, content), "stop_reason": stop,
+            "stop_sequence": None if cut else sequence,
             "usage": {**self.prompt_cache.usage(body, used),  # the input split as caching.py says
-                      "output_tokens": sum(block_tokens(b) for b in content)},
+                      "output_tokens": sum(block_tokens(b) for b in content), **reported_usage(body, content)},
+            **reported(body),
         }
 
     def compact(self, material: str) -> str:
@@ -133,7 +140,7 @@ class FakeModel:
         system = system_text(body)
         if self.memory_instructions and any(t.get("type") == MEMORY_TYPE for t in body.get("tools", [])):
             system = f"{system}\n\n{API_MEMORY_INSTRUCTIONS}"
-        action = decide(build_view(body["messages"]), offered, records_as_it_goes(system))
+        action = decide(build_view(body["messages"]), offered, records_as_it_goes(system), allows_parallel(body))
         if action.tool or not self.wants_compact(system_text(body), used):
             return action
         call = compaction_call(body.get("tools", []), offered)
