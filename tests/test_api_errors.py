@@ -24,14 +24,15 @@ BODY = {"model": "claude-haiku-4-5", "max_tokens": 50, "messages": [user("héllo
 
 
 def codes_the_fake_sends() -> set[tuple[int, str]]:
-    """(status, error_code) of every ``RequestRejected(status, ..., code="...")`` in the fake's source."""
+    """(status, error_code) of every ``RequestRejected(status, ..., code="...")`` in the fake's source whose code
+    is written out (a code computed from ``ERROR_CLASSES``, as for a history rule, is typed by construction)."""
     found = set()
     for path in sorted(FAKE.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "RequestRejected":
                 code = next((k.value for k in node.keywords if k.arg == "code"), None)
-                if code is not None:
-                    assert isinstance(node.args[0], ast.Constant) and isinstance(code, ast.Constant), path
+                if isinstance(code, ast.Constant) and code.value is not None:
+                    assert isinstance(node.args[0], ast.Constant), path
                     found.add((node.args[0].value, code.value))
     return found
 

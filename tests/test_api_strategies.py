@@ -59,22 +59,22 @@ def test_to_dicts_keeps_a_compaction_block_exactly_as_the_api_sent_it():
     ({"type": "compaction", "content": 3}, False),
 ])
 def test_an_assistant_message_may_hold_a_compaction_block(block, ok):
-    history = [user("a"), assistant([block, text("b")]), user("c")]
+    history = [assistant([block, text("b")]), user("c")]
     if ok:
         validate_messages(history)
         assert block_tokens(block) == text_tokens(block.get("content") or "")
     else:
-        with pytest.raises(InvalidHistory, match="block_fields: messages\\[1\\], block 0"):
+        with pytest.raises(InvalidHistory, match="block_fields: messages\\[0\\], block 0"):
             validate_messages(history)
     with pytest.raises(InvalidHistory, match="block_type"):
         validate_messages([user([block])])
 
 
 def test_only_a_paused_compaction_may_end_a_history_on_the_assistant():
-    paused = [user("a"), assistant([{"type": "compaction", "content": "S"}])]
+    paused = [assistant([{"type": "compaction", "content": "S"}])]
     validate_messages(paused)
     with pytest.raises(InvalidHistory, match="ends_with_user"):
-        validate_messages([user("a"), assistant([{"type": "compaction", "content": "S"}, text("b")])])
+        validate_messages([assistant([{"type": "compaction", "content": "S"}, text("b")])])
 
 
 # --- what each strategy asks for ------------------------------------------------------------
@@ -133,10 +133,11 @@ def test_server_clearing_keeps_the_full_history_and_the_server_sends_less(tmp_pa
 # --- server compaction ----------------------------------------------------------------------------
 
 def test_server_compaction_keeps_its_block_in_the_history_and_the_context_drops(tmp_path, baseline):
-    session = run(tmp_path, ServerCompaction(trigger=50_000))
+    session = run(tmp_path, ServerCompaction(trigger=50_000), log=True)
     check_next_request(session.messages)
     [(index, block)] = compaction_blocks(session.messages)
-    assert session.messages[index]["role"] == "assistant" and session.messages[index]["content"][0] is block
+    assert index == 0 and session.messages[0]["role"] == "assistant" and session.messages[0]["content"][0] is block
+    assert resume(tmp_path / "session.jsonl").messages == session.messages  # a resumed session starts there too
     assert set(block) == {"type", "content", "encrypted_content", "signature", "tool_changes"}
     assert block["content"].startswith("1. What was accomplished:")
     [event] = [e for e in session.events if e.kind == "compact_20260112"]
@@ -155,7 +156,7 @@ def test_a_paused_compaction_is_sent_back_and_the_loop_goes_on(tmp_path, baselin
     session = run(tmp_path, ServerCompaction(trigger=50_000, pause_after_compaction=True), log=True)
     check_next_request(session.messages)
     [(index, block)] = compaction_blocks(session.messages)
-    assert session.messages[index]["content"] == [block]   # the paused turn, as the API returned it
+    assert index == 0 and session.messages[0]["content"] == [block]   # the paused turn, as the API returned it
     assert session.messages[index + 1]["role"] == "assistant"  # the continued turn follows it
     validate_messages(session.messages[:index + 1])        # a history may end on the paused turn
     [event] = [e for e in session.events if e.kind == "compact_20260112"]
@@ -169,12 +170,13 @@ def test_a_paused_compaction_is_sent_back_and_the_loop_goes_on(tmp_path, baselin
 def test_the_whole_long_session_compacts_again_and_again(tmp_path):
     session = run_scenario(LONG_SESSION, COMPACTING, tmp_path, compactor=ServerCompaction(trigger=50_000))
     check_next_request(session.messages)
-    blocks = compaction_blocks(session.messages)
-    assert len(blocks) >= 2
-    assert session.stats.compactions == {"compact_20260112": len(blocks)}
+    events = [e for e in session.events if e.kind == "compact_20260112"]
+    assert len(events) >= 2 and session.stats.compactions == {"compact_20260112": len(events)}
     assert session.stats.peak_context <= 50_000
-    # the client's history holds everything; the server only reads from the last block on
-    assert count_tokens(session.messages, system=SYSTEM_PROMPT) > 100_000
+    # the history starts from the last block, the only one it holds: what came before went with each compaction
+    [(index, block)] = compaction_blocks(session.messages)
+    assert index == 0 and block["content"] == events[-1].detail["summary"]
+    assert count_tokens(session.messages, system=SYSTEM_PROMPT) < 50_000
 
 
 def test_the_loop_is_unchanged_for_a_strategy_without_options(tmp_path):

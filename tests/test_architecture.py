@@ -23,7 +23,8 @@ ALLOWED = {
     "api_context": set(),
 }
 PER_CHAPTER = {"STEPS", "RECAP", "ANSWERS"}  # every harness/labs/solutions/chNN.py has its own (harness.labs.solutions)
-FAKE_MAY_USE = {"harness.core.messages", "harness.core.tokens", "harness.core.models", "harness.core.errors"}  # the format, not the layers
+FAKE_MAY_USE = {"harness.core.messages", "harness.core.tokens", "harness.core.models", "harness.core.errors",
+                "harness.core.images"}  # the format, not the layers
 
 
 def modules() -> list[Path]:

@@ -6,6 +6,7 @@ import json
 
 import anthropic
 import pytest
+from anthropic.types import CompactionBlockMisplacedError
 from anthropic.types.beta import BetaCompactionBlock
 
 from harness import api_context, assistant, count_tokens, text, tool_result, tool_use, user, validate_messages
@@ -14,8 +15,9 @@ from harness.core.loop import to_dicts
 from harness.core.tokens import text_tokens
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
-from harness.fake.context_management import (CLEARED_RESULT, COMPACTION_PROMPT, apply_context_management,
-                                             stand_in)
+from harness.fake.compaction_rules import compaction_block
+from harness.fake.context_management import (CLEARED_RESULT, COMPACTION_PROMPT, ON_DEMAND_BETA,
+                                             apply_context_management, stand_in)
 from harness.fake.server import request_tokens
 from harness.fake.summarizer import summarise_text
 from harness.labs.scenarios import AGENT_FILES, READ_AGENTS, python_module
@@ -225,28 +227,21 @@ def next_request(history: list[dict], response) -> list[dict]:
     return history
 
 
-def test_sending_the_block_back_makes_the_server_ignore_everything_before_it(client):
+def test_the_block_goes_back_first_and_the_server_reads_from_it(client):
     edits = [api_context.server_compaction(trigger=50_000)]
     first = send(client, BIG, edits)
     history = next_request(BIG, first)
-    validate_messages(history)
-    second = send(client, history, edits)
+    with pytest.raises(CompactionBlockMisplacedError) as misplaced:  # the whole history, block inside
+        send(client, history, edits)
+    assert misplaced.value.error_code == "compaction_block_misplaced" and misplaced.value.status_code == 400
+    assert misplaced.value.body["error"]["message"].startswith(f"messages.{len(BIG)}.content.0: a `compaction` block")
+    from_block = history[len(BIG):]             # what the API asks: the block first, what came before dropped
+    validate_messages(from_block)
+    second = send(client, from_block, edits)
     assert second.usage.iterations is None      # the context is small again: no new compaction
     assert second.usage.input_tokens < 2_000 < tokens(history)
-    after_block = history[len(BIG):]
-    seen = [stand_in(first.content[0].content), assistant(after_block[0]["content"][1:]), *after_block[1:]]
+    seen = [stand_in(first.content[0].content), assistant(from_block[0]["content"][1:]), *from_block[1:]]
     assert second.usage.input_tokens == tokens(seen)
-    other = [user("Something else entirely."), assistant("Fine.")] + history[len(BIG):]
-    same = send(client, other, edits)          # what came before the block does not matter
-    assert without_ids(same) == without_ids(second)
-
-
-def without_ids(response) -> dict:
-    """A response without its ids: the message's and its tool uses' are unique to each request."""
-    dumped = response.model_dump(exclude={"id"})
-    for block in dumped["content"]:
-        block.pop("id", None)
-    return dumped
 
 
 def test_pause_after_compaction_stops_after_the_block_and_the_next_request_continues():
@@ -257,13 +252,13 @@ def test_pause_after_compaction_stops_after_the_block_and_the_next_request_conti
     assert [b.type for b in paused.content] == ["compaction"] and paused.stop_reason == "compaction"
     assert [i.type for i in paused.usage.iterations] == ["compaction"]
     assert (paused.usage.input_tokens, paused.usage.output_tokens) == (0, 0)
-    assert model.requests == []                # the model itself did not run
-    history = BIG + [assistant(to_dicts(paused.content))]
+    assert model.requests == ["compaction"]    # the summarising step ran, the model's reply did not
+    history = [assistant(to_dicts(paused.content))]   # the block first, what it summarises dropped
     validate_messages(history)                 # a paused turn may end the request
     resumed = send(client, history, edits)
     assert resumed.content[0].type != "compaction" and resumed.usage.iterations is None
     assert resumed.usage.input_tokens == tokens([stand_in(paused.content[0].content)])
-    assert model.requests == ["agent"]
+    assert model.requests == ["compaction", "agent"]
 
 
 def test_instructions_replace_the_default_prompt(client):
@@ -338,13 +333,13 @@ def test_an_edit_needs_its_beta_header(client):
         send(client, session(1), betas=[api_context.COMPACTION_BETA], context_management={"edits": 3})
 
 
-def test_a_compaction_block_needs_the_compaction_beta(client):
-    history = [assistant([{"type": "compaction", "content": "Earlier: the user asked for a listing."}]),
-               user("Go on.")]
+def test_a_compaction_block_needs_a_compaction_beta(client):
+    history = [assistant([compaction_block("Earlier: the user asked for a listing.")]), user("Go on.")]
     with pytest.raises(anthropic.BadRequestError, match="messages.0.content.0: a compaction block needs"):
         client.messages.create(model=DEFAULT_MODEL, max_tokens=100, tools=FILE_TOOLS, messages=history)
-    assert send(client, history, betas=[api_context.COMPACTION_BETA]).usage.input_tokens == tokens(
-        [stand_in("Earlier: the user asked for a listing."), user("Go on.")])
+    for beta in (api_context.COMPACTION_BETA, ON_DEMAND_BETA):  # the server edit's, or on-demand compaction's
+        assert send(client, history, betas=[beta]).usage.input_tokens == tokens(
+            [stand_in("Earlier: the user asked for a listing."), user("Go on.")])
 
 
 def test_usage_is_counted_the_fake_way_after_every_edit(client):

@@ -11,8 +11,9 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
-from anthropic.types.beta import (BetaAssistantMessageParam, BetaCompactionBlockParam, BetaMessage,
-                                  BetaTextBlockParam, BetaToolResultBlockParam, BetaToolUseBlockParam,
+from anthropic.types.beta import (BetaAssistantMessageParam, BetaCompactionBlockParam, BetaImageBlockParam,
+                                  BetaMessage, BetaRedactedThinkingBlockParam, BetaTextBlockParam,
+                                  BetaThinkingBlockParam, BetaToolResultBlockParam, BetaToolUseBlockParam,
                                   BetaUserMessageParam)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,14 +22,20 @@ from harness import assistant, text, tool_result, tool_use, user
 from harness.core.messages import BLOCK_FIELDS, MAX_DEPTH, MESSAGE_FIELDS, InvalidHistory, validate_messages
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
+from harness.fake.compaction_rules import compaction_block
+from harness.fake.thinking import thinking_block
 
 MODEL = "claude-haiku-4-5"
 COMPACTION_BETA = "compact-2026-01-12"
-HISTORY = [user([text("List the files.")]),
-           assistant([{"type": "compaction", "content": "Earlier: the user asked for a listing."},
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"  # 1x1 PNG
+HISTORY = [assistant([compaction_block("Earlier: the user asked for a listing.")]),  # first, as the API asks
+           user([text("List the files."), {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                                        "data": PIXEL}}]),
+           assistant([thinking_block("I list them."), {"type": "redacted_thinking", "data": "opaque"},
                       text("Listing."), tool_use("t1", "bash", {"command": "ls"})]),
            user([tool_result("t1", "a.py\nb.py")])]
-BLOCK_AT = {"text": (0, 0), "compaction": (1, 0), "tool_use": (1, 2), "tool_result": (2, 0)}
+BLOCK_AT = {"compaction": (0, 0), "text": (1, 0), "image": (1, 1), "thinking": (2, 0), "redacted_thinking": (2, 1),
+            "tool_use": (2, 3), "tool_result": (3, 0)}
 VALID = {"model": MODEL, "max_tokens": 500, "messages": HISTORY, "tools": FILE_TOOLS}
 
 
@@ -77,9 +84,18 @@ WRONG: dict[tuple[str, str], list[Any]] = {
     ("compaction", "signature"): NOT_AN_OPTIONAL_STRING,
     ("compaction", "cache_control"): NOT_CACHE_CONTROL,
     ("compaction", "tool_changes"): [5, "x", {"type": "tool_addition"}, [5], [{"type": "tool_swap"}]],
+    ("thinking", "thinking"): NOT_A_STRING,
+    ("thinking", "signature"): NOT_A_STRING,
+    ("redacted_thinking", "data"): NOT_A_STRING,
+    ("image", "source"): [5, "x", None, {}, {"type": "path"}, {"type": "base64", "data": PIXEL},
+                          {"type": "base64", "media_type": "image/bmp", "data": PIXEL}, {"type": "url"},
+                          {"type": "url", "url": 5}, {"type": "file", "file_id": "f", "x": 1}],
+    ("image", "cache_control"): NOT_CACHE_CONTROL,
+    ("image", "transformations"): [5, "x", {"oversized_image": "shrink"}, {"x": 1}],
 }
 SDK_TYPES = {"text": BetaTextBlockParam, "tool_use": BetaToolUseBlockParam, "tool_result": BetaToolResultBlockParam,
-             "compaction": BetaCompactionBlockParam}
+             "compaction": BetaCompactionBlockParam, "thinking": BetaThinkingBlockParam,
+             "redacted_thinking": BetaRedactedThinkingBlockParam, "image": BetaImageBlockParam}
 
 
 def with_field(kind: str, field: str, value: Any) -> dict[str, Any]:
@@ -109,7 +125,8 @@ def test_a_field_of_the_wrong_type_is_a_400_naming_it(kind, field, value):
 
 @pytest.mark.parametrize("kind", BLOCK_AT)
 def test_a_field_a_block_does_not_have_is_a_400_naming_it(kind):
-    misspelt = {"text": "txt", "tool_use": "inputs", "tool_result": "bontent", "compaction": "summary"}[kind]
+    misspelt = {"text": "txt", "tool_use": "inputs", "tool_result": "bontent", "compaction": "summary",
+                "thinking": "thought", "redacted_thinking": "date", "image": "src"}[kind]
     outcome = send(with_field(kind, misspelt, "x"))
     assert isinstance(outcome, anthropic.BadRequestError), outcome
     i, j = BLOCK_AT[kind]
@@ -120,19 +137,19 @@ def test_a_field_a_block_does_not_have_is_a_400_naming_it(kind):
 def test_every_optional_field_of_its_type_is_served():
     messages = copy.deepcopy(HISTORY)
     cache = {"type": "ephemeral", "ttl": "1h"}
-    messages[0]["content"][0] |= {"cache_control": cache, "citations": []}
-    messages[1]["content"][0] |= {"encrypted_content": "e", "signature": "s", "tool_changes": [],
-                                  "cache_control": None}
-    messages[1]["content"][2] |= {"caller": {"type": "direct"}, "toolset_name": None, "cache_control": cache}
-    messages[2]["content"][0] |= {"is_error": False, "toolset_name": "files", "cache_control": {"type": "ephemeral"}}
+    messages[1]["content"][0] |= {"cache_control": cache, "citations": []}
+    messages[0]["content"][0] |= {"encrypted_content": "e", "cache_control": None}  # the signature: as returned
+    messages[2]["content"][3] |= {"caller": {"type": "direct"}, "toolset_name": None, "cache_control": cache}
+    messages[3]["content"][0] |= {"is_error": False, "toolset_name": "files", "cache_control": {"type": "ephemeral"}}
+    messages[1]["content"][1] |= {"cache_control": cache, "transformations": {"oversized_image": "downsize"}}
     assert isinstance(send({**VALID, "messages": messages}), BetaMessage)
 
 
 @pytest.mark.parametrize("kind, field, value", [
     ("text", "citations", [{"type": "char_location", "cited_text": "x", "document_index": 0,
                             "document_title": None, "start_char_index": 0, "end_char_index": 1}]),
-    ("compaction", "tool_changes", [{"type": "tool_removal", "tool": {"type": "tool_reference", "name": "bash"}}]),
-    ("tool_result", "content", [{"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}]),
+    ("tool_result", "content", [{"type": "document", "source": {"type": "text", "media_type": "text/plain",
+                                                               "data": "a"}}]),
 ])
 def test_what_the_fake_does_not_serve_is_a_400_saying_so(kind, field, value):
     outcome = send(with_field(kind, field, value))
@@ -198,9 +215,8 @@ def test_values_the_sdk_cannot_send_are_a_400_from_any_other_client(raw, field):
 
 def test_a_compaction_block_the_fake_returns_goes_back_verbatim():
     model = FakeModel()
-    block = {"type": "compaction", "content": "Earlier: a listing.", "encrypted_content": "fake-encrypted-1",
-             "signature": "fake-signature-1", "tool_changes": []}
-    messages = [user("List the files."), assistant([block, text("Listed.")]), user("Again.")]
+    block = compaction_block("Earlier: a listing.")
+    messages = [assistant([block, text("Listed.")]), user("Again.")]
     reply = model.client().beta.messages.create(model=MODEL, max_tokens=100, messages=messages,
                                                 betas=[COMPACTION_BETA])
     assert reply.stop_reason in ("end_turn", "tool_use")
@@ -231,6 +247,12 @@ API_WORDS = {  # history: (the start of the API's 400 message, our rule and wher
     "duplicate id": ([ASK, USE, user([tool_result("t1", "x")]), assistant([text("again"), tool_use("t1", "bash", {})]),
                       user([tool_result("t1", "y")])], "messages.3.content.1: `tool_use` ids must be unique",
                      "[unique_tool_use_id: messages[3], block 1, tool id t1]"),
+    "two results for one call": ([ASK, USE, user([tool_result("t1", "x"), tool_result("t1", "y")])],
+                                 "messages.2.content.1: each tool_use must have a single result. Found multiple "
+                                 "`tool_result` blocks with id: t1", "[single_tool_result: messages[2], block 1"),
+    "a second result after text": ([ASK, USE, user([tool_result("t1", "x"), text("and"), tool_result("t1", "y")])],
+                                   "messages.2.content.2: each tool_use must have a single result.",
+                                   "[single_tool_result: messages[2], block 2"),
     "empty content": ([ASK, assistant([]), user("c")], "messages.1: all messages must have non-empty content "
                       "except for the optional final assistant message", "[non_empty_content: messages[1]]"),
     "empty text": ([ASK, assistant([text("")]), user("c")], "messages: text content blocks must be non-empty",

@@ -47,13 +47,13 @@ def send(body: Any, count: bool = False) -> Any:
 
 
 def assert_names(outcome: Any, field: str) -> None:
-    """A reply (streamed, for ``"stream": true``), or a 400 (404 for an unknown model) whose message starts with
-    ``field``; the one fault the API reports without naming a field, a history that ends with the assistant, has
-    the API's wording."""
+    """A reply (streamed, for ``"stream": true``), or a 400 (404 for an unknown model or container) whose message
+    starts with ``field``; the one fault the API reports without naming a field, a history that ends with the
+    assistant, has the API's wording."""
     if isinstance(outcome, anthropic.APIStatusError):
         message = outcome.body["error"]["message"]
         assert outcome.status_code in (400, 404), message
-        assert outcome.status_code == 400 or field == "model", message
+        assert outcome.status_code == 400 or field in ("model", "container"), message  # ids the fake does not know
         assert message.startswith(field) or (field == "messages" and message.startswith(NO_PREFILL)), (field, message)
     elif isinstance(outcome, str):  # "stream": true, read whole: the reply's server-sent events
         assert field == "stream" and outcome.startswith("event: message_start\n"), (field, outcome[:80])
@@ -131,7 +131,7 @@ MALFORMED = {  # named cases: (body, the field the error must name)
     "system a number": ({**VALID, "system": 5}, "system"),
     "system block without text": ({**VALID, "system": [{"type": "text"}]}, "system.0.text"),
     "max_tokens a bool": ({**VALID, "max_tokens": True}, "max_tokens"),
-    "max_tokens zero": ({**VALID, "max_tokens": 0}, "max_tokens"),
+    "max_tokens negative": ({**VALID, "max_tokens": -1}, "max_tokens"),
     "max_tokens missing": ({k: v for k, v in VALID.items() if k != "max_tokens"}, "max_tokens"),
     "model missing": ({k: v for k, v in VALID.items() if k != "model"}, "model"),
     "model a number": ({**VALID, "model": 3}, "model"),
@@ -145,8 +145,8 @@ MALFORMED = {  # named cases: (body, the field the error must name)
     "tool_choice naming no offered tool": ({**VALID, "tool_choice": {"type": "tool", "name": "nope"}},
                                            "tool_choice.name"),
     "an unknown field": ({**VALID, "response_format": {"type": "json"}}, "response_format"),
-    "a known field the fake does not serve": ({**VALID, "thinking": {"type": "enabled", "budget_tokens": 1024}},
-                                              "thinking"),
+    "a thinking budget below the API's minimum": ({**VALID, "thinking": {"type": "enabled", "budget_tokens": 1000}},
+                                                  "thinking.enabled.budget_tokens"),
     "stream not a boolean": ({**VALID, "stream": "yes"}, "stream"),
 }
 

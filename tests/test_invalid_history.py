@@ -234,7 +234,8 @@ def test_the_message_names_rule_message_block_and_tool_id():
 def test_a_well_formed_history_in_the_middle_of_a_round_passes():
     check_shape([])
     check_shape([user("go"), assistant([tool_use("t1", "bash", {"command": "ls"})])])
-    check_shape([user([tool_result("t1", [text("a"), {"type": "image", "source": {}}])])])
+    image = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
+    check_shape([user([tool_result("t1", [text("a"), image])])])
 
 
 @pytest.mark.parametrize("summary", [None, 42, b"bytes", ["a summary"]])

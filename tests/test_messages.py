@@ -88,6 +88,7 @@ def test_assistant_prefill_only_when_allowed():
 
 # --- validate_messages: one broken history per rule ------------------------------
 
+COMPACTED = {"type": "compaction", "content": "Earlier work, summarised."}
 BROKEN = {
     "empty list": ([], "non_empty_history", 0, None),
     "not a list": ("hello", "non_empty_history", 0, None),
@@ -100,7 +101,7 @@ BROKEN = {
     "tool_use in user": ([user([tool_use("u", "bash", {})])], "block_type", 0, None),
     "tool_result in assistant": ([user("a"), assistant([tool_result("u", "x")]), user("b")],
                                  "block_type", 1, None),
-    "unknown block": ([user([{"type": "image"}])], "block_type", 0, None),
+    "unknown block": ([user([{"type": "document"}])], "block_type", 0, None),
     "unhashable block type": ([user([{"type": ["text"]}])], "block_type", 0, None),
     "block not a dict": ([user(["text"])], "block_type", 0, None),
     "tool_use without id": ([user("a"), assistant([{"type": "tool_use", "name": "bash", "input": {}}]),
@@ -131,6 +132,20 @@ BROKEN = {
                      "unique_tool_use_id", 3, "d"),
     "duplicate id in one message": ([user("a"), assistant([tool_use("d", "bash", {}), tool_use("d", "ls", {})]),
                                      user([tool_result("d", "x")])], "unique_tool_use_id", 1, "d"),
+    "two results for one tool_use": ([user("a"), assistant([tool_use("t1", "bash", {})]),
+                                      user([tool_result("t1", "x"), tool_result("t1", "y")])],
+                                     "single_tool_result", 2, "t1"),
+    "a second result after text": ([user("a"), assistant([tool_use("t1", "bash", {})]),
+                                    user([tool_result("t1", "x"), text("and"), tool_result("t1", "y")])],
+                                   "single_tool_result", 2, "t1"),
+    "a compaction block not first": ([user("a"), assistant([COMPACTED, text("b")]), user("c")],
+                                     "compaction_block_misplaced", 1, None),
+    "a compaction block after text": ([assistant([text("b"), COMPACTED]), user("c")],
+                                      "compaction_block_misplaced", 0, None),
+    "a compaction block in a system message": ([{"role": "system", "content": [COMPACTED]}, user("c")],
+                                               "compaction_block_misplaced", 0, None),
+    "two compaction blocks with content": ([assistant([COMPACTED]), user("c"), assistant([COMPACTED]), user("d")],
+                                           "compaction_block_ambiguous", 2, None),
     "ends with assistant": ([user("a"), assistant("b")], "ends_with_user", 1, None),
     "only assistant": ([assistant("b")], "ends_with_user", 0, None),
     "a field a message does not have": ([user("a") | {"id": "m1"}], "extra_inputs", 0, None),
@@ -154,8 +169,42 @@ def test_each_rule_is_named_with_index_and_tool_id(case):
     assert isinstance(error, ValueError)
 
 
+def test_two_results_for_one_call_read_as_the_api_words_them():
+    history = [user("a"), assistant([tool_use("t1", "bash", {})]),
+               user([tool_result("t1", "x"), tool_result("t1", "y")])]
+    with pytest.raises(InvalidHistory) as info:
+        validate_messages(history)
+    assert info.value.api_message == ("messages.2.content.1: each tool_use must have a single result. "
+                                      "Found multiple `tool_result` blocks with id: t1")
+
+
+@pytest.mark.parametrize("history", [
+    [assistant([COMPACTED, text("b")]), user("c")],                         # first: the one the API reads from
+    [assistant([COMPACTED]), user("c"), assistant([{"type": "compaction", "content": None}]), user("d")],
+    [user("a"), assistant([{"type": "compaction", "content": None}, text("b")]), user("c")],  # null: a no-op
+    [assistant([COMPACTED])],                                               # a paused turn, sent back
+])
+def test_a_compaction_block_with_content_goes_first_and_only_once(history):
+    validate_messages(history)
+
+
+def test_a_compaction_request_may_end_on_a_finished_turn_but_not_on_open_calls():
+    finished = [user("a"), assistant("b")]
+    validate_messages(finished, compacting=True)
+    with pytest.raises(InvalidHistory, match="ends_with_user"):
+        validate_messages(finished)
+    open_calls = [user("a"), assistant([text("b"), tool_use("t1", "bash", {})])]
+    with pytest.raises(InvalidHistory) as info:
+        validate_messages(open_calls, compacting=True)
+    assert (info.value.rule, info.value.index, info.value.path) == ("compaction_incomplete_turn", 1, "messages.1")
+    with pytest.raises(InvalidHistory, match="tool_use_answered"):
+        validate_messages(open_calls)
+    validate_messages(open_calls + [user([tool_result("t1", "x")])], compacting=True)
+
+
 def test_every_rule_of_the_design_is_exercised():
     rules = {rule for _, rule, _, _ in BROKEN.values()}
     assert {"non_empty_history", "role", "extra_inputs", "non_empty_content", "block_type", "block_fields",
             "json_value", "tool_use_answered", "tool_results_first", "tool_result_answers_previous",
-            "unique_tool_use_id", "ends_with_user"} == rules
+            "single_tool_result", "unique_tool_use_id", "ends_with_user", "compaction_block_misplaced",
+            "compaction_block_ambiguous"} == rules

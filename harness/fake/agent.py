@@ -54,9 +54,11 @@ class Action:
 Tools = frozenset[str]  # the names of the tools a request offers
 
 
-def decide(view: View, offered: Tools, record_progress: bool = False) -> Action:
+def decide(view: View, offered: Tools, record_progress: bool = False, parallel: bool = True) -> Action:
     """What the agent does next, given only what it can see and the tools it is offered;
-    ``record_progress``: its instructions ask it to record progress in memory as it works (chapter 11)."""
+    ``record_progress``: its instructions ask it to record progress in memory as it works (chapter 11);
+    ``parallel``: the request lets it call several tools in one reply (``tool_choice``'s
+    ``disable_parallel_tool_use``; one call a reply, as today, honours either)."""
     if view.task is None:
         return Action("I have lost track of the current request. What should I do next?")
     if (step := memory_step(view, offered)):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.models import model_spec
-from .request import RequestRejected, invalid
+from .rejection import RequestRejected, invalid
 
 ENABLED_REFUSED = ('"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and '
                    '"output_config.effort" to control thinking behavior.')

@@ -1,6 +1,7 @@
 """The API's own context management, served by the fake before its model sees a request (chapter 10).
 
-Two ``context_management`` edits of the Messages API beta, applied in the order given:
+Three ``context_management`` edits of the Messages API beta, applied in the order given
+(``clear_thinking_20251015``, which must come first, is ``thinking``'s), and the on-demand ``compaction`` request:
 
 * ``clear_tool_uses_20250919`` (beta ``context-management-2025-06-27``): once the
   input passes ``trigger`` (input tokens as the fake counts them, or tool uses),
@@ -21,19 +22,38 @@ Two ``context_management`` edits of the Messages API beta, applied in the order 
   ``compaction`` iteration, not counted in the top-level fields. A later request
   that sends the block back has everything before it ignored: the block's
   content stands in for it. https://platform.claude.com/docs/en/build-with-claude/compaction
+* ``compaction={"type": "summarize", "instructions": ...}`` (beta ``compact-2026-09-04``,
+  which the SDK's tool runner names for ``compact_before_next_turn()``, the helper that
+  sends it: ``anthropic/lib/tools/_beta_runner.py``): the whole conversation is
+  summarised and the response holds the compaction block alone, ``stop_reason``
+  ``"compaction"``; ``instructions`` replace the default prompt, and empty or blank
+  ones count as absent. count_tokens accepts the field and ignores it (the SDK's
+  ``BetaCompactionConfigParam`` and the field's docstring in ``MessageCreateParams``).
 
 A compaction block carries ``encrypted_content``, ``signature`` and ``tool_changes``
-(the fields the SDK's ``BetaCompactionBlock`` says to send back verbatim); sent back,
-they are accepted if of their types (``core.messages``) but not verified: the fake reads
-only ``content``. A blank or malformed block is a 400 naming the field, from the
-history's checks, before anything here reads it.
+(the fields the SDK's ``BetaCompactionBlock`` says to send back verbatim). Sent back, it
+must be first in ``messages`` and the only one with content (``core.messages``), one
+this fake issued and unchanged (``compaction_rules``, which signs it); the fake reads
+its ``content``. A compaction checks first that it can record the tools called
+(``compaction_rules.check_tool_references``); the summarising step itself is the fake
+model's (``summarise``: ``FakeModel.compact``, which can fail with the API's 529 on
+purpose). Usage lists that step as a ``compaction`` iteration, left out of the
+top-level fields as the SDK's ``BetaUsage.iterations`` docstring says, so an on-demand
+response reports 0 input and output tokens there.
+
+``count_tokens`` with ``context_management`` (``count_response``) counts the request
+the model would see after the clearing edits (``input_tokens``) and as sent
+(``context_management.original_input_tokens``: the SDK's ``BetaMessageTokensCount``).
+It runs no compaction: ``compact_20260112`` is accepted there and not applied (*this
+fake*: counting never calls a model).
 
 Unverified, and the fake's own choice: the placeholder's wording (the docs only
 say "placeholder text"), a cleared input becoming ``{}``, ``keep`` counting the
 excluded tools' uses too, "passes" meaning strictly greater, the top-level usage
 of a paused response (0: no message iteration ran), the beta header being
-required for a compaction block, and how the fake's model reads a compaction
-block (as a user message holding the summary, the way it reads chapter 03's).
+required for a compaction block (either compaction beta) and for ``compaction``,
+and how the fake's model reads a compaction block (as a user message holding the
+summary, the way it reads chapter 03's).
 """
 from __future__ import annotations
 
@@ -45,10 +65,15 @@ from typing import Any, Callable
 
 from ..core.messages import Block, Message
 from ..core.tokens import text_tokens
+from .compaction_rules import check_returned_blocks, check_tool_references, compaction_block, nothing_to_summarize
 from .request import RequestRejected
 from .summarizer import summarise_text
+from .thinking import CLEAR_THINKING, check_clear_thinking, clear_thinking
 
-EDIT_BETAS = {"clear_tool_uses_20250919": "context-management-2025-06-27", "compact_20260112": "compact-2026-01-12"}
+EDIT_BETAS = {"clear_tool_uses_20250919": "context-management-2025-06-27", "compact_20260112": "compact-2026-01-12",
+              CLEAR_THINKING: "context-management-2025-06-27"}
+ON_DEMAND_BETA = "compact-2026-09-04"  # compaction={"type": "summarize"}: the SDK's runner names it
+BLOCK_BETAS = (EDIT_BETAS["compact_20260112"], ON_DEMAND_BETA)  # a compaction block comes with either
 CLEARED_RESULT = "[tool result cleared]"
 CLEARING_TRIGGER, CLEARING_KEEP = 100_000, 3            # the documented defaults of clear_tool_uses_20250919
 COMPACTION_TRIGGER, MIN_COMPACTION_TRIGGER = 150_000, 50_000
@@ -58,9 +83,11 @@ COMPACTION_PROMPT = (  # the fake's paraphrase; the API's own default prompt is 
 EDIT_FIELDS = {
     "clear_tool_uses_20250919": {"type", "trigger", "keep", "clear_at_least", "exclude_tools", "clear_tool_inputs"},
     "compact_20260112": {"type", "trigger", "pause_after_compaction", "instructions"},
+    CLEAR_THINKING: {"type", "keep"},
 }
 
 BodyCounter = Callable[[dict[str, Any]], int]  # a request body -> its input tokens
+Summariser = Callable[[str], str]  # what to summarise (prompt and conversation) -> the summary
 
 
 class EditRejected(RequestRejected):
@@ -81,19 +108,29 @@ class Managed:
 
 
 def serve_context_managed(body: dict[str, Any], betas: str, reply: Callable[[dict[str, Any]], dict[str, Any]],
-                          count: BodyCounter) -> dict[str, Any]:
-    """The response to a checked request: context management first, then ``reply`` (the fake model).
+                          count: BodyCounter, summarise: Summariser = summarise_text) -> dict[str, Any]:
+    """The response to a checked request: context management first, then ``reply`` (the fake model); an
+    on-demand ``compaction`` request gets its compaction block alone.
 
-    A request with no beta header, no ``context_management`` and no compaction block goes to
-    ``reply`` untouched. ``betas`` is the ``anthropic-beta`` header; EditRejected for a bad edit."""
-    if not betas and "context_management" not in body and not compaction_blocks(body["messages"]):
+    A request with no beta header, no ``context_management``, no ``compaction`` and no compaction block goes to
+    ``reply`` untouched. ``betas`` is the ``anthropic-beta`` header; RequestRejected for a bad edit or block."""
+    if not betas and "context_management" not in body and "compaction" not in body \
+            and not compaction_blocks(body["messages"]):
         return reply(body)
-    managed = apply_context_management(body, betas, count)
+    if "compaction" in body and ON_DEMAND_BETA not in beta_names(betas):
+        raise EditRejected(f"compaction: needs the anthropic-beta header {ON_DEMAND_BETA}")
+    managed = apply_context_management(body, betas, count, summarise)
+    if "compaction" in body:
+        instructions = body["compaction"].get("instructions")
+        managed.body, managed.compaction, managed.compaction_usage = summarised(managed.body, instructions, count,
+                                                                                summarise)
+        managed.paused = True
     if managed.paused:
         request_id = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
         response = {"id": "msg_" + request_id[:24], "type": "message", "role": "assistant", "model": body["model"],
                     "content": [], "stop_reason": "compaction", "stop_sequence": None, "stop_details": None,
-                    "usage": {"input_tokens": 0, "output_tokens": 0}}
+                    "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0,
+                              "cache_read_input_tokens": 0}}  # no message iteration ran, so nothing was cached
     else:
         response = reply(managed.body)
     if managed.compaction is not None:
@@ -101,28 +138,47 @@ def serve_context_managed(body: dict[str, Any], betas: str, reply: Callable[[dic
         usage = response["usage"]
         message = [] if managed.paused else [{
             "type": "message", "input_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"],
-            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}]
+            "cache_creation_input_tokens": usage.get("cache_creation_input_tokens") or 0,
+            "cache_read_input_tokens": usage.get("cache_read_input_tokens") or 0}]  # the reply's split (caching.py)
         usage["iterations"] = [managed.compaction_usage, *message]
     if "context_management" in body:
         response["context_management"] = {"applied_edits": managed.applied_edits}
     return response
 
 
-def apply_context_management(body: dict[str, Any], betas: str, count: BodyCounter) -> Managed:
-    """Pure: the request the model sees, the clearings applied, and the compaction block if one was made.
+def count_response(body: dict[str, Any], betas: str, count: BodyCounter) -> dict[str, Any]:
+    """count_tokens' answer to a checked request: its input tokens, and with ``context_management`` those the
+    model would see after the clearing edits, beside ``original_input_tokens`` (no compaction is run)."""
+    if betas or "context_management" in body or compaction_blocks(body["messages"]):
+        managed = apply_context_management(body, betas, count, None)  # the edits and the blocks checked
+        if "context_management" in body:
+            return {"input_tokens": count(managed.body), "context_management": {"original_input_tokens": count(body)}}
+    return {"input_tokens": count(body)}
 
-    Everything before the last compaction block is dropped first; then each edit runs in order."""
-    edits = check_context_management(body, {b.strip() for b in betas.split(",") if b.strip()})
-    seen = {key: value for key, value in body.items() if key != "context_management"}
+
+def apply_context_management(body: dict[str, Any], betas: str, count: BodyCounter,
+                             summarise: Summariser | None = summarise_text) -> Managed:
+    """Pure (given a pure ``summarise``): the request the model sees, the clearings applied, and the compaction
+    block if one was made (``summarise`` None: no compaction, as count_tokens does).
+
+    The compaction blocks sent back are checked; everything before the last one is dropped first; then each edit
+    runs in order."""
+    edits = check_context_management(body, beta_names(betas))
+    check_returned_blocks(body["messages"])
+    seen = {key: value for key, value in body.items() if key not in ("context_management", "compaction")}
     seen["messages"] = after_compaction(body["messages"])
+    if not seen["messages"]:
+        raise nothing_to_summarize()
     managed = Managed(seen, [])
     for edit in edits:
-        if edit["type"] == "clear_tool_uses_20250919":
-            managed.body, applied = clear_old_tool_uses(managed.body, edit, count)
+        if edit["type"] in ("clear_tool_uses_20250919", CLEAR_THINKING):
+            clear = clear_old_tool_uses if edit["type"] == "clear_tool_uses_20250919" else clear_thinking
+            managed.body, applied = clear(managed.body, edit, count)
             if applied:
                 managed.applied_edits.append(applied)
-        else:
-            managed.body, managed.compaction, managed.compaction_usage = compact_request(managed.body, edit, count)
+        elif edit["type"] == "compact_20260112" and summarise is not None:
+            managed.body, managed.compaction, managed.compaction_usage = compact_request(
+                managed.body, edit, count, summarise)
             managed.paused = managed.compaction is not None and bool(edit.get("pause_after_compaction"))
     return managed
 
@@ -161,28 +217,27 @@ def clear_old_tool_uses(body: dict[str, Any], edit: dict[str, Any],
                     "cleared_input_tokens": cleared}
 
 
-def compact_request(body: dict[str, Any], edit: dict[str, Any],
-                    count: BodyCounter) -> tuple[dict[str, Any], Block | None, dict[str, Any] | None]:
+def compact_request(body: dict[str, Any], edit: dict[str, Any], count: BodyCounter,
+                    summarise: Summariser = summarise_text) -> tuple[dict[str, Any], Block | None,
+                                                                     dict[str, Any] | None]:
     """``compact_20260112`` on one request: (the body the model answers from, the compaction block,
     its usage iteration), or (``body``, None, None) at or below the trigger."""
-    before = count(body)
-    if before <= (edit.get("trigger") or {"value": COMPACTION_TRIGGER})["value"]:
+    if count(body) <= (edit.get("trigger") or {"value": COMPACTION_TRIGGER})["value"]:
         return body, None, None
-    prompt = edit.get("instructions") or COMPACTION_PROMPT
-    summary = summarise_text(
+    return summarised(body, edit.get("instructions"), count, summarise)
+
+
+def summarised(body: dict[str, Any], instructions: str | None, count: BodyCounter,
+               summarise: Summariser) -> tuple[dict[str, Any], Block, dict[str, Any]]:
+    """The conversation of ``body`` summarised (``instructions`` in place of the default prompt, unless empty or
+    blank): (the body with the summary standing in for it, the compaction block, the step's usage iteration)."""
+    check_tool_references(body["messages"])
+    prompt = instructions if instructions and instructions.strip() else COMPACTION_PROMPT
+    summary = summarise(
         f"{prompt}\n\n<conversation>\n{json.dumps(body['messages'], ensure_ascii=False)}\n</conversation>")
-    usage = {"type": "compaction", "input_tokens": before + text_tokens(prompt),
+    usage = {"type": "compaction", "input_tokens": count(body) + text_tokens(prompt),
              "output_tokens": text_tokens(summary), "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
     return {**body, "messages": [stand_in(summary)]}, compaction_block(summary), usage
-
-
-def compaction_block(summary: str) -> Block:
-    """The block a compaction returns, with every field the SDK's ``BetaCompactionBlock`` carries for
-    being sent back verbatim: ``encrypted_content`` and ``signature`` (opaque: the fake's are digests of the
-    summary) and ``tool_changes`` (``[]``: no tool changes within a request the fake serves)."""
-    digest = hashlib.sha256(summary.encode()).hexdigest()
-    return {"type": "compaction", "content": summary, "encrypted_content": "fake-encrypted-" + digest[:32],
-            "signature": "fake-signature-" + digest[32:], "tool_changes": []}
 
 
 # --- compaction blocks in a request ---------------------------------------------------
@@ -223,12 +278,17 @@ def stand_in(summary: str) -> Message:
 
 # --- checking the request ---------------------------------------------------------------
 
+def beta_names(betas: str) -> set[str]:
+    """The betas an ``anthropic-beta`` header names (comma-separated)."""
+    return {b.strip() for b in betas.split(",") if b.strip()}
+
+
 def check_context_management(body: dict[str, Any], betas: set[str]) -> list[dict[str, Any]]:
     """The request's edits, checked; EditRejected naming the field (or the beta) that is wrong."""
     for i, j, _ in compaction_blocks(body["messages"]):
-        if EDIT_BETAS["compact_20260112"] not in betas:
+        if not betas & set(BLOCK_BETAS):
             raise EditRejected(f"messages.{i}.content.{j}: a compaction block needs the "
-                               f"anthropic-beta header {EDIT_BETAS['compact_20260112']}")
+                               f"anthropic-beta header {' or '.join(BLOCK_BETAS)}")
     config = body.get("context_management")
     if config is None:
         return []
@@ -247,6 +307,9 @@ def check_context_management(body: dict[str, Any], betas: set[str]) -> list[dict
         unknown = sorted(set(edit) - EDIT_FIELDS[kind])
         if unknown:
             raise EditRejected(f"{where}.{unknown[0]}: extra inputs are not permitted")
+        if kind == CLEAR_THINKING:
+            check_clear_thinking(body, edit, where, n)
+            continue
         (check_clearing if kind == "clear_tool_uses_20250919" else check_compaction)(edit, where)
     return edits
 

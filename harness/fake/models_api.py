@@ -37,7 +37,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from ..core.models import DATED, MODELS, Model
-from .request import RequestRejected, invalid
+from .rejection import RequestRejected, invalid
 
 EPOCH = "1970-01-01T00:00:00Z"
 SUMMARIZE_BETA = "compact-2026-09-04"  # on-demand compaction's beta: capabilities.compaction is sent with it

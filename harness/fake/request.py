@@ -1,15 +1,58 @@
 """What the fake server accepts: the whole request checked before anything reads it (chapter 00).
 
-Every fault is an HTTP error whose message starts with the field at fault,
-written as the API writes it (``messages.0.content.1.tool_use.text``), or with
+Every field the installed SDK declares for a request (``MessageCreateParamsBase``, its beta twin, and the
+count_tokens params) is served, or refused as the API refuses it; none is refused for being beyond the fake.
+The table (a test walks the SDK's fields, so a field added to the SDK fails it until it is here):
+
+=========================  ======================================================================================
+field                      what the fake does
+=========================  ======================================================================================
+``model``                  served: the model table (``core.models``); an unknown model is a 404
+``max_tokens``             served: caps every reply (``output``); 0 is allowed (the SDK's docstring: it warms the
+                           cache without a reply): the reply is empty, ``stop_reason`` ``"max_tokens"``
+``messages``               served: the API's rules (``core.messages``), thinking blocks (``thinking``), images
+                           (``images``)
+``system``                 served: a string or text blocks
+``tools``                  served: custom tools and the memory tool (chapter 11); another typed (built-in) tool
+                           is a 400 naming its type, and the memory tool's ``allowed_callers``,
+                           ``input_examples``, ``defer_loading`` and ``strict`` too (ours)
+``tool_choice``            served: ``auto``, ``none``, ``any`` and ``tool`` (``choice``);
+                           ``disable_parallel_tool_use`` goes to the agent
+``thinking``               served: every type the SDK declares (``thinking``)
+``stop_sequences``         served: the reply stops at the first one in its text (``output``)
+``metadata``               served: checked, not used
+``output_config``          served: ``format`` shapes the reply's text; ``effort`` and ``task_budget`` are
+                           checked and ignored (``options``)
+``service_tier``           served: reported in ``usage`` (``options``)
+``speed``                  served: reported in ``usage`` (``options``)
+``inference_geo``          served: reported in ``usage`` (``options``)
+``diagnostics``            served: ``cache_miss_reason`` null or ``unavailable`` (``options``)
+``container``              refused as for an unknown container, or skills without code execution (``options``)
+``billing_policy``         served: ``self``; ``user_profile`` needs the profile header (``options``)
+``fallbacks``              served: checked; never tried, the model never declines (``options``)
+``fallback_credit_token``  refused: the fake issued no token; served in ``best_effort`` mode (``options``)
+``mcp_servers``            refused: the offline fake reaches no MCP server (``options``)
+``user_profile_id``        a header (the SDK sends it as one): accepted
+``workspace_id``           a header (the SDK sends it as one): accepted
+``betas``                  a header, ``anthropic-beta``: read where a feature needs one
+``context_management``     served: ``context_management`` (its edits; ``clear_thinking_20251015``: ``thinking``);
+                           on count_tokens, the count after the edits and ``original_input_tokens``
+``cache_control``          served: automatic prompt caching, on the last block that can hold it (``caching``)
+``compaction``             served: on-demand compaction, the block alone (``context_management``);
+                           ignored by count_tokens, as the SDK's docstring says
+``stream``                 served: ``true`` streams the reply as server-sent events (``streaming``); checked
+                           a boolean (``options``)
+``thread``                 served: the server keeps threads (``threads``), which takes the field off before
+                           these checks see the whole request
+=========================  ======================================================================================
+
+Besides these, ``temperature``, ``top_p`` and ``top_k`` are taken (gone from the SDK's types, still taken by the
+API: unverified) and ignored: the fake is deterministic. Every fault is an HTTP error whose message starts
+with the field at fault, written as the API writes it (``messages.0.content.1.tool_use.text``), or with
 the API's sentence where it names no field (an assistant message last):
 
 - a field the API does not know: 400 ``<field>: Extra inputs are not permitted``, the
-  real API's wording (public reports: ``response_format: ...``, ``messages.0.name: ...``).
-  What the API knows is what the installed SDK's request types declare, plus
-  ``temperature``, ``top_p`` and ``top_k``. A field the API knows but the fake does
-  not implement (``thinking``, ``stop_sequences``, a forced
-  ``tool_choice``, ...) is refused too, as ``<field>: not supported by the offline fake``;
+  real API's wording (public reports: ``response_format: ...``, ``messages.0.name: ...``);
 - a wrong type or value: 400 in pydantic's words (``Field required``, ``Input should be
   a valid integer``). The real API answers in them where reports show it (extra inputs,
   ``model: String should have at most 256 characters``); the other cases are unverified,
@@ -31,56 +74,33 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Mapping
 
+from anthropic._error_classes import ERROR_CLASSES
 from anthropic.types import ToolParam, message_count_tokens_params, message_create_params
 from anthropic.types.beta import BetaMemoryTool20250818Param
 from anthropic.types.beta import message_count_tokens_params as beta_count_params
 from anthropic.types.beta import message_create_params as beta_create_params
 
-from ..core.errors import Portable
 from ..core.messages import BLOCK_FIELDS, EXTRA, InvalidHistory, validate_messages
 from ..core.models import context_window, max_output
 from ..core.tokens import count_checked
+from . import thinking
 from .caching import CacheControlError, check_breakpoints
+from .images import ImageAt, check_images
+from .options import check_integer, check_options
+from .rejection import RequestRejected, invalid
 
 NOT_IN_FAKE = "not supported by the offline fake"
 SAMPLING = {"temperature", "top_p", "top_k"}  # gone from the SDK's types, still taken by the API (unverified)
+HEADERS = {"betas", "user_profile_id", "workspace_id"}  # declared, but the SDK sends them as headers
 KNOWN_CREATE = (set(message_create_params.MessageCreateParamsBase.__annotations__)
-                | set(beta_create_params.MessageCreateParamsBase.__annotations__) | SAMPLING | {"stream"}) - {"betas"}
+                | set(beta_create_params.MessageCreateParamsBase.__annotations__) | SAMPLING | {"stream"}) - HEADERS
 KNOWN_COUNT = (set(message_count_tokens_params.MessageCountTokensParams.__annotations__)
-               | set(beta_count_params.MessageCountTokensParams.__annotations__)) - {"betas"}  # betas: a header
-SERVED_CREATE = {"model", "max_tokens", "messages", "system", "tools", "tool_choice", "metadata", "stream",
-                 "stop_sequences", "context_management", "cache_control"} | SAMPLING  # context_management.py, caching.py
-SERVED_COUNT = {"model", "messages", "system", "tools", "tool_choice", "cache_control"}
+               | set(beta_count_params.MessageCountTokensParams.__annotations__)) - HEADERS
 TEXT_FIELDS = BLOCK_FIELDS["text"]  # the one table of a block's fields is core.messages'
 MEMORY_TYPE = "memory_20250818"  # chapter 11: the one typed (built-in) tool the fake serves
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")  # unverified: the fake's choice of a tool name's form
-
-
-class RequestRejected(Portable, Exception):
-    """An HTTP error the fake server answers with instead of a reply: ``status``, the API's ``error.type``
-    (``kind``), its message, and ``error.details`` (``details``, with its ``error_code``) where the installed
-    SDK types one for this fault, so that the SDK raises its own class (``anthropic._error_classes``:
-    ``(400, "compaction_block_misplaced")`` becomes ``CompactionBlockMisplacedError``)."""
-
-    def __init__(self, status: int, kind: str, message: str, *, code: str | None = None, **details: Any):
-        message = message.encode("utf-8", "backslashreplace").decode()  # a quoted lone surrogate, escaped
-        super().__init__(message)
-        self.status, self.kind = status, kind
-        self.details: dict[str, Any] | None = {"error_code": code, **details} if code else None
-
-    def body(self) -> dict[str, Any]:
-        """The error's JSON body, as the API sends it."""
-        error: dict[str, Any] = {"type": self.kind, "message": str(self)}
-        if self.details:
-            error["details"] = self.details
-        return {"type": "error", "error": error}
-
-
-def invalid(field: str, message: str) -> RequestRejected:
-    """A 400 whose message starts with the field at fault."""
-    return RequestRejected(400, "invalid_request_error", f"{field}: {message}")
 
 
 def read_body(content: bytes) -> Any:
@@ -91,28 +111,28 @@ def read_body(content: bytes) -> Any:
         raise invalid("body", "not valid JSON") from None
 
 
-def check_request(body: Any, *, count: bool = False) -> None:
+def check_request(body: Any, *, count: bool = False, headers: Mapping[str, str] | None = None) -> None:
     """Raise RequestRejected for anything the real API would refuse in a create (or count_tokens) body,
-    the window aside: that is ``window.output_room``, on the request the model sees."""
+    the window aside: that is ``window.output_room``, on the request the model sees. ``headers``: the request's,
+    for the checks that read one (``options``); None skips those."""
     if not isinstance(body, dict):
         raise invalid("body", "Input should be a valid dictionary")
-    known, served = (KNOWN_COUNT, SERVED_COUNT) if count else (KNOWN_CREATE, SERVED_CREATE)
     for key in body:
-        if key not in known | served:
+        if key not in (KNOWN_COUNT if count else KNOWN_CREATE):
             raise invalid(key, EXTRA)
-        if key not in served:
-            raise invalid(key, NOT_IN_FAKE)
     for key in ("model", "messages") if count else ("model", "max_tokens", "messages"):
         if key not in body:
             raise invalid(key, "Field required")
     _check_model_field(body["model"])
     if not count:
-        _check_int("max_tokens", body["max_tokens"], minimum=1)
+        check_integer("max_tokens", body["max_tokens"], 0)
     _check_system(body)
     names = _check_tools(body)
     _check_tool_choice(body, names)
-    _check_options(body)
-    _check_messages(body["messages"])
+    check_options(body, headers)
+    thinking.check_config(body, count=count)
+    _check_compaction(body, count)
+    images, thoughts = _check_messages(body["messages"], compacting="compaction" in body and not count)
     try:  # every cache_control, the top-level one included (caching.py)
         check_breakpoints(body)
     except CacheControlError as error:
@@ -121,6 +141,9 @@ def check_request(body: Any, *, count: bool = False) -> None:
         context_window(body["model"])
     except ValueError:
         raise RequestRejected(404, "not_found_error", f"model: {body['model']}") from None
+    thinking.check_blocks(body, thoughts)
+    if images:
+        check_images(images, body["model"])
     if not count and body["max_tokens"] > max_output(body["model"]):
         raise invalid("max_tokens", f"{body['max_tokens']} > {max_output(body['model'])}, which is the maximum "
                                     f"allowed number of output tokens for {body['model']}")
@@ -144,20 +167,6 @@ def _check_model_field(model: Any) -> None:
                       else "String should have at most 256 characters")
 
 
-def _check_int(field: str, value: Any, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise invalid(field, "Input should be a valid integer")
-    if value < minimum:
-        raise invalid(field, f"Input should be greater than or equal to {minimum}")
-
-
-def _check_number(field: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise invalid(field, "Input should be a valid number")
-    if not 0 <= value <= 1:
-        raise invalid(field, "Input should be between 0 and 1")
-
-
 def _check_keys(where: str, value: dict[str, Any], allowed: set[str] | frozenset[str]) -> None:
     if (extra := _extra_key(value, allowed)) is not None:
         raise invalid(f"{where}.{extra}", EXTRA)
@@ -172,7 +181,8 @@ def _extra_key(value: dict[str, Any], allowed: set[str] | frozenset[str]) -> str
 
 def _check_text_block(where: str, block: Any) -> None:
     if not isinstance(block, dict) or block.get("type") != "text":
-        raise invalid(where, "only text blocks are supported here")
+        raise invalid(where, "only text blocks are supported here" + (" (and, in a tool_result, images)"
+                                                                      if "tool_result" in where else ""))
     if not isinstance(block.get("text"), str):
         raise invalid(f"{where}.text", "Input should be a valid string")
     _check_keys(where, block, TEXT_FIELDS)
@@ -239,6 +249,8 @@ def _check_typed_tool(where: str, tool: dict[str, Any]) -> str:
 
 
 def _check_tool_choice(body: dict[str, Any], names: set[str]) -> None:
+    """``tool_choice``'s form (what each type does: ``choice``). The wording of a forced choice naming no
+    tool offered, or forcing a tool when none is offered, is ours."""
     if "tool_choice" not in body:
         return
     choice = body["tool_choice"]
@@ -250,57 +262,66 @@ def _check_tool_choice(body: dict[str, Any], names: set[str]) -> None:
         raise invalid("tool_choice.disable_parallel_tool_use", "Input should be a valid boolean")
     if choice["type"] == "tool" and choice.get("name") not in names:
         raise invalid("tool_choice.name", "must name one of the tools offered")
-    if choice["type"] in ("any", "tool"):
-        raise invalid("tool_choice.type", f"{choice['type']!r} is {NOT_IN_FAKE}: it answers with 'auto' or 'none'")
+    if choice["type"] == "any" and not names:
+        raise invalid("tool_choice", "'any' forces a tool call, and the request offers no tools (our wording)")
 
 
-def _check_options(body: dict[str, Any]) -> None:
-    """temperature, top_p, top_k, stop_sequences, metadata and stream, where present."""
-    for field in ("temperature", "top_p"):
-        if field in body:
-            _check_number(field, body[field])
-    if "top_k" in body:
-        _check_int("top_k", body["top_k"], minimum=0)
-    stops = body.get("stop_sequences", [])
-    if not isinstance(stops, list):
-        raise invalid("stop_sequences", "Input should be a valid list")
-    for i, stop in enumerate(stops):
-        if not isinstance(stop, str):
-            raise invalid(f"stop_sequences.{i}", "Input should be a valid string")
-    if stops:
-        raise invalid("stop_sequences", NOT_IN_FAKE)
-    metadata = body.get("metadata", {})
-    if not isinstance(metadata, dict):
-        raise invalid("metadata", "Input should be a valid dictionary")
-    _check_keys("metadata", metadata, {"user_id"})
-    if not isinstance(metadata.get("user_id", ""), (str, type(None))):
-        raise invalid("metadata.user_id", "Input should be a valid string")
-    if not isinstance(body.get("stream", False), bool):
-        raise invalid("stream", "Input should be a valid boolean")
+def _check_compaction(body: dict[str, Any], count: bool) -> None:
+    """``compaction`` (chapter 10), the SDK's ``BetaCompactionConfigParam``: ``{"type": "summarize"}`` with optional
+    ``instructions`` (a string, or null). Its docstring: it "cannot be combined with `context_management`", and
+    count_tokens "accepts this parameter and ignores it" (so the two may meet there). The wording is ours."""
+    if "compaction" not in body:
+        return
+    config = body["compaction"]
+    if not isinstance(config, dict):
+        raise invalid("compaction", "Input should be a valid dictionary")
+    _check_keys("compaction", config, {"type", "instructions"})
+    if config.get("type") != "summarize":
+        raise invalid("compaction.type", "Field required" if "type" not in config else "Input should be 'summarize'")
+    if not isinstance(config.get("instructions", ""), (str, type(None))):
+        raise invalid("compaction.instructions", "Input should be a valid string")
+    if not count and "context_management" in body:
+        raise invalid("compaction", "cannot be combined with `context_management` (our wording: the SDK's "
+                                    "docstring of the field states the rule)")
 
 
-def _check_messages(messages: Any) -> None:
-    """The API's rules and every field's type (``validate_messages``, chapter 02), then what the fake does not
-    serve: a citation, a tool change, a non-text block in a tool_result (it serves no document, image or
-    tool set that changes)."""
+def _check_messages(messages: Any, compacting: bool) -> tuple[list[ImageAt], list[thinking.Thought]]:
+    """The API's rules and every field's type (``validate_messages``, chapter 02; ``compacting``: a compaction
+    request's), then what the fake does not serve: a citation, a block in a tool_result other than text or an
+    image (a compaction block's tool changes are the compaction rules', ``compaction_rules``). Returns the images
+    and the thinking blocks found, for ``images.check_images`` and ``thinking.check_blocks``."""
     try:
-        validate_messages(messages)
+        validate_messages(messages, compacting=compacting)
     except InvalidHistory as error:
         raise invalid_history(error) from None
+    found: list[ImageAt] = []
+    thoughts: list[thinking.Thought] = []
     for i, message in enumerate(messages):
         if isinstance(message["content"], str):
             continue
         for j, block in enumerate(message["content"]):
-            for field in ("citations", "tool_changes"):
-                if block.get(field):
-                    raise invalid(f"messages.{i}.content.{j}.{block['type']}.{field}",
-                                  f"a non-empty list is {NOT_IN_FAKE}")
-            if block["type"] == "tool_result" and isinstance(block.get("content"), list):
+            kind = block["type"]
+            if kind == "text":  # the one list the fake does not serve
+                if block.get("citations"):
+                    raise invalid(f"messages.{i}.content.{j}.text.citations", f"a non-empty list is {NOT_IN_FAKE}")
+            elif kind == "thinking":
+                thoughts.append((i, j, block))
+            elif kind == "image":
+                found.append((f"messages.{i}.content.{j}", f"messages.{i}.content.{j}", block))
+            elif kind == "tool_result" and isinstance(block.get("content"), list):
                 for k, inner in enumerate(block["content"]):
-                    _check_text_block(f"messages.{i}.content.{j}.tool_result.content.{k}", inner)
+                    where = f"messages.{i}.content.{j}.tool_result.content.{k}"
+                    if isinstance(inner, dict) and inner.get("type") == "image":
+                        found.append((where, f"messages.{i}.content.{j}.content.{k}", inner))
+                    else:
+                        _check_text_block(where, inner)
+    return found, thoughts
 
 
 def invalid_history(error: InvalidHistory) -> RequestRejected:
     """The 400 for a history fault, in the API's words alone (``messages.2.content.0: unexpected `tool_use_id`
-    ...``): the API sends no rule name, so neither does the fake (``InvalidHistory.rule`` keeps ours)."""
-    return RequestRejected(400, "invalid_request_error", error.api_message)
+    ...``): the API sends no rule name, so neither does the fake (``InvalidHistory.rule`` keeps ours). A rule the
+    installed SDK types an error for (``ERROR_CLASSES``: the compaction block's) is its ``error_code``, so the SDK
+    raises that class."""
+    code = error.rule if (400, error.rule) in ERROR_CLASSES else None
+    return RequestRejected(400, "invalid_request_error", error.api_message, code=code)

@@ -33,29 +33,34 @@ from __future__ import annotations
 import gzip
 import hashlib
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anthropic
 import httpx2
 
-from ..core.messages import text
 from ..core.tokens import block_tokens
-from .agent import Action, action_blocks, decide
+from .agent import Action, decide
 from .caching import ServerCache
-from .context_management import serve_context_managed
+from .capabilities import check_capabilities
+from .choice import allows_parallel
+from .compaction_rules import compaction_unavailable
+from .context_management import count_response, serve_context_managed
 from .judgement import compaction_call, near_limit
 from .memory import API_MEMORY_INSTRUCTIONS, records_as_it_goes
-from .capabilities import check_capabilities
 from .models_api import serve_models
-from .output import cap_output
+from .options import reported, reported_usage
+from .output import cap_output, reply_blocks, stop_at_sequence
 from .reading import is_summary_request, offered_tools, summary_material, system_text
-from .request import MEMORY_TYPE, RequestRejected, check_request, read_body, request_tokens
+from .rejection import RequestRejected
+from .request import MEMORY_TYPE, check_request, read_body, request_tokens
 from .streaming import canonical, sse_body
-from .threads import ThreadStore
-from .window import WINDOW_STOP, output_room
 from .summarizer import SummaryStyle, summarise_text
+from .thinking import displayed
+from .threads import ThreadStore
 from .view import build_view
+from .window import WINDOW_STOP, output_room
 
 CompactPolicy = Literal["judgement", "never", "after_task"] | int  # an int N: after a task, when above N tokens
 
@@ -66,8 +71,9 @@ class FakeModel:
     task: ``"judgement"`` (the default) when the system prompt states a context limit and the request's
     input nears it, ``"never"`` (whatever the prompt says), ``"after_task"`` always, an int N when the
     request's input is above N tokens (chapter 04);
-    ``fail_summaries`` makes that many summary calls fail with HTTP 500 and
-    ``empty_summaries`` makes summary replies empty (both for testing failures).
+    ``fail_summaries`` makes that many summary calls fail with HTTP 500,
+    ``empty_summaries`` makes summary replies empty, and ``compaction_unavailable`` makes that many server
+    compactions (chapter 10) fail with the API's 529 ``compaction_unavailable`` (all for testing failures).
     ``window`` pretends the model's context window is that many tokens (chapter 08); None: the real one.
     ``memory_instructions``: the model reads the API's memory instructions after the system prompt when the
     memory tool is offered, as the API adds them (chapter 11; their tokens are not counted); False, a control.
@@ -79,8 +85,9 @@ class FakeModel:
     memory_instructions: bool = True
     fail_summaries: int = 0
     empty_summaries: bool = False
+    compaction_unavailable: int = 0
     summary_style: SummaryStyle = "extractive"  # "lossy": a summariser that distorts, as a control (chapter 03)
-    requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "count", in order
+    requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "compaction" / "count", in order
     prompt_cache: ServerCache = field(default_factory=ServerCache)  # this fake's cache and clock (chapter 09)
     threads: ThreadStore = field(default_factory=ThreadStore, repr=False, compare=False)  # threads it keeps
 
@@ -109,30 +116,32 @@ class FakeModel:
             if route == ("POST", "/v1/messages/count_tokens"):
                 body = read_body(body_bytes(request))
                 self.requests.append("count")
-                check_request(body, count=True)
-                return httpx2.Response(200, json={"input_tokens": request_tokens(body)})
+                check_request(body, count=True, headers=request.headers)
+                return httpx2.Response(200, json=count_response(body, request.headers.get("anthropic-beta", ""),
+                                                                request_tokens))
             if route != ("POST", "/v1/messages"):
                 raise RequestRejected(404, "not_found_error", f"{route[0]} {route[1]}: the offline fake serves no "
                                       "such route")
             raw = body_bytes(request)
-            return self.messages(raw, read_body(raw), request.headers.get("anthropic-beta", ""))
+            return self.messages(raw, read_body(raw), request.headers)
         except RequestRejected as error:  # a bad edit too (EditRejected)
             return httpx2.Response(error.status, json=error.body())
         except Exception as error:  # a fault of the fake itself: an HTTP 500, never a broken transport
             return httpx2.Response(500, json={"type": "error", "error": {
                 "type": "api_error", "message": f"the offline fake failed: {type(error).__name__}: {error}"}})
 
-    def messages(self, raw: bytes, body: Any, betas: str) -> httpx2.Response:
-        """``POST /v1/messages`` (``raw`` its body, ``betas`` its anthropic-beta header): a thread opened
-        (``threads``), the request checked, the model's reply after any context management, sent whole
-        or streamed."""
+    def messages(self, raw: bytes, body: Any, headers: Mapping[str, str]) -> httpx2.Response:
+        """``POST /v1/messages`` (``raw`` its body): a thread opened (``threads``), the request checked, the
+        model's reply after any context management, sent whole or streamed."""
+        betas = headers.get("anthropic-beta", "")
         whole, continues = self.threads.open(body, betas) if isinstance(body, dict) else (body, None)
-        check_request(whole)
+        check_request(whole, headers=headers)
         check_capabilities(whole)
         streamed = whole.get("stream") is True  # the same message as the plain request, ids included:
         plain = canonical({k: v for k, v in body.items() if k != "stream"}) if streamed else raw
         request_id = hashlib.sha256(plain).hexdigest()  # chapter 10: context management first
-        response = serve_context_managed(whole, betas, lambda b: self.reply(b, request_id), request_tokens)
+        response = serve_context_managed(whole, betas, lambda b: self.reply(b, request_id), request_tokens,
+                                         self.compact)
         if continues is not None:
             self.threads.keep(whole, continues, response)
         if streamed:
@@ -147,26 +156,38 @@ class FakeModel:
             if self.requests.count("summary") <= self.fail_summaries:
                 raise RequestRejected(500, "api_error", "the fake summariser failed on purpose")
             summary = "" if self.empty_summaries else summarise_text(summary_material(body), self.summary_style)
-            content = [text(summary)] if summary else []
+            action = Action(summary or None)
         else:
             self.requests.append("agent")
-            content = action_blocks(self.act(body, used), "toolu_" + request_id[:20])
+            action = self.act(body, used)
+        content = reply_blocks(body, action, "toolu_" + request_id[:20])  # tool choice, thinking: output.py
+        content, sequence = stop_at_sequence(content, body.get("stop_sequences", []))
         content, cut = cap_output(content, room)
-        stop = (WINDOW_STOP if room < body["max_tokens"] else "max_tokens") if cut \
+        stop = (WINDOW_STOP if room < body["max_tokens"] else "max_tokens") if cut else "stop_sequence" if sequence \
             else "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
         return {
             "id": "msg_" + request_id[:24], "type": "message", "role": "assistant",
-            "model": body["model"], "content": content, "stop_reason": stop, "stop_sequence": None, "stop_details": None,
+            "model": body["model"], "content": displayed(body, content), "stop_reason": stop,
+            "stop_sequence": None if cut else sequence, "stop_details": None,
             "usage": {**self.prompt_cache.usage(body, used),  # the input split as caching.py says
-                      "output_tokens": sum(block_tokens(b) for b in content)},
+                      "output_tokens": sum(block_tokens(b) for b in content), **reported_usage(body, content)},
+            **reported(body),
         }
+
+    def compact(self, material: str) -> str:
+        """The summarising step of a server compaction (chapter 10): ``material`` is the prompt and the
+        conversation; the 529 ``compaction_unavailable`` for the first ``compaction_unavailable`` of them."""
+        self.requests.append("compaction")
+        if self.requests.count("compaction") <= self.compaction_unavailable:
+            raise compaction_unavailable()
+        return summarise_text(material)
 
     def act(self, body: dict[str, Any], used: int) -> Action:
         offered = offered_tools(body)
         system = system_text(body)
         if self.memory_instructions and any(t.get("type") == MEMORY_TYPE for t in body.get("tools", [])):
             system = f"{system}\n\n{API_MEMORY_INSTRUCTIONS}"
-        action = decide(build_view(body["messages"]), offered, records_as_it_goes(system))
+        action = decide(build_view(body["messages"]), offered, records_as_it_goes(system), allows_parallel(body))
         if action.tool or not self.wants_compact(system_text(body), used):
             return action
         call = compaction_call(body.get("tools", []), offered)

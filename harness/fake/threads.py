@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.messages import EXTRA
-from .request import RequestRejected, invalid
+from .rejection import RequestRejected, invalid
 
 THREADS_BETA = "message-threads-2026-08-12"
 CREATE_ONLY = ("system", "tools")               # the SDK's CREATE_ONLY_FIELDS (lib/threads/_thread_state.py)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.models import context_window
-from .request import RequestRejected
+from .rejection import RequestRejected
 
 WINDOW_STOP = "model_context_window_exceeded"
 

@@ -6,10 +6,15 @@
 from ``request_options``, so the loop sends every call through
 ``client.beta.messages.create`` with the edit and its beta flag: the offline
 fake serves it (``harness.fake.context_management``), and on real Claude it
-is the same request. Neither touches the history: the client keeps sending
-all of it, and the server decides what the model sees. A compaction block
-the server returns is kept in the history and sent back; the server then
-ignores everything before it.
+is the same request. Clearing never touches the history: the client keeps
+sending all of it, and the server decides what the model sees. A compaction
+block the server returns goes first in the next request, in place of
+everything it summarises, as the API asks (the SDK types a 400 for a block
+that is not first, ``CompactionBlockMisplacedError``, and for two blocks with
+content, ``CompactionBlockAmbiguousError``): ``ServerCompaction`` drops what
+came before the block's message, as the SDK's tool runner does after a
+compaction (``anthropic/lib/tools/_beta_runner.py``), and logs that as a
+compaction record, so a resumed session starts from the block too.
 
 What the server did is read from each response and emitted as an Event of
 the edit's type, so the course's counters and plots see it. Unlike the other
@@ -92,9 +97,9 @@ class ServerToolClearing(ServerEdit):
 class ServerCompaction(ServerEdit):
     """``compact_20260112``: past ``trigger`` input tokens (default 150,000, at least 50,000: both on
     https://platform.claude.com/docs/en/build-with-claude/compaction), the server summarises the
-    conversation into a compaction block the history keeps. ``instructions`` replace the whole default
-    summary prompt, as that page says (the SDK's ``BetaCompact20260112EditParam`` calls them "additional
-    instructions"; the page is the one followed here)."""
+    conversation into a compaction block, and the history then starts from it. ``instructions`` replace the
+    whole default summary prompt, as that page says (the SDK's ``BetaCompact20260112EditParam`` calls them
+    "additional instructions"; the page is the one followed here)."""
     trigger: int = 150_000
     instructions: str | None = None
     pause_after_compaction: bool = False
@@ -120,5 +125,18 @@ class ServerCompaction(ServerEdit):
         if step:
             run.record(CallTrace(run.call, step.input_tokens, step.output_tokens, estimate_tokens(run.messages), 0,
                                  (self.name,), (), "summary"))
+        if block.content is not None:
+            self.start_from_block(run)
         run.emit(Event(self.name, run.call, read, text_tokens(block.content or ""), {
             "summary": block.content, "paused": response.stop_reason == "compaction"}))
+
+    def start_from_block(self, run: RunContext) -> None:
+        """Drop every message before the latest compaction block's (the reply that opened with it), so the next
+        request sends the block first; with a log, replayed as chapter 12's swap is: a compaction record whose
+        message is the block's, then the messages after it again (they are in the log twice)."""
+        at = max(i for i, m in enumerate(run.messages) if m["role"] == "assistant" and isinstance(m["content"], list)
+                 and m["content"][0]["type"] == "compaction")
+        del run.messages[:at]
+        if run.log:
+            run.log.compacted(run.messages[:1], layer=self.name, message=run.messages[0])
+            run.log.sync(run.messages)
