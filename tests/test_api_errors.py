@@ -72,8 +72,8 @@ def test_an_encoding_or_charset_the_fake_does_not_read_is_the_sdks_error(headers
 
 def test_an_error_without_a_code_has_no_details():
     with pytest.raises(anthropic.BadRequestError) as info:
-        FakeModel().client().messages.create(**{**BODY, "max_tokens": 0})
+        FakeModel().client().messages.create(**{**BODY, "max_tokens": -1})
     assert type(info.value) is anthropic.BadRequestError
     assert (info.value.error_code, info.value.details, info.value.type) == (None, None, "invalid_request_error")
     assert info.value.body == {"type": "error", "error": {
-        "type": "invalid_request_error", "message": "max_tokens: Input should be greater than or equal to 1"}}
+        "type": "invalid_request_error", "message": "max_tokens: Input should be greater than or equal to 0"}}

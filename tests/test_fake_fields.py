@@ -34,7 +34,7 @@ SAMPLES: dict[str, tuple[dict[str, Any], tuple[type, str] | None]] = {
     "system": ({"system": [{"type": "text", "text": "You are terse."}]}, None),
     "tools": ({"tools": FILE_TOOLS}, None),
     "tool_choice": ({"tools": FILE_TOOLS, "tool_choice": {"type": "tool", "name": "bash"}}, None),
-    "thinking": ({"thinking": {"type": "adaptive", "display": "omitted"}}, None),
+    "thinking": ({"thinking": {"type": "enabled", "budget_tokens": 1024, "display": "omitted"}}, None),  # Haiku 4.5
     "stop_sequences": ({"stop_sequences": ["VERSION"]}, None),
     "metadata": ({"metadata": {"user_id": "u-1"}}, None),
     "output_config": ({"output_config": {"effort": "low", "format": {"type": "json_schema", "schema": {

@@ -37,7 +37,8 @@ def test_the_deprecated_models_carry_the_sdks_retirement_dates():
 def test_every_model_has_its_numbers_and_a_source():
     for model, spec in MODELS.items():
         assert 0 < spec.max_output < spec.window and spec.source and spec.thinking <= {
-            "adaptive", "enabled", "disabled"}, model
+            "adaptive", "enabled", "disabled", "between_tools"}, model
+        assert ("between_tools" in spec.thinking) == ("disabled" in spec.thinking)  # this fake's rule
         assert (context_window(model), max_output(model)) == (spec.window, spec.max_output)
     assert [m for m, spec in MODELS.items() if not spec.compaction] == [
         "claude-haiku-4-5", "claude-haiku-4-5-20251001", "claude-opus-4-5", "claude-opus-4-5-20251101",
@@ -76,7 +77,8 @@ def test_retrieve_serves_the_tables_numbers_and_capabilities(model):
     assert info.id == ALIASES.get(model, model)  # an alias resolves to its dated id
     assert (info.max_input_tokens, info.max_tokens, info.display_name) == (spec.window, spec.max_output, spec.name)
     types = info.capabilities.thinking.types
-    assert {k for k in ("adaptive", "enabled", "disabled") if getattr(types, k).supported} == set(spec.thinking)
+    assert {k for k in ("adaptive", "enabled", "disabled", "between_tools") if getattr(types, k).supported} \
+        == set(spec.thinking)
     assert info.capabilities.context_management.compact_20260112.supported == spec.compaction
     assert info.capabilities.context_management.clear_tool_uses_20250919.supported
     assert info.capabilities.effort.supported == ("adaptive" in spec.thinking)

@@ -201,8 +201,8 @@ def test_a_reply_cut_by_the_window_streams_its_stop_reason():
 
 
 def test_a_bad_request_fails_before_any_event_as_an_http_error():
-    bad = agent_request(max_tokens=0)
-    with pytest.raises(anthropic.BadRequestError, match="max_tokens: Input should be greater than or equal to 1"):
+    bad = agent_request(max_tokens=-1)
+    with pytest.raises(anthropic.BadRequestError, match="max_tokens: Input should be greater than or equal to 0"):
         fake_client().messages.create(**bad, stream=True)
     with pytest.raises(anthropic.BadRequestError):
         with fake_client().messages.stream(**bad):

@@ -46,10 +46,12 @@ from .config import check_count
 
 DATED = re.compile(r"-\d{8}$")  # the snapshot date at the end of a pinned model id (its alias: the id without it)
 
-ADAPTIVE_ONLY = frozenset({"adaptive"})                      # "Adaptive (always on)"
-ADAPTIVE = frozenset({"adaptive", "disabled"})               # "Adaptive": thinking can be turned off
-ADAPTIVE_OR_BUDGET = frozenset({"adaptive", "enabled", "disabled"})
-EXTENDED = frozenset({"enabled", "disabled"})                # "Extended": a budget, no adaptive thinking
+# "between_tools" (thinking off, progress notes between tool calls as thinking blocks) is taken wherever
+# "disabled" is: which models accept it is not public (this fake's rule).
+ADAPTIVE_ONLY = frozenset({"adaptive"})                                          # "Adaptive (always on)"
+ADAPTIVE = frozenset({"adaptive", "disabled", "between_tools"})                  # "Adaptive": can be turned off
+ADAPTIVE_OR_BUDGET = frozenset({"adaptive", "enabled", "disabled", "between_tools"})
+EXTENDED = frozenset({"enabled", "disabled", "between_tools"})                   # "Extended": a budget, no adaptive
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ sent, from ``core.models.MODELS``:
 - ``created_at`` is the release date where a page gives it, else the epoch, as the type allows
   ("May be set to an epoch value if the release date is unknown"); ``deprecated_at`` is null: the
   SDK gives the retirement, not the deprecation, date (unverified);
-- ``capabilities``: thinking (its types from the table; ``between_tools`` false, unverified),
+- ``capabilities``: thinking (its types from the table, ``between_tools`` by *this fake*'s rule there),
   ``context_management`` (both clearing edits on every model, ``compact_20260112`` where the table
   says), and ``compaction`` (``summarize``, the same models) when the request sends the beta header
   ``compact-2026-09-04`` ("call the Models API with the beta header and read capabilities.compaction",
