@@ -1,27 +1,33 @@
 """The API's own context management, built with the SDK's beta types (chapter 10).
 
-Two server-side features do on Anthropic's side what this course builds by
-hand: context editing (``clear_tool_uses_20250919``, like micro-compaction)
-and server compaction (``compact_20260112``, like auto-compaction). This
+The API does on Anthropic's side what this course builds by hand: context
+editing (``clear_tool_uses_20250919``, like micro-compaction, and
+``clear_thinking_20251015``, the same for thinking blocks), compaction at a
+threshold (``compact_20260112``, like auto-compaction) and compaction on
+demand (``compaction={"type": "summarize"}``, like the manual layer). This
 module builds their request payloads, checks them against the SDK's own
-TypedDicts, and shows the exact JSON the SDK would send, all offline.
+TypedDicts, and shows the exact JSON the SDK sends, all offline.
 """
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 import anthropic
 import httpx2
 import pydantic
-from anthropic.types.beta import BetaClearToolUses20250919EditParam, BetaCompact20260112EditParam
+from anthropic.types.beta import (BetaClearThinking20251015EditParam, BetaClearToolUses20250919EditParam,
+                                  BetaCompact20260112EditParam, BetaCompactionConfigParam)
 
 CONTEXT_EDITING_BETA = "context-management-2025-06-27"
 COMPACTION_BETA = "compact-2026-01-12"
+ON_DEMAND_COMPACTION_BETA = "compact-2026-09-04"  # the SDK's tool runner names it for compact_before_next_turn()
 EDIT_TYPES: dict[str, type] = {
     "clear_tool_uses_20250919": BetaClearToolUses20250919EditParam,
+    "clear_thinking_20251015": BetaClearThinking20251015EditParam,
     "compact_20260112": BetaCompact20260112EditParam,
 }
+Sent = list[tuple[str, dict[str, Any]]]  # (anthropic-beta header, JSON body) of each request, in order
 
 
 def clear_tool_uses(*, trigger: int = 100_000, keep: int = 3, clear_at_least: int | None = None,
@@ -46,6 +52,26 @@ def server_compaction(*, trigger: int = 150_000, instructions: str | None = None
     if instructions:
         edit["instructions"] = instructions
     return edit
+
+
+def clear_thinking(*, keep: int | None = 1) -> dict[str, Any]:
+    """A context-editing edit for thinking blocks: keep those of the newest ``keep`` thinking turns (None: all).
+    The API takes it only with thinking on, and first among the edits (the context-editing docs)."""
+    return {"type": "clear_thinking_20251015",
+            "keep": "all" if keep is None else {"type": "thinking_turns", "value": keep}}
+
+
+def on_demand_compaction(instructions: str | None = None) -> dict[str, Any]:
+    """The ``compaction`` field of a request that asks for a summary now (beta ``ON_DEMAND_COMPACTION_BETA``),
+    checked against the SDK's ``BetaCompactionConfigParam``; ``instructions`` replace the default prompt."""
+    field: dict[str, Any] = {"type": "summarize"}
+    if instructions:
+        field["instructions"] = instructions
+    try:
+        pydantic.TypeAdapter(BetaCompactionConfigParam).validate_python(field)
+    except pydantic.ValidationError as error:
+        raise ValueError(f"compaction: {error}") from None
+    return field
 
 
 def check_edit(edit: dict[str, Any]) -> None:
@@ -87,6 +113,21 @@ def wire_request(request: dict[str, Any]) -> tuple[dict[str, Any], str]:
                                  http_client=httpx2.Client(transport=httpx2.MockTransport(capture)))
     client.beta.messages.create(**request)
     return captured["body"], captured["beta"]
+
+
+def listening_client(handle: Callable[[httpx2.Request], httpx2.Response]) -> tuple[anthropic.Anthropic, Sent]:
+    """A client whose every request is answered by ``handle`` (offline, the fake's ``FakeModel.handle``), and the
+    list to which each Messages request it sends is appended first: what an SDK helper really puts on the wire."""
+    sent: Sent = []
+
+    def listen(http_request: httpx2.Request) -> httpx2.Response:
+        if http_request.method == "POST" and http_request.url.path == "/v1/messages":
+            sent.append((http_request.headers.get("anthropic-beta", ""), json.loads(http_request.content)))
+        return handle(http_request)
+
+    client = anthropic.Anthropic(api_key="listening-client", max_retries=0,
+                                 http_client=httpx2.Client(transport=httpx2.MockTransport(listen)))
+    return client, sent
 
 
 def context_managed_request(messages: list[dict[str, Any]], edits: list[dict[str, Any]], *, model: str,

@@ -41,3 +41,44 @@ def test_bad_edits_are_refused_before_sending(bad, words):
     assert words in str(error.value)
     with pytest.raises(ValueError):
         api_context.context_managed_request([{"role": "user", "content": "hi"}], [bad], model="m")
+
+
+def test_clear_thinking_payload_keeps_turns_or_all_and_rides_the_context_editing_beta():
+    assert api_context.clear_thinking() == {"type": "clear_thinking_20251015",
+                                            "keep": {"type": "thinking_turns", "value": 1}}
+    assert api_context.clear_thinking(keep=None)["keep"] == "all"
+    edits = [api_context.clear_thinking(keep=2), api_context.clear_tool_uses()]
+    body, beta = api_context.wire_request(api_context.context_managed_request(
+        [{"role": "user", "content": "hi"}], edits, model="m"))
+    assert beta == api_context.CONTEXT_EDITING_BETA and body["context_management"]["edits"] == edits
+    with pytest.raises(ValueError, match="clear_thinking_20251015"):
+        api_context.check_edit({"type": "clear_thinking_20251015", "keep": {"type": "turns", "value": 2}})
+
+
+def test_on_demand_compaction_field_is_checked_against_the_sdk_type():
+    assert api_context.on_demand_compaction() == {"type": "summarize"}
+    assert api_context.on_demand_compaction("") == {"type": "summarize"}  # empty counts as absent, as the SDK says
+    assert api_context.on_demand_compaction("Keep the file names.") == {"type": "summarize",
+                                                                        "instructions": "Keep the file names."}
+    with pytest.raises(ValueError, match="compaction"):
+        api_context.on_demand_compaction(5)
+
+
+def test_the_client_betas_are_the_ones_the_fake_serves():
+    from harness.fake.context_management import EDIT_BETAS, ON_DEMAND_BETA
+    assert api_context.ON_DEMAND_COMPACTION_BETA == ON_DEMAND_BETA
+    assert {kind: api_context.betas_for([{"type": kind}])[0] for kind in api_context.EDIT_TYPES} == EDIT_BETAS
+
+
+def test_a_listening_client_keeps_what_each_messages_request_sent_and_is_answered_by_the_handler():
+    from harness.fake import FakeModel
+    model = FakeModel()
+    client, sent = api_context.listening_client(model.handle)
+    messages = [{"role": "user", "content": "hi"}]
+    client.messages.count_tokens(model="claude-haiku-4-5", messages=messages)  # not a Messages request: not kept
+    reply = client.beta.messages.create(model="claude-sonnet-4-6", max_tokens=50, messages=messages,
+                                        betas=[api_context.ON_DEMAND_COMPACTION_BETA],
+                                        compaction=api_context.on_demand_compaction())
+    assert reply.stop_reason == "compaction" and model.requests == ["count", "compaction"]
+    assert sent == [(api_context.ON_DEMAND_COMPACTION_BETA, {
+        "max_tokens": 50, "messages": messages, "model": "claude-sonnet-4-6", "compaction": {"type": "summarize"}})]
