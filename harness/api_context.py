@@ -54,7 +54,7 @@ def server_compaction(*, trigger: int = 150_000, instructions: str | None = None
     return edit
 
 
-def clear_thinking(*, keep: int | None = 1) -> dict[str, Any]:
+def clear_thinking_turns(*, keep: int | None = 1) -> dict[str, Any]:
     """A context-editing edit for thinking blocks: keep those of the newest ``keep`` thinking turns (None: all).
     The API takes it only with thinking on, and first among the edits (the context-editing docs)."""
     return {"type": "clear_thinking_20251015",
@@ -84,8 +84,10 @@ def check_edit(edit: dict[str, Any]) -> None:
         raise ValueError(f"{edit['type']}: unknown keys {sorted(unknown)}")
     try:
         pydantic.TypeAdapter(param_type).validate_python(edit)
-    except pydantic.ValidationError as error:
-        raise ValueError(f"{edit['type']}: {error}") from None
+    except pydantic.ValidationError as error:  # the first line names the field, then pydantic's whole report
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"{edit['type']}.{where}: {first['msg']}\n{error}") from None
 
 
 def betas_for(edits: list[dict[str, Any]]) -> list[str]:

@@ -44,15 +44,16 @@ def test_bad_edits_are_refused_before_sending(bad, words):
 
 
 def test_clear_thinking_payload_keeps_turns_or_all_and_rides_the_context_editing_beta():
-    assert api_context.clear_thinking() == {"type": "clear_thinking_20251015",
+    assert api_context.clear_thinking_turns() == {"type": "clear_thinking_20251015",
                                             "keep": {"type": "thinking_turns", "value": 1}}
-    assert api_context.clear_thinking(keep=None)["keep"] == "all"
-    edits = [api_context.clear_thinking(keep=2), api_context.clear_tool_uses()]
+    assert api_context.clear_thinking_turns(keep=None)["keep"] == "all"
+    edits = [api_context.clear_thinking_turns(keep=2), api_context.clear_tool_uses()]
     body, beta = api_context.wire_request(api_context.context_managed_request(
         [{"role": "user", "content": "hi"}], edits, model="m"))
     assert beta == api_context.CONTEXT_EDITING_BETA and body["context_management"]["edits"] == edits
-    with pytest.raises(ValueError, match="clear_thinking_20251015"):
+    with pytest.raises(ValueError) as refused:
         api_context.check_edit({"type": "clear_thinking_20251015", "keep": {"type": "turns", "value": 2}})
+    assert str(refused.value).splitlines()[0].startswith("clear_thinking_20251015.keep.")  # the field, first
 
 
 def test_on_demand_compaction_field_is_checked_against_the_sdk_type():

@@ -1,33 +1,38 @@
 # %% [markdown]
 # # 10 · Real Claude (optional)
 #
-# **The promise:** the loop you built runs unchanged on the real API, beside the context management
-# Anthropic offers on its side.
+# **The promise:** the loop you built runs unchanged on the real API, and the API runs each of your three
+# layers on its side: four compaction surfaces, each run here offline on the fake or live on Claude.
 #
 # By the end of this chapter you will be able to:
 #
 # - switch the course to real Claude with two environment variables;
-# - build requests for the API's context editing and server compaction, checked against the SDK's
-#   types, and map each knob to a layer you wrote;
-# - send a `compaction` block back unchanged, and show what dropping it costs.
+# - build requests for each surface, checked against the SDK's types, and name the layer it stands for;
+# - send a `compaction` block back as the API requires, and read the error each broken rule raises;
+# - say which models run which surface, and where the platform goes beyond one conversation.
 #
 # Nothing here needs a key. Without one, every live cell says it was skipped and the rest runs offline.
 
 # %%
-import copy
 import json
 import os
+
+import anthropic
+from anthropic import beta_tool
 
 import harness
 from harness import api_context
 from harness.clients import default_client, uses_real_model
-from harness.fake import fake_client
+from harness.core.models import MODELS
+from harness.fake import FakeModel, fake_client
 from harness.labs.recording import RecordingClient
 from harness.labs.runs import run_scenario
-from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
+from harness.labs.scenarios import LONG_SESSION, READ_AGENTS, TWELVE_FILES
 from harness.labs.scratch import own_scratch
 from harness.labs.steps import answer
 from harness.session.runner import SYSTEM_PROMPT, Session
+from harness.strategies.base import Compactor
+from harness.strategies.registry import COMPACTION_MODEL
 from harness.strategies.server_side import ServerCompaction, ServerToolClearing
 from harness.strategies.three_layers import ThreeLayers
 
@@ -108,7 +113,7 @@ if not live:
 # ## 3 · The same loop, live
 #
 # This is chapter 05's `run_agent`, unchanged. Live, it asks Claude to read three files, to keep the
-# cost down; offline, the fake runs the twelve-file task.
+# cost down; offline, the fake runs the twelve-file task (its counts are *this fake*'s).
 
 # %%
 request = "Read agents/s01_agent_loop.py, agents/s02_tool_use.py and agents/s03_todo_write.py, then say in one line each what they do."
@@ -124,47 +129,50 @@ else:
           offline.stats.compactions, "compactions")
 
 # %% [markdown]
-# ## 4 · The API's own context management
+# ## 4 · Four surfaces, three layers
 #
-# The API can run two of our layers on the server. Each is a beta behind its own header, and the SDK has
-# types for both [2, 3].
+# Each surface is a beta behind its own header, typed in the SDK:
 #
-# | Edit | Our layer | Knobs and their counterparts |
-# |---|---|---|
-# | `clear_tool_uses_20250919`: past `trigger` (default 100,000 input tokens), old tool results become placeholders | micro (ch. 02) | `keep` (default 3) ≈ KEEP_RECENT; `exclude_tools` ≈ PRESERVE_RESULT_TOOLS; `clear_at_least`: clear only if that many tokens go, as each clearing invalidates the cache; `clear_tool_inputs`: inputs go too |
-# | `compact_20260112`: past `trigger` (default 150,000, minimum 50,000), a summary in a `compaction` block | auto (ch. 03) | `trigger` ≈ THRESHOLD; `instructions` replaces the whole summary prompt (chapter 03's request, not the compact tool's focus, which adds to it); `pause_after_compaction` |
+# | Surface | What the server does | Our layer | Knobs ≈ ours |
+# |---|---|---|---|
+# | `clear_tool_uses_20250919` (edit) | past `trigger` (default 100,000 input tokens), old tool results become placeholders [2] | micro (ch. 02) | `keep` (default 3) ≈ KEEP_RECENT; `exclude_tools` ≈ PRESERVE_RESULT_TOOLS; `clear_at_least` (each clearing invalidates the cache); `clear_tool_inputs` |
+# | `clear_thinking_20251015` (edit) | thinking blocks of all but the newest `keep` turns go [2] | micro, for thinking | `keep` (default 1, or `"all"`); first among the edits |
+# | `compact_20260112` (edit) | past `trigger` (default 150,000, at least 50,000), a `compaction` block with the summary opens the reply [3] | auto (ch. 03) | `trigger` ≈ THRESHOLD; `instructions` replace the summary prompt; `pause_after_compaction` |
+# | `compaction={"type": "summarize"}` (a request) | summarises the whole conversation now: the block alone, `stop_reason` `"compaction"` [5] | manual (ch. 04) | `instructions`; the tool runner's `compact_before_next_turn()` [6] |
 #
-# Not run here: `clear_thinking_20251015` clears old thinking blocks [2]; client-side compaction in the
-# SDKs' tool runners [2], shown with the older `compaction_control` in Anthropic's cookbook [5] (the SDK
-# installed here, 2.14.0, has `compact_before_next_turn()` instead [6]).
-#
-# The harness checks both payloads against the SDK's `TypedDict`s and shows the exact JSON and beta
-# header the SDK would send.
+# On-demand compaction cannot share a request with `context_management` [5]. Every payload is checked
+# against the SDK's `TypedDict`s; below, the JSON and headers the SDK sends:
 
 # %%
 edits = [
+    api_context.clear_thinking_turns(keep=1),
     api_context.clear_tool_uses(trigger=30_000, keep=config.keep_recent, clear_at_least=5_000,
                                 exclude_tools=sorted(config.preserve_tools)),
     api_context.server_compaction(trigger=100_000, instructions="Keep the user's requests verbatim."),
 ]
-request_kwargs = api_context.context_managed_request(history, edits, model=model,
-                                                     system=SYSTEM_PROMPT, tools=toolbox.schemas)
-body, beta_header = api_context.wire_request(request_kwargs)
+body, beta_header = api_context.wire_request(api_context.context_managed_request(
+    history, edits, model=model, system=SYSTEM_PROMPT, tools=toolbox.schemas))
 print("anthropic-beta:", beta_header)
-print(json.dumps(body["context_management"], indent=2))
+for edit in body["context_management"]["edits"]:
+    print(" ", json.dumps(edit))
+on_demand, on_demand_header = api_context.wire_request({
+    "model": model, "max_tokens": 1024, "messages": history, "betas": [api_context.ON_DEMAND_COMPACTION_BETA],
+    "compaction": api_context.on_demand_compaction("Keep the file names.")})
+print("anthropic-beta:", on_demand_header, "| compaction:", json.dumps(on_demand["compaction"]))
 
 # %%
 assert beta_header == "compact-2026-01-12,context-management-2025-06-27"
-assert body["context_management"]["edits"][0]["keep"] == {"type": "tool_uses", "value": 3}
-assert body["context_management"]["edits"][0]["exclude_tools"] == ["read_file"]
+assert body["context_management"]["edits"][1]["keep"] == {"type": "tool_uses", "value": 3}
+assert body["context_management"]["edits"][1]["exclude_tools"] == ["read_file"]
 assert body["messages"] == history  # our plain-dict history goes on the wire unchanged
+assert on_demand_header == "compact-2026-09-04" and "context_management" not in on_demand
 
 # %% [markdown]
 # A typo is refused before anything is sent, and the message names the field:
 
 # %%
 for bad in ({"type": "clear_tool_uses_20250919", "kep": {"type": "tool_uses", "value": 3}},
-            {"type": "clear_tool_uses_20250919", "keep": {"type": "tool_uses", "value": "three"}},
+            {"type": "clear_thinking_20251015", "keep": {"type": "turns", "value": 1}},
             {"type": "compact_2026"}):
     try:
         api_context.check_edit(bad)
@@ -174,11 +182,47 @@ for bad in ({"type": "clear_tool_uses_20250919", "kep": {"type": "tool_uses", "v
         raise AssertionError(f"accepted a bad edit: {bad}")
 
 # %% [markdown]
+# **Which models.** Each docs page lists its models [2, 3, 5]; below, those lists as we read them, against
+# the fake's model table (`harness/core/models.py`). Context editing runs on all of them, the 4.5 models
+# included; compaction, both kinds, not on the 4.5 models, and the fake refuses it there.
+
+# %%
+PAGES = {  # the supportedModels of each page's metadata
+    "compaction": {"claude-fable-5-1", "claude-mythos-5-1", "claude-fable-5", "claude-mythos-5",
+                   "claude-mythos-preview", "claude-opus-5-5", "claude-opus-5", "claude-opus-4-8",
+                   "claude-opus-4-7", "claude-opus-4-6", "claude-sonnet-5-5", "claude-sonnet-5",
+                   "claude-sonnet-4-6", "claude-haiku-5-5"},
+    "context editing": {"claude-haiku-4-5-20251001", "claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929"},
+}
+PAGES["context editing"] |= PAGES["compaction"]
+compacting = {name for name, spec in MODELS.items() if spec.compaction}
+print(f"compaction: {len(PAGES['compaction'])} models on the pages; the fake runs it on those and on",
+      sorted(compacting - PAGES["compaction"]))
+print("no compaction in the fake:", sorted(set(MODELS) - compacting))
+try:
+    fake_client().beta.messages.create(model=harness.DEFAULT_MODEL, max_tokens=1024, messages=history,
+                                       betas=[api_context.COMPACTION_BETA],
+                                       context_management={"edits": [api_context.server_compaction()]})
+except anthropic.BadRequestError as error:
+    refusal = error.body["error"]["message"]
+print("on", harness.DEFAULT_MODEL, "->", refusal)
+
+# %%
+assert PAGES["compaction"] <= compacting and compacting - PAGES["compaction"] == {"claude-fable-5-2",
+                                                                                   "claude-mythos-5-2"}
+assert PAGES["context editing"] <= set(MODELS)
+assert not any(MODELS[name].compaction for name in PAGES["context editing"] - PAGES["compaction"])
+
+# %% [markdown]
+# Fable 5.2 and Mythos 5.2 are newer than the lists; the fake takes them to compact (unverified). The
+# refusal's wording is *this fake*'s. So sections 6-8 run on `COMPACTION_MODEL`, Claude Sonnet 4.6; live,
+# put a model from the list in `CLAUDE_MODEL`.
+#
+# ## 5 · Clearing on the server: tool results and thinking
+#
 # `ServerToolClearing` and `ServerCompaction` (chapter 08's strategies) add their edit to every call and
-# read what the server did from each response; the fake applies the edit offline, Claude live. Below:
-# clearing past 5,000 input tokens, keeping the newest tool use. Context editing runs on Haiku 4.5 [2];
-# server compaction only on its own list of models (Opus 4.6 and Sonnet 4.6 in the copy we read [3]), so
-# try `ServerCompaction()` live with one of those in `CLAUDE_MODEL`.
+# read what the server did from each response. Below: clearing past 5,000 input tokens, keeping the newest
+# tool use (live on Claude, offline on the fake).
 
 # %%
 clearing = ServerToolClearing(trigger=5_000, keep=1)
@@ -197,102 +241,313 @@ if not live:
     assert len(managed.messages) == len(offline.messages)  # the edit never touches the client's history
 
 # %% [markdown]
-# ## 5 · Server compaction: send the block back, unchanged
+# The counts are *this fake*'s (how many calls it makes, how it reads); that the client's history stays
+# whole holds for *any model*: the server edits only what the model is sent [2].
 #
-# When `compact_20260112` fires, the response opens with a `compaction` block holding the summary. On
-# the next request the API drops every block before it and goes on from the summary [3]: the block marks
-# where to cut, so it must go back as it came. Dropped, the server reads the whole history again and,
-# past the trigger, summarises it again. Edited: we could not check what happens (unverified).
-#
-# `to_dicts` in `harness/core/loop.py` keeps the block's fields as sent. Below, on the fake:
-# `ServerCompaction(trigger=50_000)` on the first 12 requests of chapter 00's long session, through a
-# `RecordingClient` that keeps the compaction blocks of every request.
+# With thinking on, each reply opens with a signed thinking block, which the client must send back
+# unchanged; they pile up like tool results. `clear_thinking_20251015` drops those of older turns. Below, four
+# requests of chapter 00's long session with thinking on, keeping the newest thinking turn and, the control,
+# all of them (`keep="all"`):
 
 # %%
-def compaction_blocks_sent(request):
-    """The compaction blocks in one request's messages, copied as they were sent."""
-    return [copy.deepcopy(block) for message in request["messages"] if isinstance(message["content"], list)
-            for block in message["content"] if block["type"] == "compaction"]
+class ThinkingOn(Compactor):
+    """Adaptive thinking on every call, with ``edits``; keeps what the server reports it cleared."""
+    name = "thinking"
+
+    def __init__(self, edits):
+        self.edits, self.inputs, self.cleared = edits, [], []
+
+    def request_options(self, run):
+        return {"betas": [api_context.CONTEXT_EDITING_BETA], "thinking": {"type": "adaptive"},
+                "context_management": {"edits": self.edits}}
+
+    def after_round(self, run, usage):
+        self.inputs.append(usage.input_tokens)
+        self.cleared.append([edit.to_dict() for edit in run.response.context_management.applied_edits])
 
 
+server_config = harness.CompactionConfig(model=COMPACTION_MODEL)
+thinking = {}
+for label, keep in (("keep 1 turn", 1), ("keep all", None)):
+    thinking[label] = ThinkingOn([api_context.clear_thinking_turns(keep=keep)])
+    thought = run_scenario(LONG_SESSION, server_config, WORK / f"thinking {keep}", compactor=thinking[label],
+                           requests=LONG_SESSION.requests[:4])
+    print(f"{label:12} the last request read {thinking[label].inputs[-1]:,} tokens; cleared:",
+          thinking[label].cleared[-1])
+held = sum(isinstance(message["content"], list) and sum(b["type"] == "thinking" for b in message["content"])
+           for message in thought.messages)
+print("thinking blocks the client still holds:", held)
+
+# %%
+last_cleared = thinking["keep 1 turn"].cleared[-1][0]
+assert thinking["keep all"].cleared[-1] == [] and held == 18
+saved = thinking["keep all"].inputs[-1] - thinking["keep 1 turn"].inputs[-1]
+assert saved == last_cleared["cleared_input_tokens"] == 635
+assert last_cleared["cleared_thinking_turns"] == 2
+
+# %% [markdown]
+# Keeping one turn, the last request read 635 tokens fewer; the client still holds all 18 blocks. The
+# numbers are *this fake*'s (its thinking is a short plan); what is cleared, and that the client keeps it
+# all, is the API's rule [2]. Its two conditions, broken:
+
+# %%
+for label, edits, thinking_on in (
+        ("clearing first", [api_context.clear_tool_uses(), api_context.clear_thinking_turns()], True),
+        ("thinking off", [api_context.clear_thinking_turns()], False)):
+    try:
+        fake_client().beta.messages.create(
+            model=COMPACTION_MODEL, max_tokens=1024, messages=[harness.user("hi")],
+            betas=[api_context.CONTEXT_EDITING_BETA], context_management={"edits": edits},
+            **({"thinking": {"type": "adaptive"}} if thinking_on else {}))
+    except anthropic.BadRequestError as error:
+        print(f"{label:15} 400:", error.body["error"]["message"])
+
+# %% [markdown]
+# ## 6 · Compaction at a threshold: the block goes first
+#
+# When `compact_20260112` fires, the reply opens with a `compaction` block holding the summary. The threshold
+# page says to append the reply as usual, the API dropping everything before the block [3]; the SDK types a
+# 400 for a block that is not first [7], as the on-demand page has it [5]. The fake follows the SDK (*this
+# fake*'s choice). `ServerCompaction` keeps the reply and drops every message before it, so each later
+# request opens with the block: right under both readings. Below: a 50,000-token trigger on the first 12
+# requests of the long session, through a `RecordingClient` that keeps each request's messages.
+
+# %%
 server_compaction = ServerCompaction(trigger=50_000)
-recorder = RecordingClient(fake_client(), compaction_blocks_sent)
-compacted = run_scenario(LONG_SESSION, harness.CompactionConfig(), WORK / "server_compaction", client=recorder,
+recorder = RecordingClient(fake_client(), lambda request: list(request["messages"]))
+compacted = run_scenario(LONG_SESSION, server_config, WORK / "server_compaction", client=recorder,
                          compactor=server_compaction, requests=LONG_SESSION.requests[:12])
 event = next(e for e in compacted.events if e.kind == server_compaction.name)
-kept_at = next(i for i, message in enumerate(compacted.messages) if isinstance(message["content"], list)
-               and any(block["type"] == "compaction" for block in message["content"]))
-kept = next(block for block in compacted.messages[kept_at]["content"] if block["type"] == "compaction")
-sent_with = [call for call, sent in enumerate(recorder.records, start=1) if sent]
+whole = recorder.records[event.call - 1]  # the request that was compacted: the whole history
+block = compacted.messages[0]["content"][0]
+opened = [call for call, sent in enumerate(recorder.records, start=1) if sent[0]["content"][0] == block]
 print(f"compaction at call {event.call}: the summarising step read {event.tokens_before:,} tokens, "
       f"the summary is {event.tokens_after:,}")
-print(f"history message {kept_at} ({compacted.messages[kept_at]['role']}) keeps the block, "
-      f"fields {sorted(kept)}")
-print(f"requests that carried it: calls {sent_with[0]} to {sent_with[-1]} of {len(recorder.records)}; "
-      f"unchanged every time: {all(sent == [kept] for sent in recorder.records[event.call:])}")
+print(f"the loop dropped the {len(whole)} messages before the reply; the block's fields: {sorted(block)}")
+print(f"requests that open with it, unchanged: calls {opened[0]} to {opened[-1]} of {len(recorder.records)}")
 
 # %%
 assert event.call == 39 and (event.tokens_before, event.tokens_after) == (50_304, 1_094)
-assert kept["content"] == event.detail["summary"]  # the summary, with the fields to send back verbatim:
-assert sorted(kept) == ["content", "encrypted_content", "signature", "tool_changes", "type"]
-assert sent_with == list(range(event.call + 1, len(recorder.records) + 1))  # every later request, none before
-assert all(sent == [kept] for sent in recorder.records[event.call:])
+assert block["content"] == event.detail["summary"] and len(whole) == 77
+assert sorted(block) == ["content", "encrypted_content", "signature", "tool_changes", "type"]
+assert opened == list(range(event.call + 1, len(recorder.records) + 1))  # every later request, none before
 
 # %% [markdown]
-# The control: the next request, sent twice to a fresh fake, once with the history as the loop keeps it
-# and once with the block dropped. *This fake* applies the documented rule: the numbers are the fake's;
-# the difference is the lesson.
+# The next request, three ways, each to a fresh fake with the same edit: as the loop keeps it, the whole
+# history with the block in the middle (the page's "append", and what this chapter taught before), and the
+# whole history without the block.
 
 # %%
 question = harness.user("What did I tell you about tools/?")
-with_block = compacted.messages + [question]
-without_block = [{**message, "content": [b for b in message["content"] if b["type"] != "compaction"]}
-                 if isinstance(message["content"], list) else message
-                 for message in compacted.messages] + [question]
-
-
-def next_request(messages):
-    """Send ``messages`` with the same compaction edit to a fresh fake; the response."""
-    request = api_context.context_managed_request(messages, [server_compaction.edit],
-                                                  model=harness.DEFAULT_MODEL, system=SYSTEM_PROMPT,
-                                                  tools=compacted.toolbox.schemas)
-    return fake_client().beta.messages.create(**request)
-
-
-client_side = harness.count_tokens(with_block, system=SYSTEM_PROMPT, tools=compacted.toolbox.schemas)
-print(f"the client's history: {len(with_block)} messages, {client_side:,} tokens")
-steps = {}
-for label, messages in (("block sent back", with_block), ("block dropped", without_block)):
-    response = next_request(messages)
-    steps[label] = [(step.type, step.input_tokens) for step in response.usage.iterations or ()]
-    billed = sum(n for _, n in steps[label]) or response.usage.input_tokens
-    print(f"{label:16} the model read {response.usage.input_tokens:6,} tokens | summarising steps: "
-          f"{[n for kind, n in steps[label] if kind == 'compaction']} | input billed {billed:,}")
+reply_without_block = {**compacted.messages[0], "content": compacted.messages[0]["content"][1:]}
+ways = {"block first": compacted.messages + [question],
+        "block in the middle": whole + compacted.messages + [question],
+        "block dropped": whole + [reply_without_block] + compacted.messages[1:] + [question]}
+outcome, read = {}, {}
+for label, messages in ways.items():
+    try:
+        response = fake_client().beta.messages.create(
+            model=COMPACTION_MODEL, max_tokens=1024, system=SYSTEM_PROMPT, tools=compacted.toolbox.schemas,
+            messages=messages, betas=[api_context.COMPACTION_BETA],
+            context_management={"edits": [server_compaction.edit]})
+    except anthropic.APIStatusError as error:
+        outcome[label] = type(error).__name__
+        print(f"{label:20} {error.status_code} {outcome[label]}")
+        continue
+    outcome[label] = [(step.type, step.input_tokens) for step in response.usage.iterations or ()]
+    read[label] = response.usage.input_tokens
+    billed = sum(n for _, n in outcome[label]) or response.usage.input_tokens
+    print(f"{label:20} the model read {read[label]:6,} | summarising steps: "
+          f"{[n for kind, n in outcome[label] if kind == 'compaction']} | input billed {billed:,}")
 
 # %%
-assert all(message["content"] for message in without_block)
-assert client_side == 76_053
-assert steps["block sent back"] == []  # the server started from the block: no new summary
-assert steps["block dropped"] == [("compaction", 75_005), ("message", 2_070)]  # all of it, summarised again
+assert outcome["block first"] == [] and outcome["block in the middle"] == "CompactionBlockMisplacedError"
+assert outcome["block dropped"] == [("compaction", 75_005), ("message", 2_070)]  # all of it, summarised again
+assert read["block first"] == 26_373 and sum(n for _, n in outcome["block dropped"]) == 77_075
 
 # %% [markdown]
-# With the block, the server read 26,373 tokens, the summary and what followed, though the client holds
-# 76,053. Without it, the server summarised the whole history again (75,005 tokens) and billed 77,075
-# input tokens instead of 26,373, on every request past the trigger. The rule holds for *any model* that
-# runs compaction; the numbers are *this fake*'s.
-
-# %%
-assert next_request(with_block).usage.input_tokens == 26_373
-assert sum(n for _, n in steps["block dropped"]) == 77_075
-
-# %% [markdown]
-# ## 6 · Which to use?
+# Sent first, the block stands for the 77 messages: the model read 26,373 tokens. In the middle, the fake
+# answers the SDK's 400. Dropped, the server summarised the whole history again (75,005 tokens) and billed
+# 77,075 input tokens instead of 26,373, and would on every request past the trigger. The rule is the API's
+# [3, 5], for *any model*; the numbers are *this fake*'s.
 #
-# - **Server-side edits**: the least code, and your history stays whole; but the rules are the API's,
-#   beta, on listed models only, and no other provider runs them.
-# - **The harness's layers** run anywhere, are testable offline and can be changed (chapter 08's guards
-#   have no server-side equivalent).
-# - Both cost cache hits when they rewrite old messages: `clear_at_least` is the API's answer [2],
+# ## 7 · Compaction on demand: the manual layer
+#
+# Your `compact` tool (chapter 04) lets the model decide; here the application decides, with one request
+# that asks for the summary and nothing else [5]. The twelve-file task, run with no compaction, then
+# compacted:
+
+# %%
+plain = run_scenario(TWELVE_FILES, server_config, WORK / "plain", compactor=Compactor())
+summary_reply = fake_client().beta.messages.create(
+    model=COMPACTION_MODEL, max_tokens=1024, system=SYSTEM_PROMPT, tools=plain.toolbox.schemas,
+    messages=plain.messages, betas=[api_context.ON_DEMAND_COMPACTION_BETA],
+    compaction=api_context.on_demand_compaction())
+[step] = summary_reply.usage.iterations
+swapped = [{"role": "assistant", "content": [summary_reply.content[0].to_dict(mode="json")]},
+           harness.user("Which file defines the agent loop?")]
+after = fake_client().beta.messages.create(
+    model=COMPACTION_MODEL, max_tokens=1024, system=SYSTEM_PROMPT, tools=plain.toolbox.schemas,
+    messages=swapped, betas=[api_context.ON_DEMAND_COMPACTION_BETA])
+held_tokens = harness.count_tokens(plain.messages, system=SYSTEM_PROMPT, tools=plain.toolbox.schemas)
+print(f"stop_reason {summary_reply.stop_reason!r}, blocks {[b.type for b in summary_reply.content]}; the history "
+      f"held {held_tokens:,} tokens, the summary is {step.output_tokens:,}")
+print(f"the next request, the block first: the model read {after.usage.input_tokens:,} tokens")
+
+# %%
+assert summary_reply.stop_reason == "compaction" and len(summary_reply.content) == 1
+assert summary_reply.usage.input_tokens == 0  # the step is billed as an iteration, not in the top-level fields
+assert step.input_tokens > held_tokens  # the step read the history and the summary prompt
+assert (held_tokens, step.output_tokens, after.usage.input_tokens) == (25_103, 561, 1_150)
+
+# %% [markdown]
+# The history of 25,103 tokens became a request of 1,150 (*this fake*'s summary, at its length).
+# The SDK's tool runner sends the same request: `compact_before_next_turn()` schedules it, and once the turn
+# is done the runner yields the compaction and carries on from the block [6]. The context-editing page calls
+# the runner's compaction client-side [2]; in the installed SDK the summary is the server's. Below, the runner
+# unmodified (it threads by default; the fake serves threads), through a listening client that keeps what
+# each request sent (the reply counts are *this fake*'s):
+
+# %%
+@beta_tool
+def list_files(path: str) -> str:
+    """List the files under a folder of the workspace.
+
+    Args:
+        path: the folder, relative to the workspace
+    """
+    return toolbox.run("list_files", {"path": path}).content
+
+
+@beta_tool
+def read_file(path: str) -> str:
+    """Read a file of the workspace and return its text.
+
+    Args:
+        path: the file's path, relative to the workspace
+    """
+    return toolbox.run("read_file", {"path": path}).content
+
+
+runner_client, sent = api_context.listening_client(FakeModel().handle)
+runner = runner_client.beta.messages.tool_runner(
+    model=COMPACTION_MODEL, max_tokens=2_000, tools=[list_files, read_file],
+    messages=[{"role": "user", "content": READ_AGENTS}], betas=[api_context.ON_DEMAND_COMPACTION_BETA])
+stops = []
+for message in runner:
+    stops.append(message.stop_reason)
+    if len(stops) == 2:
+        runner.compact_before_next_turn()
+at = stops.index("compaction")
+compaction_request, next_request = sent[at][1], sent[at + 1][1]
+print("stop reasons:", stops[:at + 2], "...", stops[-1], f"({len(stops)} replies)")
+print(f"request {at + 1} sent compaction = {compaction_request['compaction']} with {len(compaction_request['messages'])}"
+      f" messages; context_management: {'context_management' in compaction_request}")
+print("request", at + 2, "opens with:", [b["type"] for b in next_request["messages"][0]["content"]])
+
+# %%
+assert stops[at - 1:at + 1] == ["tool_use", "compaction"] and at == 2 and stops[-1] == "end_turn"
+assert compaction_request["compaction"] == {"type": "summarize"} and "context_management" not in compaction_request
+assert next_request["messages"][0]["content"][0]["type"] == "compaction" and len(stops) == 16
+
+# %% [markdown]
+# Live, the same request on Claude, when `CLAUDE_MODEL` runs compaction:
+
+# %%
+if live and MODELS.get(model) and MODELS[model].compaction:
+    live_reply = client.beta.messages.create(model=model, max_tokens=1024, system=SYSTEM_PROMPT,
+                                             tools=toolbox.schemas, messages=history,
+                                             betas=[api_context.ON_DEMAND_COMPACTION_BETA],
+                                             compaction=api_context.on_demand_compaction())
+    print(live_reply.stop_reason, live_reply.content[0].content)
+else:
+    print("skipped: live on-demand compaction (real Claude and a model from section 4's list)")
+
+# %% [markdown]
+# ## 8 · The round trip and its errors
+#
+# A compaction block goes back first in `messages`, only the last one with content is sent, and it comes
+# back exactly as it came [5, 7]. The SDK types an error for each broken rule, and for the faults of
+# compacting itself. Each below arrives as its class:
+
+# %%
+second = fake_client().beta.messages.create(
+    model=COMPACTION_MODEL, max_tokens=1024, system=SYSTEM_PROMPT, tools=compacted.toolbox.schemas,
+    messages=ways["block first"] + [harness.assistant("Never edit tools/.")],
+    betas=[api_context.ON_DEMAND_COMPACTION_BETA],
+    compaction=api_context.on_demand_compaction()).content[0].to_dict(mode="json")
+
+
+def with_block(changed):
+    """The loop's next request with its block replaced by ``changed``."""
+    return [{**compacted.messages[0], "content": [changed, *compacted.messages[0]["content"][1:]]},
+            *ways["block first"][1:]]
+
+
+unfinished = harness.assistant([harness.tool_use("toolu_x", "read_file", {"path": "agents/s01_agent_loop.py"})])
+many_tools = [harness.user("Run them all."),
+              harness.assistant([harness.tool_use(f"t{k}", f"tool_{k}", {}) for k in range(129)]),
+              harness.user([harness.tool_result(f"t{k}", "done") for k in range(129)])]
+summarize = {"compaction": api_context.on_demand_compaction()}
+broken = {  # rule broken -> (messages, extra request fields, the fake)
+    "block not first": (ways["block in the middle"], {}, FakeModel()),
+    "two blocks with content": (ways["block first"] + [harness.assistant([second]), harness.user("Go on.")], {},
+                                FakeModel()),
+    "summary edited": (with_block({**block, "content": block["content"] + " Edited."}), {}, FakeModel()),
+    "signature dropped": (with_block({k: v for k, v in block.items() if k != "signature"}), {}, FakeModel()),
+    "tool_changes dropped": (with_block({k: v for k, v in block.items() if k != "tool_changes"}), {}, FakeModel()),
+    "ends on a tool call": (ways["block first"] + [unfinished], summarize, FakeModel()),
+    "only failed blocks": ([harness.assistant([{"type": "compaction", "content": None}])], summarize, FakeModel()),
+    "129 distinct tools": (many_tools, summarize, FakeModel()),
+    "server busy (529)": (ways["block first"] + [harness.assistant("Noted.")], summarize,
+                          FakeModel(compaction_unavailable=1)),
+}
+raised = {}
+for rule, (messages, fields, fake) in broken.items():
+    try:
+        fake.client().beta.messages.create(model=COMPACTION_MODEL, max_tokens=1024, messages=messages,
+                                           betas=[api_context.COMPACTION_BETA, api_context.ON_DEMAND_COMPACTION_BETA],
+                                           **fields)
+    except anthropic.APIStatusError as error:
+        raised[rule] = type(error).__name__
+        print(f"{rule:24} {error.status_code} {raised[rule]:38} {error.error_code}")
+
+# %%
+assert raised == {"block not first": "CompactionBlockMisplacedError",
+                  "two blocks with content": "CompactionBlockAmbiguousError",
+                  "summary edited": "CompactionContentMismatchError",
+                  "signature dropped": "CompactionSignatureInvalidError",
+                  "tool_changes dropped": "CompactionToolChangesMismatchError",
+                  "ends on a tool call": "CompactionIncompleteTurnError",
+                  "only failed blocks": "CompactionNothingToSummarizeError",
+                  "129 distinct tools": "CompactionTooManyToolReferencesError",
+                  "server busy (529)": "CompactionUnavailableError"}
+
+# %% [markdown]
+# Each class and `error_code` is the SDK's [7]; the messages, the limit of 128 tools (the API's is not
+# public), the 529 raised only when asked and the signature (an HMAC over the summary and the tool changes)
+# are *this fake*'s. Only the 529 is worth retrying; every other error is the client's to fix.
+#
+# ## 9 · Beyond one conversation
+#
+# Every surface above works inside one conversation. Managed Agents go further:
+#
+# - **Memory stores**: a workspace's text documents, mounted in a session's sandbox as a folder the agent
+#   reads and writes with its file tools; every change is kept as a version [9]. Chapter 11's memory tool
+#   is the same idea, on the client.
+# - **Dreams** (research preview): a pass over a memory store and past sessions' transcripts that writes a
+#   new, reorganised store, duplicates merged and stale entries replaced; the input store is never changed [10].
+# - **Sessions compact on their own**: the threshold page says compaction is always on for Managed Agents [3].
+#   When and how it fires there, we could not verify.
+#
+# None of these runs on the fake or through the Messages API.
+#
+# ## 10 · Which to use?
+#
+# - **The API's surfaces**: the least code, and your history stays whole; but beta, on listed models, and
+#   no other provider runs them. The docs advise on-demand compaction wherever it is available [8].
+# - **The harness's layers** run anywhere, are testable offline and can be changed.
+# - Both lose cache hits when they rewrite old messages: `clear_at_least` is the API's answer [2],
 #   chapter 09's cache-aware policy ours.
 
 # %% [markdown]
@@ -300,10 +555,10 @@ assert sum(n for _, n in steps["block dropped"]) == 77_075
 #
 # - `default_client()` is the one switch: a key *and* `USE_REAL_MODEL=1`, or the fake.
 # - Claude's own counts come from `messages.count_tokens`; cl100k is an offline stand-in.
-# - `clear_tool_uses_20250919` is server-side micro-compaction, `compact_20260112` server-side
-#   auto-compaction. Both payloads are checked against the SDK's types before anything is sent.
-# - A `compaction` block goes back exactly as it came. Dropped, the fake server summarised the whole
-#   history again (75,005 tokens) instead of reading 26,373.
+# - Four surfaces, three layers: the two clearing edits are server-side micro-compaction, `compact_20260112`
+#   auto-compaction, on-demand `compaction` (which `compact_before_next_turn()` sends) the manual layer.
+# - A `compaction` block goes first, alone, and unchanged; each broken rule is a typed error. Dropped, the
+#   fake server summarised the whole history again (75,005 tokens) instead of reading 26,373.
 
 # %% [markdown]
 # ## Exercises
@@ -325,28 +580,28 @@ else:
     assert my_edit["type"] == "clear_tool_uses_20250919", "not the tool-result clearing edit"
     assert my_edit.get("keep") == {"type": "tool_uses", "value": 5}, "keep is not the 5 newest tool uses"
     assert sorted(my_edit.get("exclude_tools", [])) == ["bash", "read_file"], "exclude_tools: not those two"
-    sent, _ = api_context.wire_request(api_context.context_managed_request(history, [my_edit], model=model))
-    assert sent["context_management"]["edits"] == [my_edit]
+    sent_body, _ = api_context.wire_request(api_context.context_managed_request(history, [my_edit], model=model))
+    assert sent_body["context_management"]["edits"] == [my_edit]
     print("Exercise 1: correct.")
 
 # %% [markdown]
-# ### 2. What the server ignores
-# On the next request after section 5's compaction, how many whole messages at the start of the
-# client's history does the server ignore?
+# ### 2. What the block stands for
+# In section 6's run, how many messages did the loop drop from the front of its history when the block
+# came back?
 #
-# *Hint:* the block opens the content of one assistant message; search `compacted.messages` for it.
+# *Hint:* the request that was compacted held them all; `recorder.records` keeps each request's messages.
 
 # %% tags=["answer"]
-ignored_messages = None  # an int
+dropped_messages = None  # an int
 
 # %%
-if answer("ignored_messages", ignored_messages):
-    print(f"{ignored_messages} of the {len(compacted.messages)} messages are still sent, and ignored.")
+if answer("dropped_messages", dropped_messages):
+    print(f"One compaction block now stands for those {dropped_messages} messages.")
 
 # %% [markdown]
 # ### 3. Clearing the inputs too
-# Run the twelve-file task on the fake with section 4's clearing plus `clear_tool_inputs=True`. How many
-# input tokens did the server clear at the last call? Predict first: more than section 4's 21,585, or
+# Run the twelve-file task on the fake with section 5's clearing plus `clear_tool_inputs=True`. How many
+# input tokens did the server clear at the last call? Predict first: more than section 5's 21,585, or
 # fewer?
 #
 # *Hint:* `run_scenario(TWELVE_FILES, harness.CompactionConfig(), WORK / "ex3", compactor=...)`, then the
@@ -388,17 +643,21 @@ else:
 # `harness/labs/solutions/ch10.py`).
 #
 # 1. What must be set for `default_client()` to return real Claude?
-# 2. Which of our layers does each server-side edit stand for, and which knobs match?
-# 3. What happens to an edit with a typo, and when?
-# 4. Why must a `compaction` block go back unchanged, and what did dropping it cost on the fake?
+# 2. Which of our layers does each of the API's four compaction surfaces stand for?
+# 3. Where does a `compaction` block go in the next request, and what happens if it is edited or dropped?
+# 4. What does the tool runner's `compact_before_next_turn()` send, and what comes back?
 # 5. Does `clear_tool_uses_20250919` shorten the history the client keeps?
 
 # %% [markdown]
 # ## Sources
 #
 # 1. Anthropic, "Token counting" — https://platform.claude.com/docs/en/build-with-claude/token-counting (the count is an estimate)
-# 2. Anthropic, "Context editing" — https://platform.claude.com/docs/en/build-with-claude/context-editing (`clear_tool_uses_20250919` and its defaults, `clear_at_least` and the cache, `clear_thinking_20251015`, client-side compaction, supported models)
-# 3. Anthropic, "Compaction" — https://platform.claude.com/docs/en/build-with-claude/compaction (`compact_20260112`: defaults, minimum, `instructions`, the block sent back, supported models)
-# 4. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy status, 200K window)
-# 5. anthropics/claude-cookbooks, "Automatic context compaction" — https://github.com/anthropics/claude-cookbooks/blob/main/tool_use/automatic-context-compaction.ipynb (`compaction_control` on the tool runner)
-# 6. anthropic-sdk-python 2.14.0, `anthropic/lib/tools/_beta_runner.py` (`compact_before_next_turn`)
+# 2. Anthropic, "Context editing" — https://platform.claude.com/docs/en/build-with-claude/context-editing (both clearing edits, their defaults and order, `clear_at_least` and the cache, the client's history unchanged, the tool runners' "client-side" compaction; models in the page's metadata, read in its zh-CN copy)
+# 3. Anthropic, "Compaction at a token threshold" — https://platform.claude.com/docs/en/build-with-claude/compaction-threshold (`compact_20260112`, its defaults, the API drops what came before the block; models; Managed Agents; read in its Italian and Japanese copies)
+# 4. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy, 200K window)
+# 5. Anthropic, "Compaction on demand" — https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand (the request and its beta, the block sent back first and unchanged, not with `context_management`; models)
+# 6. anthropic-sdk-python 2.14.0, `anthropic/lib/tools/_beta_runner.py` (`compact_before_next_turn()` and the request it sends)
+# 7. anthropic-sdk-python 2.14.0, `anthropic/_error_classes.py`, `anthropic/types/compaction_*_error.py` (the nine compaction errors)
+# 8. Anthropic, "Compaction overview" — https://platform.claude.com/docs/en/build-with-claude/compaction ("use on-demand compaction wherever it is available")
+# 9. Anthropic, "Using agent memory" — https://platform.claude.com/docs/en/managed-agents/memory (memory stores)
+# 10. Anthropic, "Dreams" — https://platform.claude.com/docs/en/managed-agents/dreams (read in its German copy)

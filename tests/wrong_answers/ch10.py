@@ -4,6 +4,6 @@ from __future__ import annotations
 WRONG = {}  # chapter 10 has no step to write
 
 WRONG_VALUES = {  # answer -> (a typical wrong value, what the line must say)
-    "ignored_messages": (0, "too low"),              # "the server ignores nothing: the client sends it all"
-    "cleared_with_inputs": (21_585, "too low"),      # section 4's figure, without the inputs
+    "dropped_messages": (37, "too low"),             # the messages the loop kept after the block, not those dropped
+    "cleared_with_inputs": (21_585, "too low"),      # section 5's figure, without the inputs
 }
