@@ -177,7 +177,8 @@ def test_chapter_05s_agent_runs_the_layers_written_in_02_to_04_with_their_helper
     printed = run_filled("05")
     for name, chapter in (("my_micro_compact", "02"), ("my_auto_compact", "03"), ("my_finish_round", "04")):
         assert f"{name}: yours, from chapter {chapter}." in printed, name
-    assert "is_result" in (tmp_path / "collect_tool_results.py").read_text(encoding="utf-8")  # its helper came too
+    kept = (tmp_path / "my_micro_compact.py").read_text(encoding="utf-8")  # the steps it calls, with their helpers
+    assert "def is_result(" in kept and "def long_enough(" in kept and "collect_tool_results = collect_with_a_helper" in kept
 
 
 @pytest.mark.solutions

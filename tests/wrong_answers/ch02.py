@@ -195,6 +195,13 @@ def micro_compact_in_one_loop(messages, keep_recent=3, preserve_tools=frozenset(
     return cleared
 
 
+def micro_compact_by_steps(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
+    """Steps 1-4 by their names: in a notebook, yours (kept with the helpers they use)."""
+    names = tool_name_map(messages)
+    chosen = choose_to_clear(collect_tool_results(messages), names, keep_recent, preserve_tools, min_chars)
+    return replace_in_place(chosen)
+
+
 # micro_compact_with_paths
 
 def paths_with_a_plain_lookup(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
@@ -304,12 +311,15 @@ WRONG = {  # step -> [(a typical wrong version, what the check's line must say)]
     ],
 }
 
-RIGHT = {  # step -> [correct versions written in another style]
-    "collect_tool_results": [collect_by_comprehension, collect_with_a_helper],
+collect_tool_results, tool_name_map = collect_with_a_helper, name_map_by_dict_comprehension  # the steps by name,
+choose_to_clear, replace_in_place = choose_with_helpers, replace_with_update                # as a notebook has them
+
+RIGHT = {  # step -> [correct versions written in another style]; the first fills the chapter in the 02->05 chain
+    "collect_tool_results": [collect_with_a_helper, collect_by_comprehension],
     "tool_name_map": [name_map_by_dict_comprehension],
-    "choose_to_clear": [choose_counting_from_the_end, choose_with_helpers],
+    "choose_to_clear": [choose_with_helpers, choose_counting_from_the_end],
     "replace_in_place": [replace_with_update],
-    "my_micro_compact": [micro_compact_in_one_loop],
+    "my_micro_compact": [micro_compact_by_steps, micro_compact_in_one_loop],
     "micro_compact_with_paths": [paths_with_a_helper],
     "micro_compact_seen_only": [seen_only_by_position],
 }

@@ -106,9 +106,10 @@ def _after_the_call(history: list[Message]) -> Any:
 def refusal(history: Any) -> tuple[str, str | None] | None:
     """(the rule that refuses a history, the tool id it names), or None when the API would take it.
 
-    Two tool_result blocks for one tool_use are a 400 at the API ("each tool_use must have a single result",
-    issue 30 quotes it); ``validate_messages`` does not refuse them yet (another part adds the rule), so
-    until it does they are found here, as ``single_tool_result``."""
+    Two tool_result blocks for one tool_use are a 400 at the API ("each tool_use must have a single result.
+    Found multiple `tool_result` blocks with id: ...", quoted in public issues). Until ``validate_messages``
+    refuses them by that rule (``single_tool_result``, the name it will have there), they are found here
+    under the same name, so the judgement is the same before and after."""
     try:
         validate_messages(history)
     except InvalidHistory as error:
