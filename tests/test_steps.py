@@ -223,10 +223,14 @@ def test_a_passing_function_is_kept_with_its_helpers_values_and_imports_and_load
     monkeypatch.setenv("HARNESS_YOURS", str(tmp_path / "yours"))
     written = module_from(tmp_path, "student", '''
         import json as js
+        from collections import Counter
+        from pathlib import Path
         from harness.labs.solutions.ch02 import collect_tool_results, tool_name_map
 
         PLACEHOLDER = "[Previous: used {}]"
         TOO_SHORT = {"min": 100}
+        ROOT = Path("_work") / "02"
+        SEEN = Counter({"read_file": 2})
 
         def long_enough(block, min_chars):
             return isinstance(block["content"], str) and len(block["content"]) > min_chars
@@ -242,7 +246,7 @@ def test_a_passing_function_is_kept_with_its_helpers_values_and_imports_and_load
             chosen = [(b, n) for b, n in chosen if n not in preserve_tools]
             for block, name in chosen:
                 block["content"] = placeholder(name)
-            js.dumps(TOO_SHORT)
+            js.dumps(TOO_SHORT), ROOT.name, SEEN["read_file"]
             return len(chosen)
         ''')
     assert check(written.my_micro_compact) is written.my_micro_compact
@@ -250,6 +254,8 @@ def test_a_passing_function_is_kept_with_its_helpers_values_and_imports_and_load
     kept = (tmp_path / "yours" / "my_micro_compact.py").read_text(encoding="utf-8")
     assert "import json as js" in kept and "PLACEHOLDER = '[Previous: used {}]'" in kept
     assert "from harness.labs.solutions.ch02 import collect_tool_results" in kept
+    assert "from pathlib import PosixPath" in kept and "ROOT = PosixPath('_work/02')" in kept
+    assert "SEEN = Counter({'read_file': 2})" in kept
     assert kept.index("def long_enough") < kept.index("def my_micro_compact")
     loaded = yours_or_reference("my_micro_compact")
     assert capsys.readouterr().out == "my_micro_compact: yours, from chapter 02.\n"
@@ -259,26 +265,25 @@ def test_a_passing_function_is_kept_with_its_helpers_values_and_imports_and_load
 def test_a_function_that_uses_a_notebook_value_is_not_kept_and_chapter_05_says_why(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("HARNESS_YOURS", str(tmp_path / "yours"))
     written = module_from(tmp_path, "student", '''
-        from pathlib import Path
-        WORK = Path("_work")
+        HISTORY = [{"role": "user", "content": "x" * 30_000}]
 
         def replace_in_place(chosen):
             for block, name in chosen:
                 block["content"] = f"[Previous: used {name}]"
-            WORK.name
+            len(HISTORY)
             return len(chosen)
         ''')
     (tmp_path / "yours").mkdir()
     (tmp_path / "yours" / "replace_in_place.py").write_text("def replace_in_place(chosen):\n    return 0\n")
     assert check(written.replace_in_place) is written.replace_in_place
     out = capsys.readouterr().out.splitlines()
-    assert out[1] == ("replace_in_place: yours is not kept for later chapters: it uses `WORK`, a PosixPath made in "
+    assert out[1] == ("replace_in_place: yours is not kept for later chapters: it uses `HISTORY`, a list made in "
                       "the notebook, which cannot be written to a file (pass it as an argument, or make it a "
                       "constant).")
     assert not (tmp_path / "yours" / "replace_in_place.py").exists()  # the older version goes too
     assert yours_or_reference("replace_in_place") is find_step("replace_in_place").reference
     assert capsys.readouterr().out == (
-        "replace_in_place: yours passed in chapter 02 but could not be kept (it uses `WORK`, a PosixPath made in "
+        "replace_in_place: yours passed in chapter 02 but could not be kept (it uses `HISTORY`, a list made in "
         "the notebook, which cannot be written to a file (pass it as an argument, or make it a constant)); using "
         "the reference.\n")
 

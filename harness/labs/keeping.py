@@ -9,7 +9,8 @@ yours reads, in turn) and writes each as what rebuilds it in a fresh namespace:
 - a function of yours (one written where the function was, the same globals, or loaded from a kept
   file): its source;
 - a plain value (None, a bool, int, float or str, and tuples, lists, sets, frozensets and dicts of them):
-  ``NAME = <its repr>``, when that repr reads back equal;
+  ``NAME = <its repr>``, when that repr reads back equal; and so is a value of a type that lives in a
+  module (a Path, a Counter, a CompactionConfig), its type imported, when its repr reads back equal;
 - anything else made in the notebook (a history, a config, a Path, a lambda) cannot be written to a file:
   ``gather`` says which name it is and what, and the function is not kept.
 
@@ -73,6 +74,9 @@ def gather(function: Callable[..., Any], name: str, given: Collection[str] = ())
         elif (where := _importable(value)) is not None:
             imports[global_name] = f"from {where[0]} import {where[1]}" + (
                 f" as {global_name}" if where[1] != global_name else "")
+        elif (kind := _importable(type(value))) is not None and _reads_back(value, kind[1]):
+            imports[kind[1]] = f"from {kind[0]} import {kind[1]}"
+            values[global_name] = f"{global_name} = {value!r}"
         else:
             found.problems.append(f"it uses `{global_name}`, {_described(value)} made in the notebook, which "
                                   "cannot be written to a file (pass it as an argument, or make it a constant)")
@@ -144,6 +148,15 @@ def _plain(value: Any, depth: int = 0) -> bool:
         return False
     items = [*value.keys(), *value.values()] if type(value) is dict else list(value)
     return all(_plain(item, depth + 1) for item in items) and (depth > 0 or len(repr(value)) <= MOST_CHARACTERS)
+
+
+def _reads_back(value: Any, kind: str) -> bool:
+    """Whether ``value``'s repr, read with its type at hand, gives it back (a Path, a Counter, a config)."""
+    try:
+        text = repr(value)
+        return len(text) <= MOST_CHARACTERS and eval(text, {kind: type(value)}) == value  # noqa: S307
+    except Exception:  # a repr that is not Python, or that names what is not at hand
+        return False
 
 
 def _importable(value: Any) -> tuple[str, str] | None:
