@@ -1,13 +1,16 @@
 """Chapter 05's steps: the layers before a call and the agent loop as taught, the bookkeeping left to
-``taught_loop``; the values its exercises ask for.
+``taught_loop``; exercise 2's share of working memory and exercise 4's late loop; the values its exercises
+ask for.
 
-The cases: sessions that need nothing but the three layers, run from scratch
-(a fresh workspace, a fresh fake) with a session log: the twelve files with no
-compaction, with the three layers at two settings, with an agent that calls
-``compact``, with ``max_turns`` cutting the task short, and the first requests
-of the long session (once with nothing preserved, where auto must measure what micro left). ``my_layers`` runs in ``run_agent`` (as a strategy's
-``before_call``), ``my_agent_loop`` in ``taught_loop``. What is compared is
-everything a session leaves: answers, history, trace, events, tool calls and log.
+The cases: sessions that need nothing but the three layers, run from scratch (a fresh workspace, a fresh
+fake) with a session log: first one with auto off and one with micro off, at a threshold each would pass
+(a layer not gated by its knob fires there); then the twelve files with no compaction, with the three
+layers at two settings, with an agent that calls ``compact``, with ``max_turns`` cutting the task short,
+and the first requests of the long session (once with nothing preserved, where auto must measure what
+micro left). ``my_layers`` runs in ``run_agent`` (as a strategy's ``before_call``), ``my_agent_loop`` and
+``late_agent_loop`` in ``taught_loop`` (whose ``run.client`` is the traced client too). What is compared
+is everything a session leaves: answers, history, trace, events, tool calls and log. ``working_share`` is
+checked on pictures by hand, one with transcripts on disk.
 """
 from __future__ import annotations
 
