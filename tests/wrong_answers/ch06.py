@@ -132,7 +132,7 @@ WRONG = {  # step -> [(a typical wrong version, what the check's line must say)]
     "whole_input": [
         (whole_input_with_output, "Input only"),
         (whole_input_of_objects_only, "a dict without cache fields: at result, yours raised AttributeError"),
-        (whole_input_trusting_the_fields, "the fake's Usage, its cache fields None: at result, yours raised TypeError"),
+        (whole_input_trusting_the_fields, "a Usage whose cache fields are None: at result, yours raised TypeError"),
     ],
 }
 

@@ -135,7 +135,10 @@ def _usage_cases() -> list[tuple[Any, ...]]:
     fake_usage = fake_client().messages.create(model=CompactionConfig().model, max_tokens=50,
                                                messages=[user("Hello")]).usage
     return [("a Usage with both cache fields and 80 output tokens", (cached_round,), "output"),
-            ("the fake's Usage, its cache fields None", (fake_usage,), "None"),
+            ("the fake's Usage, nothing cached", (fake_usage,), None),
+            ("a Usage whose cache fields are None", (Usage(input_tokens=25, output_tokens=10,
+                                                         cache_creation_input_tokens=None,
+                                                         cache_read_input_tokens=None),), "None"),
             ("a dict without cache fields", ({"input_tokens": 7, "output_tokens": 1},), "dict"),
             ("a dict, one cache field None", ({"input_tokens": 7, "cache_read_input_tokens": None,
                                               "cache_creation_input_tokens": 5, "output_tokens": 1},), "None"),
