@@ -8,24 +8,26 @@ import pytest
 from harness.labs import steps
 from harness.labs.solutions import Answer, all_answers
 from harness.labs.steps import _truth, answer, how_far
-from wrong_answers import wrong_values
+from wrong_answers import right_values, wrong_values
 
 WRONG_VALUES = wrong_values()
+RIGHT_VALUES = right_values()
 
 
-def asked(truth, hint: str = "look again", tolerance: float = 0.0) -> Answer:
-    return Answer("made_up", "00", lambda: truth, hint, tolerance)
+def asked(truth, hint: str = "look again", tolerance: float = 0.0, **options) -> Answer:
+    return Answer("made_up", "00", lambda: truth, hint, tolerance, **options)
 
 
 @pytest.fixture
 def made_up(monkeypatch):
-    """An exercise named ``made_up`` whose truth the test sets."""
+    """An exercise named ``made_up`` whose truth the test sets (the truths worked out so far forgotten)."""
     def install(truth, **options):
         exercise = asked(truth, **options)
         monkeypatch.setattr(steps, "find_answer", lambda name: exercise if name == "made_up" else None)
-        monkeypatch.setattr(steps, "_TRUTHS", {})
+        steps._truth.cache_clear()
         return exercise
-    return install
+    yield install
+    steps._truth.cache_clear()
 
 
 @pytest.mark.parametrize("truth, value, says", [
@@ -39,7 +41,8 @@ def made_up(monkeypatch):
     (14, "14", "the answer is a number, yours is str"),
     ([3, 1, 2], [3, 1], "yours has 2 items, the answer 3"),
     ([3, 1, 2], [3, 2, 1], "the first item that is off is at position 1"),
-    (True, False, "no"),
+    (True, False, "yours is not the answer"),
+    (True, 1, "the answer is a yes or no (a bool), yours is int"),
     ("read_file", "bash", "not the answer"),
 ])
 def test_a_wrong_value_is_told_how_it_is_off_never_what_the_answer_is(made_up, capsys, truth, value, says):
@@ -71,11 +74,40 @@ def test_none_asks_to_fill_it_in_and_computes_nothing(monkeypatch, capsys):
     assert capsys.readouterr().out == "made_up: fill it in, then run this cell again.\n"
 
 
-def test_a_failing_reference_run_is_said_not_raised(monkeypatch, capsys):
-    monkeypatch.setattr(steps, "find_answer", lambda name: Answer("made_up", "00", lambda: 1 / 0))
-    monkeypatch.setattr(steps, "_TRUTHS", {})
+def test_a_failing_reference_run_is_said_not_raised(made_up, capsys):
+    exercise = made_up(None)
+    object.__setattr__(exercise, "truth", lambda: 1 / 0)
     assert answer("made_up", 3) is False
-    assert "could not be checked (ZeroDivisionError" in capsys.readouterr().out
+    assert "could not be checked (ZeroDivisionError: division by zero)" in capsys.readouterr().out
+
+
+def test_the_truth_is_held_in_no_attribute_of_the_module(made_up):
+    made_up(4_242_424)
+    assert answer("made_up", 4_242_424)
+    seen = [value for value in vars(steps).values() if isinstance(value, dict | list | tuple | set)]
+    assert not any(4_242_424 in (v.values() if isinstance(v, dict) else v) for v in seen)
+
+
+def test_an_exercise_with_several_right_answers_is_judged_by_what_the_value_does(made_up, capsys):
+    made_up(2, accepts=lambda value: None if value % 2 == 0 else "an odd number does not do it")
+    assert answer("made_up", 40) and not answer("made_up", 3)
+    assert capsys.readouterr().out == ("made_up: correct.\n"
+                                       "made_up: not quite: an odd number does not do it. Hint: look again\n")
+
+
+def test_a_hint_for_the_way_yours_is_off(made_up, capsys):
+    made_up(14, hints={"too high": "fewer, then"})
+    answer("made_up", 20), answer("made_up", 2)
+    assert capsys.readouterr().out == ("made_up: not quite: too high. Hint: fewer, then\n"
+                                       "made_up: not quite: too low. Hint: look again\n")
+
+
+def test_a_live_exercise_is_not_checked_offline(made_up, capsys, monkeypatch):
+    monkeypatch.setattr(steps, "_live", lambda: False)
+    made_up(3, live=True)
+    assert answer("made_up", 3) is False
+    assert capsys.readouterr().out == ("made_up: this one needs real Claude (ANTHROPIC_API_KEY and USE_REAL_MODEL=1); "
+                                       "nothing checked.\n")
 
 
 def test_an_unknown_name_is_said(capsys):
@@ -96,18 +128,19 @@ def test_every_answer_has_a_typical_wrong_value_here():
 
 
 @pytest.mark.solutions
-@pytest.mark.parametrize("name", sorted(WRONG_VALUES))
+@pytest.mark.parametrize("name", sorted(a.name for a in all_answers().values() if not a.live))
 def test_each_exercise_takes_its_truth_and_catches_a_typical_wrong_value(name, capsys):
     """Runs the reference (some exercises run sessions): with the solutions, not in the unit suite."""
     exercise = all_answers()[name]
-    truth = _truth(exercise)
+    truth = _truth(name)
     assert answer(name, truth) and capsys.readouterr().out == f"{name}: correct.\n"
-    wrong, says = WRONG_VALUES[name]
-    assert how_far(exercise, wrong, truth) is not None
-    assert not answer(name, wrong)
-    line = capsys.readouterr().out
-    assert says in line and exercise.hint in line, line
-    assert len(repr(truth)) < 8 or repr(truth) not in line
+    for right in RIGHT_VALUES.get(name, []):
+        assert answer(name, right) and capsys.readouterr().out == f"{name}: correct.\n"
+    for wrong, says in WRONG_VALUES[name]:
+        assert not answer(name, wrong)
+        line = capsys.readouterr().out
+        assert says in line and line.startswith(f"{name}: not quite: "), line
+        assert len(repr(truth)) < 8 or repr(truth)[:40] not in line
 
 
 class AlwaysEqual:

@@ -16,7 +16,7 @@ from harness import context_window, max_output, user
 from harness.core.models import MODELS
 from harness.fake import FakeModel, fake_client
 from harness.fake.capabilities import ADAPTIVE_REFUSED, ENABLED_REFUSED, check_capabilities
-from harness.fake.models_api import ALIASES, LISTED
+from harness.fake.models_api import ALIASES, LISTED_MODELS
 from harness.fake.rejection import RequestRejected
 
 NAMED = typing.get_args(typing.get_args(ModelParam)[0])
@@ -50,13 +50,13 @@ def test_every_model_has_its_numbers_and_a_source():
 def test_the_list_pages_through_every_model_newest_first():
     client = fake_client()
     everything = list(client.models.list(limit=4))  # the SDK follows last_id from page to page
-    assert [m.id for m in everything] == LISTED and len(LISTED) == len(NAMED) - len(ALIASES)
+    assert [m.id for m in everything] == LISTED_MODELS and len(LISTED_MODELS) == len(NAMED) - len(ALIASES)
     page = client.models.list(limit=4)
-    assert (page.has_more, page.first_id, page.last_id) == (True, LISTED[0], LISTED[3])
-    last = client.models.list(limit=4, after_id=LISTED[-3])
-    assert [m.id for m in last.data] == LISTED[-2:] and last.has_more is False
-    before = client.models.list(limit=2, before_id=LISTED[5])
-    assert [m.id for m in before.data] == LISTED[3:5] and before.has_more is True
+    assert (page.has_more, page.first_id, page.last_id) == (True, LISTED_MODELS[0], LISTED_MODELS[3])
+    last = client.models.list(limit=4, after_id=LISTED_MODELS[-3])
+    assert [m.id for m in last.data] == LISTED_MODELS[-2:] and last.has_more is False
+    before = client.models.list(limit=2, before_id=LISTED_MODELS[5])
+    assert [m.id for m in before.data] == LISTED_MODELS[3:5] and before.has_more is True
 
 
 def test_the_lifecycle_filter_and_the_deprecated_models():
@@ -101,7 +101,7 @@ def test_bad_model_requests_are_the_sdks_errors():
         client.models.retrieve("claude-opus-4-1")  # gone from the SDK, gone from the fake
     assert info.value.body["error"] == {"type": "not_found_error", "message": "model: claude-opus-4-1"}
     for bad in ({"limit": 0}, {"limit": 1001}, {"after_id": "claude-nope"}, {"lifecycle": ["gone"]},
-                {"after_id": LISTED[0], "before_id": LISTED[2]}):
+                {"after_id": LISTED_MODELS[0], "before_id": LISTED_MODELS[2]}):
         with pytest.raises(anthropic.BadRequestError):
             client.models.list(**bad)
 

@@ -51,17 +51,33 @@ def test_exercise_1s_history_is_refused_by_the_fake_server_for_the_rule_it_is_ju
     history = STEP["third_broken_history"].reference()
     with pytest.raises(anthropic.BadRequestError) as refused:
         FakeModel().client().messages.create(model=DEFAULT_MODEL, max_tokens=100, messages=history)
-    assert refused.value.status_code == 400  # in the API's words: a result after text does not answer the call
-    assert "`tool_use` ids were found without `tool_result` blocks immediately after" in refused.value.body["error"][
-        "message"]
-    assert why_refused(STEP["third_broken_history"].reference, ()) == {"refused by": "tool_results_first",
-                                                                       "compact answered": True}
+    assert refused.value.status_code == 400
+    assert why_refused(STEP["third_broken_history"].reference, ()) == {
+        "compact's result right after its call": True, "refused": True, "for a third rule, about that message": True}
 
 
 def test_a_copied_case_compacts_its_own_history():
-    _, args = STEP["my_finish_round"].cases()[0]
+    args = STEP["my_finish_round"].cases()[0][1]
     messages, content, tools, compact = copy.deepcopy(args)
     assert compact.messages is messages
     assert finish_round(messages, content, tools, compact) is True
     assert compact.seen[0]["valid"] and messages == [user("[Conversation compressed.]")]
     assert len(args[0]) == 1 and args[3].seen == []  # the case itself is untouched
+
+
+def test_a_duplicate_result_counts_as_a_third_rule_found_here_or_refused_by_validate_messages(monkeypatch):
+    """Before harness/core/messages.py refuses two results for one call, ``refusal`` finds them; once it does
+    (rule ``single_tool_result``, naming the call's id), the judgement is the same."""
+    import harness.labs.solutions.ch04 as ch04
+    from harness import COMPACT_ACK, InvalidHistory, assistant, tool_result
+    twice = [user("Tidy up."), assistant([tool_use("toolu_compact_01", "compact", {})]),
+             user([tool_result("toolu_compact_01", COMPACT_ACK), tool_result("toolu_compact_01", COMPACT_ACK)])]
+    accepted = {"compact's result right after its call": True, "refused": True,
+                "for a third rule, about that message": True}
+    assert ch04.why_refused(lambda: twice, ()) == accepted
+
+    def refuses_the_duplicate(history):
+        raise InvalidHistory("single_tool_result", 2, "each tool_use must have a single result.", "toolu_compact_01", 1)
+
+    monkeypatch.setattr(ch04, "validate_messages", refuses_the_duplicate)
+    assert ch04.why_refused(lambda: twice, ()) == accepted

@@ -6,7 +6,7 @@ import copy
 import pytest
 
 from harness import micro_compact, validate_messages
-from harness.labs.yours import Raised, compare, first_difference, random_histories
+from harness.labs.yours import MISSING, Raised, compare, first_difference, random_histories
 
 
 def history_after(function, args):
@@ -37,7 +37,7 @@ def test_first_difference_names_the_path_and_both_values():
     assert first_difference(expected, got, "history") == (
         "history[0].content[0].content", "[Previous: used bash]", "long output")
     assert first_difference([1, 2], [1, 2, 3], "x") == ("x (length)", 2, 3)
-    assert first_difference({"a": 1}, {"a": 1, "b": 2}, "d") == ("d.b", "<missing>", 2)
+    assert first_difference({"a": 1}, {"a": 1, "b": 2}, "d") == ("d.b", MISSING, 2) and repr(MISSING) == "<missing>"
     assert first_difference({"a": 1}, {"a": True}, "d") == ("d.a", 1, True)  # equal, but not the same type
 
 
@@ -78,3 +78,21 @@ def test_random_histories_cover_every_tool(seed):
     names = {b["name"] for h in random_histories(40, seed=seed) for m in h
              if m["role"] == "assistant" and isinstance(m["content"], list) for b in m["content"] if b["type"] == "tool_use"}
     assert names == {"read_file", "bash", "list_files", "edit_file", "write_file", "compact"}
+
+
+def test_a_number_within_the_tolerance_is_equal_and_yours_runs_first_so_a_stub_stops_the_comparison():
+    assert first_difference({"x": 0.30000000000000004}, {"x": 0.3}, "r", tolerance=1e-9) is None
+    assert first_difference(10, 12, "r", tolerance=1) == ("r", 10, 12)
+    ran = []
+
+    def theirs(x):
+        ran.append(x)
+        return x
+
+    def stub(x):
+        raise NotImplementedError
+
+    report = compare("f", stub, theirs, [("one", (1,)), ("two", (2,), "a trap")], stop=lambda: True)
+    assert report.cases == 1 and not ran
+    report = compare("f", lambda x: -x, theirs, [("one", (1,)), ("two", (2,), "a trap")])
+    assert [d.trap for d in report.differences] == [None, "a trap"]

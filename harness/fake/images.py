@@ -109,13 +109,13 @@ def remark(messages: list[Message]) -> str | None:
         for inner in b["content"] if inner["type"] == "image"]
     if not shown:
         return None
-    described = ", ".join(_described(b["source"]) for b in shown)
+    described = ", ".join(_source_described(b["source"]) for b in shown)
     many = len(shown) > 1
     return (f"I see {len(shown)} image{'s' if many else ''} ({described}), but I cannot read anything in "
             f"{'them' if many else 'it'}.")
 
 
-def _described(source: dict[str, Any]) -> str:
+def _source_described(source: dict[str, Any]) -> str:
     if source["type"] != "base64":
         return "an image at a URL I cannot open offline"
     info = image_info(source["data"])

@@ -44,7 +44,7 @@ SUMMARIZE_BETA = "compact-2026-09-04"  # on-demand compaction's beta: capabiliti
 LIFECYCLES = ("active", "deprecated", "retired")
 ALIASES = {DATED.sub("", model): model for model in MODELS  # alias -> its dated id
            if DATED.search(model) and DATED.sub("", model) in MODELS}
-LISTED = [model for model in MODELS if model not in ALIASES]
+LISTED_MODELS = [model for model in MODELS if model not in ALIASES]
 
 
 def serve_models(path: str, query: bytes, betas: str = "") -> dict[str, Any]:
@@ -71,7 +71,7 @@ def model_page(params: dict[str, list[str]], beta: bool) -> dict[str, Any]:
     wanted = params.get("lifecycle") or ["active", "deprecated"]
     if unknown := sorted(set(wanted) - set(LIFECYCLES)):
         raise invalid("lifecycle", f"{unknown[0]!r} is not one of {list(LIFECYCLES)}")
-    models = [model for model in LISTED if lifecycle(MODELS[model]) in wanted]
+    models = [model for model in LISTED_MODELS if lifecycle(MODELS[model]) in wanted]
     after, before = params.get("after_id", [None])[-1], params.get("before_id", [None])[-1]
     if after and before:
         raise invalid("after_id", "give after_id or before_id, not both")

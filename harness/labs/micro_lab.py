@@ -88,9 +88,14 @@ def result_labels(messages: list[Message]) -> list[str]:
     return labels
 
 
+def result_chars(messages: list[Message]) -> list[int]:
+    """Each tool result's length in characters, oldest first."""
+    return [len(result_text(block)) for _, _, block in iter_tool_results(messages)]
+
+
 def result_tokens(messages: list[Message]) -> list[int]:
     """Each tool_result's content, estimated like the seed does (characters // 4)."""
-    return [len(result_text(block)) // 4 for _, _, block in iter_tool_results(messages)]
+    return [chars // 4 for chars in result_chars(messages)]
 
 
 def outline(messages: list[Message], width: int = 60) -> list[str]:

@@ -10,7 +10,9 @@ without your loop knowing: the ``run`` it hands your loop numbers a turn's
 call and syncs the log at the turn's first step (``run.micro``,
 ``run.context_size`` or the call), and again before a summary replaces the
 history; its client traces each call with the layers that fired since the
-turn began. So a session run by ``taught_loop(your_loop)`` leaves the same
+turn began (``run.client`` is that client too, as chapter 05's step 2 uses it;
+a summary call goes out untraced, as ``run_agent`` sends it). So a session run by
+``taught_loop(your_loop)`` leaves the same
 answers, history, trace, events, tool calls and log as one run by
 ``run_agent`` with ``ThreeLayers()`` (tested). Any other strategy is refused
 with a clear error: your loop runs the three layers only.
@@ -38,7 +40,9 @@ class TaughtRun(RunContext):
     """The RunContext your loop gets: a turn opens at its first step, and closes with its call."""
 
     def begin(self, result: RunResult) -> "TaughtRun":
+        """Start tracing: ``run.client`` is the traced client, as the loop's own ``client`` is."""
         self._result, self._open, self._called, self._since = result, False, False, 0
+        self._untraced, self.client = self.client, _TracedClient(_TracedMessages(self.client, self, result))
         return self
 
     def _turn(self) -> None:
@@ -75,7 +79,11 @@ class TaughtRun(RunContext):
         if self._open or not self._called:
             self._turn()
         self._sync()  # the whole round is logged before the summary replaces the history
-        return super().summarise_and_replace(kind, focus, compact)
+        traced, self.client = self.client, self._untraced  # a summary call is traced as a summary, not a turn
+        try:
+            return super().summarise_and_replace(kind, focus, compact)
+        finally:
+            self.client = traced
 
 
 class _TracedMessages:
@@ -122,8 +130,7 @@ def taught_loop(loop: YourLoop) -> Callable[..., RunResult]:
         context, result = start_run(client, messages, system, tools, config, on_event, log, result)
         run = TaughtRun(**{f.name: getattr(context, f.name) for f in fields(context)}).begin(result)
         run.call = first_call
-        stop = loop(_TracedClient(_TracedMessages(client, run, result)), messages, system=system, tools=tools,
-                    config=config, run=run)
+        stop = loop(run.client, messages, system=system, tools=tools, config=config, run=run)
         if stop not in STOPS:
             raise ValueError(f"your loop returned {stop!r}; it must return one of {', '.join(STOPS)}")
         result.stop = stop

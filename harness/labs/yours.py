@@ -21,7 +21,16 @@ from typing import Any, Callable, Iterable
 
 from ..core.messages import Message, assistant, text, tool_result, tool_use, user
 
-MISSING = "<missing>"
+
+
+class _Missing:
+    """What a dict lacks a key in, where the other has it (``first_difference``)."""
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING = _Missing()
 TOOL_NAMES = ("read_file", "bash", "list_files", "edit_file", "write_file", "compact")
 
 
@@ -33,11 +42,13 @@ class Raised:
 
 @dataclass(frozen=True)
 class Difference:
-    """The first place where your result and the harness's differ, in one case."""
+    """The first place where your result and the harness's differ, in one case; ``trap`` names the
+    mistake the case was made to catch (None for a case that is not aimed at one)."""
     case: str
     where: str
     expected: Any
     got: Any
+    trap: str | None = None
 
     def __str__(self) -> str:
         return f"{self.case}: at {self.where}: expected {short(self.expected)}, got {short(self.got)}"
@@ -63,23 +74,26 @@ class Agreement:
                 f"{self.cases} cases\n{shown}" + (f"\n  ... and {more} more" if more > 0 else ""))
 
 
-def first_difference(expected: Any, got: Any, where: str = "") -> tuple[str, Any, Any] | None:
+def first_difference(expected: Any, got: Any, where: str = "", tolerance: float = 0.0) -> tuple[str, Any, Any] | None:
     """(path, expected, got) at the first position where two values differ, or None if equal.
-    Dicts are walked in the expected value's key order, lists index by index."""
+    Dicts are walked in the expected value's key order, lists index by index; two numbers of the same
+    type within ``tolerance`` of each other are equal."""
     if isinstance(expected, dict) and isinstance(got, dict):
         for key in list(expected) + [k for k in got if k not in expected]:
             inner = f"{where}.{key}" if type(key) is str and key.isidentifier() else f"{where}[{short(key, 40)}]"
-            found = first_difference(expected.get(key, MISSING), got.get(key, MISSING), inner)
+            found = first_difference(expected.get(key, MISSING), got.get(key, MISSING), inner, tolerance)
             if found:
                 return found
         return None
     if isinstance(expected, list | tuple) and isinstance(got, list | tuple) and type(expected) is type(got):
         for i, (a, b) in enumerate(zip(expected, got)):
-            found = first_difference(a, b, f"{where}[{i}]")
+            found = first_difference(a, b, f"{where}[{i}]", tolerance)
             if found:
                 return found
         if len(expected) != len(got):
             return f"{where} (length)", len(expected), len(got)
+        return None
+    if tolerance and type(expected) in (int, float) and type(got) in (int, float) and abs(expected - got) <= tolerance:
         return None
     if type(expected) is not type(got) or expected != got:
         return where or "(the value)", expected, got
@@ -87,26 +101,38 @@ def first_difference(expected: Any, got: Any, where: str = "") -> tuple[str, Any
 
 
 def compare(name: str, yours: Callable[..., Any], theirs: Callable[..., Any],
-            cases: Iterable[tuple[str, tuple[Any, ...]]],
+            cases: Iterable[tuple[Any, ...]],
             observe: Callable[[Callable[..., Any], tuple[Any, ...]], Any] | None = None,
-            label: str = "result") -> Agreement:
+            label: str = "result", tolerance: float = 0.0,
+            stop: Callable[[], bool] | None = None,
+            expected: Callable[[int], Any] | None = None) -> Agreement:
     """Run both functions on a deep copy of each case's arguments and compare what ``observe``
-    sees (by default, what the function returned). An exception is observed as ``Raised``, ``SystemExit``
+    sees (by default, what the function returned). A case is ``(name, arguments)`` or ``(name, arguments,
+    trap)``, the trap naming the mistake it was made to catch. An exception is observed as ``Raised``, ``SystemExit``
     too (a function that exits has raised); ``KeyboardInterrupt`` is the student stopping the run and
-    goes through."""
+    goes through. Yours runs first on each case: when ``stop()`` is then true (yours is a stub, say), the
+    comparison ends there, the harness's run of that case not made. ``expected(i)``, when given, is what the
+    harness's run of case ``i`` is observed as, known already (``theirs`` is then not run)."""
     observe = observe or (lambda function, args: function(*args))
     agreement = Agreement(name, 0)
-    for case, args in cases:
+    for index, case in enumerate(cases):
+        case_name, args, trap = case[0], case[1], (case[2] if len(case) > 2 else None)
         agreement.cases += 1
-        expected, got = _observed(observe, theirs, args), _observed(observe, yours, args)
-        found = first_difference(expected, got, label)
+        got = observed(observe, yours, args)
+        if stop is not None and stop():
+            break
+        theirs_seen = expected(index) if expected is not None else observed(observe, theirs, args)
+        found = first_difference(theirs_seen, got, label, tolerance)
         if found:
-            agreement.differences.append(Difference(case, *found))
+            agreement.differences.append(Difference(case_name, *found, trap=trap))
     return agreement
 
 
-def _observed(observe: Callable[[Callable[..., Any], tuple[Any, ...]], Any],
-         function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+def observed(observe: Callable[[Callable[..., Any], tuple[Any, ...]], Any] | None,
+             function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """What ``observe`` sees of one run of ``function`` on a deep copy of ``args`` (by default, what it
+    returns); an exception as ``Raised``."""
+    observe = observe or (lambda function, args: function(*args))
     try:
         return observe(function, copy.deepcopy(args))
     except KeyboardInterrupt:

@@ -25,13 +25,12 @@ from IPython.display import display
 from ipywidgets import Checkbox, IntSlider
 
 from harness import (DEFAULT_MODEL, CompactionConfig, assistant, context_window, count_tokens, estimate_tokens,
-                     iter_tool_results, micro_compact, text, tool_names_by_id, tool_result,
-                     tool_use, user, validate_messages)
+                     text, tool_result, tool_use, user, validate_messages)
 from harness.api_context import clear_tool_uses
 from harness.fake import fake_client
 from harness.labs.cost import SESSION_PRICES
 from harness.labs.micro_lab import (KEEP_RECENT_RANGE, MicroKnobs, measure_micro, micro_figure, micro_layer,
-                                    outline, price_micro, result_labels, result_tokens)
+                                    outline, price_micro, result_chars, result_labels, result_tokens)
 from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
@@ -43,13 +42,13 @@ from harness.labs.yours import compare, random_histories
 WORK = own_scratch("02_micro_compact")
 plain = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), WORK / "plain")
 history = plain.messages
-print(f"{len(history)} messages, {len(list(iter_tool_results(history)))} tool results, "
+print(f"{len(history)} messages, {len(result_chars(history))} tool results, "
       f"{estimate_tokens(history):,} tokens by the seed's estimate (len(str(messages)) // 4), "
       f"{count_tokens(history):,} by cl100k")
 
 # %%
-assert len(history) == 28 and len(list(iter_tool_results(history))) == 13
-file_chars = [len(block["content"]) for _, _, block in iter_tool_results(history)][1:]
+assert len(history) == 28 and len(result_chars(history)) == 13
+file_chars = result_chars(history)[1:]
 assert round(sum(file_chars) / len(file_chars), -2) == 7_600
 assert estimate_tokens(history) == 25_128 and count_tokens(history) == 24_529
 validate_messages(history[:-1] + [user("next request")])  # a valid history the API would accept
@@ -70,15 +69,20 @@ print("\n".join(outline(history)[-4:]))
 # turn are answered in one message, so we record the message index **and** the block index.
 #
 # **Write it.** Each step is a stub: fill it in, run it, run the check after it. The check says *not
-# written yet*, where yours differs, or that it passes. Until then the chapter runs the reference
-# (in `harness/labs/solutions/ch02.py`).
+# written yet*, where yours differs and what kind of mistake that is, or that it passes. Until then the
+# chapter runs the reference (in `harness/labs/solutions/ch02.py`). Stuck? Expand the hidden hint cell.
 
 # %% tags=["stub"]
 def collect_tool_results(messages):
     """Every tool_result block as (message index, block index, block), oldest first."""
-    # for each message i: skip it unless it is a user message whose content is a list
-    #     for each block j of it: a block whose "type" is "tool_result" gives (i, j, block)
+    # Find every result, in the order the history holds them, with where it sits.
+    # Trap: a user message's content may be a plain string (a request): it holds no blocks.
+    # Trap: step 4 writes through the blocks you return, so return the history's own dicts, not copies.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: loop over enumerate(messages); for a user message whose content is a list, loop over
+# enumerate(content) and keep (i, j, block) for each block whose "type" is "tool_result".
 
 # %%
 collect_tool_results = check(collect_tool_results)
@@ -106,9 +110,14 @@ assert len(results) == 13 and all(j == 0 for _, j, _ in results)
 # %% tags=["stub"]
 def tool_name_map(messages):
     """{tool_use id: tool name} for every tool_use block of the assistant messages."""
-    # for each assistant message whose content is a list:
-    #     every block whose "type" is "tool_use" maps its "id" to its "name"
+    # Every tool call the model made, by its id.
+    # Trap: one reply can call several tools; each call has its own id.
+    # Trap: the blocks are plain dicts here, not SDK objects (see below): no attributes to ask for.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: for each assistant message whose content is a list, every block with block["type"] == "tool_use"
+# maps block["id"] to block["name"].
 
 # %%
 tool_name_map = check(tool_name_map)
@@ -118,6 +127,7 @@ names = tool_name_map(history)
 print(Counter(names.values()))
 
 # %%
+from harness import tool_names_by_id  # the harness's own step 2, from here on
 assert Counter(names.values()) == {"read_file": 12, "list_files": 1}
 assert names == tool_names_by_id(history)
 
@@ -180,10 +190,15 @@ def choose_to_clear(results, names, keep_recent, preserve_tools, min_chars=100):
     """The (block, tool name) pairs micro-compaction should clear, oldest first.
 
     ``results`` as step 1 returns them, ``names`` as step 2 does (an id it lacks is "unknown")."""
-    # older = every result but the newest keep_recent (clamp the end index at zero)
-    # for each older block: its name; keep (block, name) if its content is a string longer than
-    #     min_chars and the name is not in preserve_tools
+    # Apply the four rules above, and pair each block kept with its tool's name.
+    # Trap: the two slicing traps above (keep_recent 0; fewer results than keep_recent).
+    # Trap: a result whose tool_use is gone has no entry in names.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: older = results[: max(0, len(results) - keep_recent)]; for each (_, _, block) of older, the name is
+# names.get(block["tool_use_id"], "unknown"); keep (block, name) when block["content"] is a str longer than
+# min_chars and the name is not in preserve_tools.
 
 # %%
 choose_to_clear = check(choose_to_clear)
@@ -216,14 +231,21 @@ assert [n for _, n in choose_to_clear(results, reference_style_name_map(round_tr
 # %% tags=["stub"]
 def replace_in_place(chosen):
     """Give each chosen (block, name) the placeholder "[Previous: used <name>]" as its content; return how many."""
-    # assign to block["content"]: the block is the very dict inside the history
+    # Change the history itself, through the blocks you are given.
+    # Trap: a new dict, or a copy, leaves the history as it was.
     raise NotImplementedError("your code here")
 
 
 def my_micro_compact(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
     """Steps 1-4: clear old, long, non-preserved tool results in place; returns how many."""
-    # step 1, then step 2, then step 3 with the knobs; return what step 4 returns
+    # Your four steps, in order, on the history given.
+    # Trap: pass every knob on; a default of your own silently ignores the caller's.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: replace_in_place assigns block["content"] = f"[Previous: used {name}]" for each pair and returns
+# len(chosen); my_micro_compact returns replace_in_place(choose_to_clear(collect_tool_results(messages),
+# tool_name_map(messages), keep_recent, preserve_tools, min_chars)).
 
 # %%
 replace_in_place = check(replace_in_place)
@@ -254,6 +276,9 @@ def what_it_did(function, args):
     """What a micro-compaction is judged by: the history it leaves, and the count it returns."""
     count = function(*args)
     return {"history": args[0], "cleared": count}
+
+
+from harness import micro_compact  # the harness's own layer, now that yours is checked
 
 
 def harness_count(messages, keep_recent, preserve_tools, min_chars):
@@ -587,9 +612,13 @@ if answer("spiral_settings", spiral_settings):
 def micro_compact_with_paths(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
     """my_micro_compact, but a cleared result's placeholder is "[Previous: used NAME on PATH]" when its
     tool_use has a "path" input, else "[Previous: used NAME]"; returns how many it cleared."""
-    # step 2, but map each tool_use id to the whole block; steps 1 and 3 as before
-    # step 4: build each placeholder from the block's name and its input's "path", if any
+    # Choose as my_micro_compact does; only the placeholder changes.
+    # Trap: a result whose tool_use is gone has a name ("unknown") but no input to read a path from.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: map each tool_use id to its whole block; choose with names taken from that map; for each chosen
+# block, path = uses.get(block["tool_use_id"], {}).get("input", {}).get("path").
 
 # %%
 micro_compact_with_paths = check(micro_compact_with_paths)
@@ -623,9 +652,13 @@ if answer("differs_at", differs_at):
 def micro_compact_seen_only(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
     """my_micro_compact, except that a tool_result in the last message of the history is never cleared;
     returns how many it cleared."""
-    # steps 1-3 as in my_micro_compact
-    # drop every chosen block that sits in the last message (its message index), then step 4
+    # Clear what my_micro_compact would, except the results of the last message.
+    # Trap: spare them after choosing; sparing them before changes which results count as the newest.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: results = collect_tool_results(messages); choose from all of them; then keep only the chosen blocks
+# that are not among the blocks whose message index is len(messages) - 1.
 
 # %%
 micro_compact_seen_only = check(micro_compact_seen_only)

@@ -34,7 +34,7 @@ from IPython.display import display
 from ipywidgets import IntSlider
 
 from harness import (COMPRESSED_HEADER, DEFAULT_MODEL, SUMMARY_PROMPT, AutoReport, CompactionConfig,
-                     SummaryFailed, assistant, auto_compact, estimate_tokens, is_placeholder, iter_tool_results,
+                     SummaryFailed, assistant, estimate_tokens, is_placeholder, iter_tool_results,
                      micro_compact, read_transcript, text, tool_result, tool_use, user, validate_messages)
 from harness.fake import fake_client
 from harness.fake.summarizer import GIST_WORDS, LOSSY_BUDGET, whole_messages
@@ -121,7 +121,7 @@ assert (len(small), estimate_tokens(small)) == (5, 125)
 # the next number.
 #
 # **Write it.** Fill in each stub and run the check after it. Until yours passes, the chapter
-# runs the reference (in `harness/labs/solutions/ch03.py`).
+# runs the reference (in `harness/labs/solutions/ch03.py`); a collapsed hint cell follows each stub.
 
 # %% tags=["stub"]
 def save_transcript(messages, folder):
@@ -129,11 +129,15 @@ def save_transcript(messages, folder):
 
     The first free name from transcript_0001.jsonl; the folder (and its parents) is created if missing;
     an existing file is never overwritten."""
-    # folder = Path(folder); create it if it is missing
-    # lines: json.dumps(m, ensure_ascii=False) + "\n" for each message
-    # number = 1; open folder / f"transcript_{number:04d}.jsonl" with mode "x" and write the lines;
-    #     on FileExistsError try the next number; return the path you wrote
+    # Every message on a line of its own, as JSON, in the first free transcript_NNNN.jsonl.
+    # Trap: the folder, or even its parent, may not exist yet; it may come as a str.
+    # Trap: counting the files there gives a taken name when the numbers have a gap.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: Path(folder).mkdir(parents=True, exist_ok=True); the text is "".join(json.dumps(m, ensure_ascii=False)
+# + "\n" for m in messages); from number 1 up, open folder / f"transcript_{number:04d}.jsonl" with mode "x"
+# and write; on FileExistsError try the next number; return the path.
 
 # %%
 save_transcript = check(save_transcript)
@@ -204,10 +208,15 @@ def my_summary_request(messages, config, focus=None):
     {"model": config.model, "max_tokens": config.summary_max_tokens, "messages": [one user message]};
     the message: SUMMARY_PROMPT, then (when focus is given and not "") a line "Focus especially on: <focus>",
     a blank line, and the conversation between a line "<conversation>" and a line "</conversation>"."""
-    # conversation: the last config.tail_chars characters of json.dumps(messages, ensure_ascii=False)
-    # prompt: SUMMARY_PROMPT, plus the focus line if focus
-    # the message: user(prompt, a blank line, the conversation in its tags); return the three arguments
+    # The three keyword arguments, every setting from config, the message laid out as the docstring says.
+    # Trap: json.dumps escapes non-ASCII text unless told otherwise, and the escapes eat into the tail.
+    # Trap: an empty focus is no focus.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: conversation = json.dumps(messages, ensure_ascii=False)[-config.tail_chars:]; prompt = SUMMARY_PROMPT,
+# plus f"\nFocus especially on: {focus}" if focus; the content is
+# f"{prompt}\n\n<conversation>\n{conversation}\n</conversation>".
 
 # %%
 my_summary_request = check(my_summary_request)
@@ -245,10 +254,14 @@ def ask_for_summary(client, request):
 
     The text: the text of all the reply's text blocks, stripped. SummaryFailed (with the cause chained) when
     the call raises anything, or when that text is empty."""
-    # response = client.messages.create(**request), inside try; any exception: raise SummaryFailed(...) from it
-    # summary: "".join of b.text for the blocks b whose b.type is "text", stripped; empty: SummaryFailed
-    # return summary, response.usage
+    # One call; the caller gets either the summary and its usage, or SummaryFailed: nothing else.
+    # Trap: not every failure is an APIError, and a reply can hold several blocks, not all of them text.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: call client.messages.create(**request) inside try/except Exception, raising SummaryFailed(...) from the
+# error; the summary is "".join(b.text for b in response.content if b.type == "text").strip(); empty: raise
+# SummaryFailed too; else return summary, response.usage.
 
 # %%
 ask_for_summary = check(ask_for_summary)
@@ -302,16 +315,22 @@ def my_auto_compact(client, messages, config, focus=None, build=my_summary_reque
     The one message left: COMPRESSED_HEADER with path= the transcript's as_posix(), a blank line, the summary.
     Returns AutoReport(transcript, summary, messages before, tokens before, tokens after, summary input
     tokens, summary output tokens), tokens by estimate_tokens."""
-    # note len(messages) and estimate_tokens(messages) first
-    # 1. transcript = save_transcript(messages, config.transcript_dir)
-    # 2. summary, usage = ask_for_summary(client, build(messages, config, focus))  (let SummaryFailed through)
-    # 3. only now: messages[:] = [user(...)]; return the AutoReport
+    # Your three steps, in the order that loses nothing, then the report.
+    # Trap: when the summary fails, the caller's history must be exactly as it was.
+    # Trap: the caller holds the list, so change its contents; and build is the caller's to choose.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: note len(messages) and estimate_tokens(messages); transcript = save_transcript(messages,
+# config.transcript_dir); summary, usage = ask_for_summary(client, build(messages, config, focus)); then
+# messages[:] = [user(f"{COMPRESSED_HEADER.format(path=transcript.as_posix())}\n\n{summary}")].
 
 # %%
 my_auto_compact = check(my_auto_compact)
 
 # %%
+auto_folder = fresh(WORK / "transcripts")  # emptied: run this cell again and it writes the same file
+config = CompactionConfig(transcript_dir=auto_folder)
 history = copy.deepcopy(small)
 report = my_auto_compact(client, history, config)
 print(history[0]["content"])
@@ -321,7 +340,7 @@ validate_messages(history)
 
 # %%
 assert history[0]["content"].startswith("[Conversation compressed. Transcript: ")
-assert (report.messages_before, len(history), report.transcript.name) == (5, 1, "transcript_0003.jsonl")
+assert (report.messages_before, len(history), report.transcript.name) == (5, 1, "transcript_0001.jsonl")
 assert read_transcript(report.transcript) == small
 
 # %% [markdown]
@@ -336,18 +355,18 @@ print(f"{report.messages_before} messages, {report.tokens_before:,} tokens -> {l
       f"{report.tokens_after:,} tokens")
 
 untouched = copy.deepcopy(twelve)
-count_before = len(list(folder.glob("*.jsonl")))
+count_before = len(list(auto_folder.glob("*.jsonl")))
 try:
     my_auto_compact(fake_client(fail_summaries=1), untouched, config)
 except SummaryFailed as error:
     print(f"SummaryFailed: {str(error)[:60]}...")
 print(f"history unchanged: {untouched == twelve}; "
-      f"transcripts on disk: {count_before} -> {len(list(folder.glob('*.jsonl')))}")
+      f"transcripts on disk: {count_before} -> {len(list(auto_folder.glob('*.jsonl')))}")
 
 # %%
 assert (report.messages_before, report.tokens_before, len(history), report.tokens_after) == (28, 25_128, 1, 416)
 assert report.tokens_after < 500
-assert untouched == twelve and len(list(folder.glob("*.jsonl"))) == count_before + 1
+assert untouched == twelve and len(list(auto_folder.glob("*.jsonl"))) == count_before + 1
 
 # %% [markdown]
 # The reference [1] differs on an empty reply: it becomes the summary `"No summary
@@ -360,6 +379,8 @@ assert untouched == twelve and len(list(folder.glob("*.jsonl"))) == count_before
 # `<transcript>`), the transcripts and the report must match.
 
 # %%
+from harness import auto_compact  # the harness's own layer, now that yours is checked
+
 CLIENTS = {"answers": fake_client,
            "fails (HTTP 500)": lambda: fake_client(fail_summaries=1),
            "answers empty": lambda: fake_client(empty_summaries=True),
@@ -683,14 +704,19 @@ assert THRESHOLD_RANGE == (10_000, 80_000, 10_000) and max(t.estimated for t in 
 # content is a string) that the summary does not repeat word for word. Try it on `at_first`
 # and the tail summary.
 #
-# *Hint:* the summary lists the requests it kept as `- User: ...` lines.
+# *Hint:* word for word means anywhere in the summary, whatever its layout.
 
 # %% tags=["stub"]
 def forgotten_requests(transcript, summary):
     """The user requests of transcript (its user messages whose content is a string) that summary does not
     repeat word for word, in the transcript's order, repeats included."""
-    # the content of each user message whose content is a string; keep those that are not in summary
+    # Each request the summary does not contain, character for character.
+    # Trap: a user message holding tool results is not a request.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: [m["content"] for m in transcript if m["role"] == "user" and isinstance(m["content"], str)
+# and m["content"] not in summary]
 
 # %%
 forgotten_requests = check(forgotten_requests)
@@ -707,7 +733,7 @@ forgotten_requests = check(forgotten_requests)
 # %% tags=["stub"]
 def head_summary_request(messages, config, focus=None):
     """my_summary_request, but the conversation is the first config.tail_chars characters of the JSON."""
-    # the same three arguments and the same message as my_summary_request; only the slice changes
+    # The request of my_summary_request, with the other end of the history.
     raise NotImplementedError("your code here")
 
 # %%
@@ -762,8 +788,13 @@ def restore_from_log(transcript, full):
     """A copy of transcript in which every placeholder whose tool_use_id is in full holds full[id] again.
 
     A placeholder whose id full lacks stays as it is; the transcript given is not changed."""
-    # restored = a deep copy; for each result block of it: a placeholder with its id in full gets full[id]
+    # A new transcript with every placeholder the log can fill filled.
+    # Trap: the transcript given stays as it is; the log may lack an id; a result still whole stays whole.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: restored = copy.deepcopy(transcript); for each _, _, block of iter_tool_results(restored): when
+# is_placeholder(block["content"]) and block["tool_use_id"] in full, block["content"] = full[...].
 
 # %%
 restore_from_log = check(restore_from_log)

@@ -43,8 +43,8 @@ import anthropic
 from ipywidgets import IntSlider
 
 from harness import (COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, CompactionConfig, InvalidHistory, SummaryFailed,
-                     Toolbox, ToolOutcome, assistant, build_summary_request, compact_focus, finish_round,
-                     read_transcript, run_agent, text, tool_result, tool_use, user, validate_messages)
+                     Toolbox, ToolOutcome, assistant, build_summary_request, compact_focus, read_transcript,
+                     run_agent, text, tool_result, tool_use, user, validate_messages)
 from harness.fake import FakeModel
 from harness.labs.loop_lab import compact_tool_lab, compact_tool_runs, layer_markers, uncompressed_run
 from harness.labs.panel import panel
@@ -104,8 +104,8 @@ assert "tools" not in request, "the summary call offers no tools"
 # once the round is whole (step 2).
 #
 # **Write it.** Fill in the stub, then run the check below it. It compares yours with the reference on many
-# cases and says *not written yet*, where yours differs, or that it passes. Until then the chapter runs the
-# reference (in `harness/labs/solutions/ch04.py`).
+# cases and says *not written yet*, where yours differs and the kind of mistake, or that it passes. Until
+# then the chapter runs the reference (in `harness/labs/solutions/ch04.py`). A hidden hint cell follows.
 
 # %% tags=["stub"]
 def handle_compact(tool_input):
@@ -113,10 +113,13 @@ def handle_compact(tool_input):
 
     Returns a ToolOutcome: is_error=True (the wording is yours) unless tool_input is a dict with no key
     but "focus", whose value (if present) is a string; then ToolOutcome(COMPACT_ACK)."""
-    # not a dict: an error outcome
-    # for each key and value: a key other than "focus", or a value that is not a str: an error outcome
-    # else: acknowledge, nothing more
+    # Refuse exactly what the schema does not allow; acknowledge the rest, and do nothing else.
+    # Trap: the model can send anything: not a dict, other keys, a focus that is not a string.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: not isinstance(tool_input, dict), or any key other than "focus", or a focus value that is not a str:
+# return ToolOutcome("Error: ...", is_error=True); else return ToolOutcome(COMPACT_ACK).
 
 # %%
 handle_compact = check(handle_compact)
@@ -214,11 +217,15 @@ def run_tools(content, tools):
 
     ``content`` is the reply's list of blocks; ``tools.run(name, input)`` runs any tool but compact and
     returns a ToolOutcome. Returns a tuple (list of tool_result blocks, bool, str or None)."""
-    # for each block that is a tool_use:
-    #     compact: its outcome from handle_compact (step 1); note it was called, its focus = compact_focus(input)
-    #     any other tool: its outcome from tools.run
-    #     append tool_result(the block's id, the outcome's content, its is_error)
+    # One result per tool call, in the reply's order; compact's from your handler.
+    # Trap: a compact call whose input the handler refuses was still called.
+    # Trap: the focus is what compact_focus makes of the input, not the raw value.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: for each block with block["type"] == "tool_use": outcome = handle_compact(block["input"]) for compact
+# (and called, focus = True, compact_focus(block["input"])), else tools.run(block["name"], block["input"]);
+# append tool_result(block["id"], outcome.content, outcome.is_error).
 
 # %%
 run_tools = check(run_tools)
@@ -242,11 +249,13 @@ assert results[1]["content"] == COMPACT_ACK and (called, focus) == (True, "the n
 # %% tags=["stub"]
 def my_finish_round(messages, content, tools, compact):
     """End a round: append the reply and all its results, then compact if the model asked; True ends the loop."""
-    # append the reply: assistant(content)
-    # run its tools (step 2); if there are results, append them all in one user message
-    # only then, if compact was called: compact(focus)
-    # return whether compact was called
+    # The reply and all its results in the history, then the compaction if the model asked for it.
+    # Trap: the order (section 3); and a reply without tool calls has no results to append.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: messages.append(assistant(content)); results, called, focus = run_tools(content, tools); if results:
+# messages.append(user(results)); if called: compact(focus); return called.
 
 # %%
 my_finish_round = check(my_finish_round)
@@ -279,6 +288,9 @@ assert ended and seen[0]["valid"] and len(seen[0]["history"]) == 3 and len(messa
 # `observe_round` looks at whether the loop ends, what each compaction was handed, and the history left.
 
 # %%
+from harness import finish_round  # the harness's own end of round, now that yours is checked
+
+
 def round_cases(histories):
     """(name, (history before the reply, the reply's blocks)) for every assistant reply of every history."""
     for n, history in enumerate(histories):
@@ -509,8 +521,8 @@ assert no_compaction.first(12).stats.peak_context > lab_run.stats.peak_context
 def third_broken_history():
     """A history (a list of messages) in which compact's tool_result answers toolu_compact_01, and the API
     refuses it all the same."""
-    # the request, then the reply: assistant([tool_use("toolu_compact_01", "compact", {})])
-    # then a user message that answers that call, yet breaks a rule of what it may hold
+    # The request, the reply that calls compact (id toolu_compact_01), then a user message that answers it.
+    # Trap: the two rules section 3 broke do not count; break one about what that message holds.
     raise NotImplementedError("your code here")
 
 # %%

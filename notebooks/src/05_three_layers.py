@@ -29,6 +29,7 @@ from harness.labs.parallel import start_workers
 start_workers()  # this chapter's sweeps run on every core: their workers start now, in the background
 
 import copy
+import shutil
 
 from IPython.display import display
 from ipywidgets import IntSlider, SelectionSlider
@@ -47,6 +48,7 @@ from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
+from harness.labs.solutions import find_step
 from harness.labs.steps import answer, check, yours_or_reference
 from harness.labs.taught_loop import taught_loop
 from harness.session.runner import SYSTEM_PROMPT
@@ -57,14 +59,9 @@ KEEP_RECENT, THRESHOLD = DEFAULTS.keep_recent, DEFAULTS.threshold
 print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {sorted(DEFAULTS.preserve_tools)}, "
       f"model {DEFAULTS.model} ({context_window(DEFAULTS.model):,}-token window)")
 assert (KEEP_RECENT, THRESHOLD, context_window(DEFAULTS.model)) == (3, 50_000, 200_000)
-# your kept functions run in this notebook's names: what chapters 02-04 had at hand
-from harness import COMPACT_ACK, COMPRESSED_HEADER, SUMMARY_PROMPT, AutoReport, SummaryFailed, ToolOutcome, compact_focus
-import json
-from pathlib import Path
-
-my_micro_compact = yours_or_reference("my_micro_compact", globals())  # chapter 02
-my_auto_compact = yours_or_reference("my_auto_compact", globals())    # chapter 03
-my_finish_round = yours_or_reference("my_finish_round", globals())    # chapter 04
+my_micro_compact = yours_or_reference("my_micro_compact")  # chapter 02, with the helpers it was kept with
+my_auto_compact = yours_or_reference("my_auto_compact")    # chapter 03
+my_finish_round = yours_or_reference("my_finish_round")    # chapter 04
 
 # %% [markdown]
 # The sessions run on Claude Haiku 4.5, a legacy model on its model page [1]; we keep it for its
@@ -93,11 +90,21 @@ my_finish_round = yours_or_reference("my_finish_round", globals())    # chapter 
 # %%
 plain = run_scenario(TWELVE_FILES, DEFAULTS.with_(micro=False, auto=False), WORK / "plain")
 toolbox = plain.toolbox
-sample = copy.deepcopy(plain.messages[:15])  # the task, a listing and six reads: ends with the sixth result
-events, trace = [], []
-run = RunContext(fake_client(), sample, DEFAULTS.with_(threshold=10_000, transcript_dir=WORK / "steps"),
-                 SYSTEM_PROMPT, toolbox.schemas, None, events.append, trace.append)
-run.call = 8                                   # the task has made seven calls so far
+
+
+def turn_so_far():
+    """The task, a listing and six reads (it ends with the sixth result), and a run of its next turn at
+    THRESHOLD 10,000: made afresh each time, so that a cell run again starts from the same point."""
+    sample = copy.deepcopy(plain.messages[:15])
+    events, trace = [], []
+    shutil.rmtree(WORK / "steps", ignore_errors=True)
+    run = RunContext(fake_client(), sample, DEFAULTS.with_(threshold=10_000, transcript_dir=WORK / "steps"),
+                     SYSTEM_PROMPT, toolbox.schemas, None, events.append, trace.append)
+    run.call = 8                                   # the task has made seven calls so far
+    return sample, run, events, trace
+
+
+sample, run, events, trace = turn_so_far()
 read_so_far = [b["input"]["path"] for _, b in iter_tool_uses(sample) if b["name"] == "read_file"]
 print(f"{len(sample)} messages, {estimate_tokens(sample):,} estimated tokens, THRESHOLD here 10,000; "
       f"{len(read_so_far)} files read, the last {read_so_far[-1]}")
@@ -111,15 +118,20 @@ assert len(read_so_far) == 6
 # %% tags=["stub"]
 def my_layers(run):
     """Layers 1 and 2, before a call: micro every turn, auto past THRESHOLD; the names of those that fired."""
-    # fired = []
-    # if run.config.micro and run.micro(micro_layer(my_micro_compact)): "micro" fired
-    # if run.config.auto and run.context_size() > run.config.threshold:
-    #     run.summarise_and_replace("auto", compact=my_auto_compact); "auto" fired
-    # return fired
+    # Micro with your chapter 02 function, then auto with your chapter 03 one; name each that fired, in order.
+    # Trap: each layer only when its knob in run.config is on; auto measures what micro left.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: run.micro(micro_layer(my_micro_compact)) runs micro and says whether it cleared anything;
+# run.context_size() > run.config.threshold decides auto, which is run.summarise_and_replace("auto",
+# compact=my_auto_compact); each only if run.config.micro / run.config.auto.
 
 # %%
 my_layers = check(my_layers)
+
+# %%
+sample, run, events, trace = turn_so_far()
 layers = my_layers(run)
 print("layers that fired:", layers, "| events:", [(e.kind, e.tokens_before, e.tokens_after) for e in events])
 print(f"the history is now {len(sample)} message(s), {estimate_tokens(sample):,} estimated tokens")
@@ -188,25 +200,27 @@ assert [m["role"] for m in sample] == ["user", "assistant", "user"] and stop is 
 # %% tags=["stub"]
 def my_agent_loop(client, messages, *, system, tools, config, run):
     """Run one request to its end; return "compact", "end_turn" or "max_turns"."""
-    # manual(focus): run.summarise_and_replace("manual", focus, compact=my_auto_compact)
-    # at most config.max_turns times:
-    #     my_layers(run)                                              (micro, auto)
-    #     the call: client.messages.create(model=, max_tokens= from config, system=, tools=tools.schemas,
-    #               messages=); content = to_dicts(response.content), or [text("(no reply)")] if empty
-    #     the round: my_finish_round(messages, content, tools, manual); True: return "compact"
-    #     no tool_use in content: return "end_turn"
-    # then "max_turns"
+    # Turn after turn: the layers, the call (step 2), the round (step 3), then the exits (step 4).
+    # Trap: the round's compaction is the manual one, which ends the request at once.
+    # Trap: at most config.max_turns calls.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: manual = lambda focus: run.summarise_and_replace("manual", focus, compact=my_auto_compact); for each
+# of range(config.max_turns): my_layers(run); response = client.messages.create(model=config.model,
+# max_tokens=config.max_tokens, system=system, tools=tools.schemas, messages=messages); content =
+# to_dicts(response.content) or [text("(no reply)")]; if my_finish_round(messages, content, tools, manual):
+# return "compact"; if no block is a tool_use: return "end_turn". After the loop: "max_turns".
 
 # %%
 my_agent_loop = check(my_agent_loop)
-my_loop = taught_loop(my_agent_loop)
 
 # %% [markdown]
 # Every run from here on is your loop's. Here all three layers fire: the twelve files, `THRESHOLD`
 # 10,000, and an agent that calls `compact` when its task is done.
 
 # %%
+my_loop = taught_loop(my_agent_loop)
 small = run_scenario(TWELVE_FILES, DEFAULTS.with_(threshold=10_000), WORK / "twelve", compact_policy="after_task",
                      loop=my_loop)
 print("call  kind     fired before   tools          input tokens")
@@ -462,9 +476,15 @@ answer("user_lines_per_summary", user_lines_per_summary)
 #
 # *Hint:* `context_tokens(picture)` is the denominator; parts are in `MEMORY_NAMES` order.
 
-# %%
+# %% tags=["stub"]
 def working_share(picture):
+    """The fraction of a memory picture's context tokens that is working memory."""
+    # Working memory's tokens over the context's.
+    # Trap: a picture also holds what lives on disk.
     raise NotImplementedError("your code here")
+
+# %%
+working_share = check(working_share)
 
 # %% tags=["answer"]
 largest_working_share = None
@@ -493,24 +513,24 @@ answer("thresholds_keeping_rule", thresholds_keeping_rule)
 # Copy `my_agent_loop` into `late_agent_loop` and move `my_layers(run)` to just after the call.
 # Predict: on the twelve files with `THRESHOLD` 10,000, does a request go above it? Which label fits?
 
-# %%
-late_agent_loop = None  # replace None with your changed loop (a function with my_agent_loop's signature)
+# %% tags=["stub"]
+def late_agent_loop(client, messages, *, system, tools, config, run):
+    """my_agent_loop with my_layers(run) moved to just after the model call."""
+    # Your my_agent_loop, one line moved; nothing else changes.
+    raise NotImplementedError("your code here")
 
 # %%
-if late_agent_loop is None:
-    print("Exercise 4: fill in late_agent_loop, then run this cell.")
+late_agent_loop = check(late_agent_loop)
+
+# %%
+if late_agent_loop is find_step("late_agent_loop").reference:  # your prediction first: this runs yours only
+    print("Exercise 4: write late_agent_loop, then run this cell to compare it with your loop.")
 else:
     config_10k = DEFAULTS.with_(threshold=10_000)
     on_time = run_scenario(TWELVE_FILES, config_10k, WORK / "on-time", loop=my_loop)
     late = run_scenario(TWELVE_FILES, config_10k, WORK / "late", loop=taught_loop(late_agent_loop))
-    assert [e.kind for e in late.events] == [e.kind for e in on_time.events], \
-        "the same layers should fire, in the same order: move the my_layers line, change nothing else"
-    assert on_time.stats.peak_context <= 10_000 < late.stats.peak_context, \
-        "your late loop never sent a request above THRESHOLD: is my_layers after the model call?"
-    print(f"Exercise 4: correct. Late, one request carried {late.stats.peak_context:,} tokens, "
-          f"{late.stats.peak_context - 10_000:,} above THRESHOLD; on time the largest was "
-          f"{on_time.stats.peak_context:,}. The request that crosses the threshold goes out whole "
-          "before anything is compacted: the loop's order (this design), whatever the model.")
+    print(f"the largest request: late {late.stats.peak_context:,} tokens, on time {on_time.stats.peak_context:,} "
+          "(THRESHOLD 10,000)")
 
 # %% [markdown]
 # ## Recap

@@ -40,6 +40,7 @@ from harness.labs.panel import panel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
+from harness.labs.steps import answer, check
 from harness.session.records import read_log
 from harness.session.replacement import (SUMMARY_HEADER, decide_compaction, describe_replacement,
                                          plan_replacement, replace_history, reported_total)
@@ -392,19 +393,15 @@ budget_slider = panel(describe_replacement, messages=naive,
 #
 # *Hint:* this is the whole of `harness.session.resume.replay`; try not to look.
 
-# %%
+# %% tags=["stub"]
 def my_replay(records):
+    """The live history a list of log records leaves: messages appended, compactions replayed."""
+    # Walk the records in order, rebuilding the history each compaction left behind.
+    # Trap: a compaction record holds its own budget; and not every record has the same fields.
     raise NotImplementedError("your code here")
 
 # %%
-try:
-    mine = [my_replay(read_log(path).records) for path in (LOG, layer_log)]
-except NotImplementedError:
-    print("Exercise 1: not implemented yet.")
-else:
-    assert mine[0] == continued.messages, "the usage-triggered session does not replay to its live history"
-    assert mine[1] == resume(layer_log).messages, "the three-layer session does not replay"
-    print("Exercise 1: correct.")
+my_replay = check(my_replay)
 
 # %% [markdown]
 # ### 2. A budget in tokens
@@ -415,54 +412,41 @@ else:
 #
 # *Hint:* copy `plan_replacement` and change one line.
 
-# %%
+# %% tags=["stub"]
 def kept_by_tokens(messages, budget_tokens):
+    """The indexes of the user messages to keep, oldest first: chosen newest first while their tokens fit,
+    the newest always."""
+    # A run of the most recent user messages whose tokens fit the budget.
+    # Trap: the newest is kept even alone over the budget; the first that does not fit ends the run.
     raise NotImplementedError("your code here")
 
 # %%
-try:
-    picks = {budget: kept_by_tokens(naive, budget) for budget in (0, 50, 100, 10_000)}
-except NotImplementedError:
-    print("Exercise 2: not implemented yet.")
-else:
-    from harness.session.replacement import is_user_words
-    words = [i for i, m in enumerate(naive) if is_user_words(m)]
-    for budget, kept in picks.items():
-        assert list(kept) == words[len(words) - len(kept):], "keep a run of the most recent user messages, in order"
-        assert len(kept) >= 1 and (len(kept) == 1 or sum(count_tokens([naive[i]]) for i in kept) <= budget)
-    assert len(picks[10_000]) == len(words) and len(picks[0]) == 1
-    print("Exercise 2: correct.")
+kept_by_tokens = check(kept_by_tokens)
 
 # %% [markdown]
 # ### 3. The whole input
 # Write `whole_input(usage)`: the input tokens a request read, from an SDK `Usage` or a plain dict,
-# whose cache fields may be missing or `None`. Then write in `naive_rule_compacts` what a rule that
+# whose cache fields may be missing or `None`. Then say in `naive_rule_compacts` what a rule that
 # compacts at 8,000 tokens of `input_tokens + output_tokens` decides for `cached_round` (`True` or
 # `False`).
 #
 # *Hint:* `getattr(usage, name, None)` for an object, `usage.get(name)` for a dict.
 
-# %%
+# %% tags=["stub"]
 def whole_input(usage):
+    """The input tokens a request read: input_tokens and both cache fields, from an SDK Usage or a dict."""
+    # The three input fields added up.
+    # Trap: a field may be missing or None; a dict has no attributes.
     raise NotImplementedError("your code here")
 
+# %%
+whole_input = check(whole_input)
 
+# %% tags=["answer"]
 naive_rule_compacts = None  # True or False
 
 # %%
-try:
-    inputs = [whole_input(u) for u in (cached_round, fake_usage, {"input_tokens": 7, "output_tokens": 1},
-                                       {"input_tokens": 7, "cache_read_input_tokens": None,
-                                        "cache_creation_input_tokens": 5, "output_tokens": 1})]
-except NotImplementedError:
-    print("Exercise 3: not implemented yet.")
-else:
-    assert inputs == [9_912, fake_usage.input_tokens, 7, 12], f"not quite: {inputs}"
-    if naive_rule_compacts is None:
-        print("Exercise 3: whole_input is correct; now fill in naive_rule_compacts.")
-    else:
-        assert naive_rule_compacts is False, "input_tokens + output_tokens is 92 here, far below 8,000"
-        print("Exercise 3: correct.")
+answer("naive_rule_compacts", naive_rule_compacts)
 
 # %% [markdown]
 # ## Recap

@@ -149,9 +149,8 @@ def my_interruption(history):
     Only the last message can hold open calls, and only if it is the assistant's with tool_use blocks
     (its content may also be a plain string). The answer: one user message with, for each of those
     blocks in order, tool_result(its id, INTERRUPTED, is_error=True)."""
-    # None for an empty history, or one whose last message is not the assistant's
-    # the ids of the tool_use blocks of that last message (none if its content is a string)
-    # None if there are none; else user([...one error tool_result per id...])
+    # The calls the history ends with, each answered as interrupted, in one message; None when none is open.
+    # Trap: an empty history; a last message whose content is a plain string.
     raise NotImplementedError("your code here")
 
 # %%
@@ -442,14 +441,17 @@ display(compaction_inspector(all_events))
 # characters of the line `record`, with no newline, as a crash mid-write would. The cell after the check
 # tears the chapter's log at every cut point, then resumes and reopens it.
 #
-# *Hint:* `shutil.copy`, then open the target in append mode.
+# *Hint:* a crash mid-write leaves what was written so far, and nothing after it.
 
 # %% tags=["stub"]
 def tear(source, target, record, keep):
     """Copy the log ``source`` to ``target``, then append record[:keep] with no newline."""
-    # copy source over target
-    # open target for appending (text, UTF-8) and write the first keep characters of record
+    # The target ends as the source's bytes, then the cut record.
+    # Trap: the target may hold a stale file; keep counts characters, and the log is UTF-8.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: shutil.copy(source, target), then open target in mode "a" with encoding="utf-8" and write record[:keep].
 
 # %%
 tear = check(tear)

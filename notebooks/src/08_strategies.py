@@ -559,20 +559,11 @@ answer("ex1_kept", ex1_kept)
 # Which single knob of `ServerToolClearing` makes section 3's task clear nothing at `trigger=10_000`?
 # Give its name and a value, as a one-entry dict.
 
-# %%
+# %% tags=["answer"]
 ex2_knob = None  # e.g. {"keep": 3}: one knob name and its value
 
 # %%
-if ex2_knob is None:
-    print("Exercise 2: fill in ex2_knob, then run this cell.")
-else:
-    assert len(ex2_knob) == 1 and "trigger" not in ex2_knob, "one knob, and not trigger"
-    knob_run = run_scenario(TWELVE_FILES, CompactionConfig(), WORK / "ex2",
-                            compactor=ServerToolClearing(trigger=10_000, **ex2_knob))
-    assert cleared_so_far(knob_run)["cleared_tool_uses"] == 0, \
-        f"not yet: it still clears {cleared_so_far(knob_run)['cleared_tool_uses']} tool uses"
-    assert knob_run.answers[-1], "it clears nothing, but the task is no longer done"
-    print("Exercise 2: correct.")
+answer("ex2_knob", ex2_knob)
 
 # %% [markdown]
 # ### 3. The summary where Codex puts it
@@ -583,24 +574,14 @@ else:
 # message, `history[1:k] + [history[0]] + history[k:]`. Set it as `.messages` of
 # `copy.copy(by_key["usage"].session)`.
 
-# %%
+# %% tags=["answer"]
 ex3_history = None  # your reordered copy of by_key["usage"].session.messages
 
 # %%
-if ex3_history is None:
-    print("Exercise 3: fill in ex3_history, then run this cell.")
-else:
-    usage_session = by_key["usage"].session
-    summary_message = usage_session.messages[0]
-    assert sorted(map(repr, ex3_history)) == sorted(map(repr, usage_session.messages)), \
-        "the same messages, only in another order"
-    first_reply = next(i for i, m in enumerate(ex3_history) if m["role"] == "assistant")
-    assert ex3_history[first_reply - 1] == summary_message, "the summary should come right before the first reply"
-    reordered = copy.copy(usage_session)
+if answer("ex3_history", ex3_history):
+    reordered = copy.copy(by_key["usage"].session)
     reordered.messages = ex3_history
-    again = probe_amnesia(reordered)
-    assert again.remembered["first file changed"], "the fake still names the wrong first file"
-    print(f"Exercise 3: correct; {sum(again.remembered.values())} of 8 facts now (usage kept 5).")
+    print(f"{sum(probe_amnesia(reordered).remembered.values())} of 8 facts now (usage kept 5).")
 
 # %% [markdown]
 # ### 4. A ninth fact
@@ -617,7 +598,9 @@ else:
 def ninth_probe():
     """A Probe of t03_edit's tag: asked with tag_from_memory, expecting the tag's value, and graded by
     said_in (work requests, counted from 1) and source."""
-    # return Probe(name, question, expect, said_in=..., source=...)
+    # A Probe (section 4) whose question asks for the tag from memory and whose grading tells when and
+    # where the fact was said.
+    # Trap: the work requests count from 1.
     raise NotImplementedError("your code here")
 
 # %%
@@ -641,10 +624,13 @@ def answered_from_memory(reply, tools, expect):
     ``reply``: the reply's text; ``tools``: the names of the tools it called; ``expect``: the probe's
     phrases, each a string or a tuple of alternatives. Remembered: no tool called, and every phrase
     (for a tuple, any one of its alternatives) in the reply, ignoring case."""
-    # a tool called: False
-    # for each phrase of expect: its alternatives (a string is one); none in the lowered reply: False
-    # else True
+    # Remembered, as the docstring says: nothing looked up, and every phrase found.
+    # Trap: a string is one phrase, a tuple its alternatives; ignoring case means on both sides.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: if tools: False; said = reply.lower(); for each phrase of expect, alternatives = (phrase,) if it is a
+# str, else phrase; if no p.lower() of them is in said: False; else True.
 
 # %%
 answered_from_memory = check(answered_from_memory)

@@ -41,7 +41,7 @@ from harness.labs.recording import RecordingClient
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES, python_module
 from harness.labs.scratch import own_scratch
-from harness.labs.steps import check
+from harness.labs.steps import answer, check
 from harness.labs.tables import Table
 from harness.labs.tuning import (GOLDFISH, HOARDER, KEEP_SLIDER, PRESERVE_CHOICES, READ_FILE,
                                  THRESHOLD_SLIDER, TUNING_PROBES, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
@@ -584,19 +584,11 @@ assert {(k, t) for k in (1, 3, 10) for t in THRESHOLDS} <= {(k, t) for k in KEEP
 #
 # *Hint:* with one tool call per round, KEEP_RECENT = k puts 2k blocks after the cleared result.
 
-# %%
+# %% tags=["answer"]
 first_whole_rewrite = None  # a KEEP_RECENT value
 
 # %%
-if first_whole_rewrite is None:
-    print("Exercise 1: fill in first_whole_rewrite, then run this cell.")
-else:
-    short_lookback = replace(PRICES, lookback_blocks=8)
-    truth = min(k for k in range(1, 12) if rewrite_after(k, short_lookback)[2] == 0)
-    assert first_whole_rewrite == truth, (
-        f"not quite: at KEEP_RECENT={first_whole_rewrite} the call reads "
-        f"{rewrite_after(first_whole_rewrite, short_lookback)[2]:,} tokens from the cache")
-    print("Exercise 1: correct.")
+answer("first_whole_rewrite", first_whole_rewrite)
 
 # %% [markdown]
 # ### 2. Is the cliff the whole story?
@@ -605,17 +597,11 @@ else:
 #
 # *Hint:* a new `Lab(WORK / "exercise2", prices=...)`; compare `.dollars` of `HOARDER` and `UNCOMPRESSED`.
 
-# %%
+# %% tags=["answer"]
 hoarder_still_dearer = None  # True or False
 
 # %%
-if hoarder_still_dearer is None:
-    print("Exercise 2: fill in hoarder_still_dearer, then run this cell.")
-else:
-    endless = Lab(WORK / "exercise2", prices=replace(PRICES, lookback_blocks=1_000))
-    truth = endless.run(HOARDER).dollars > endless.run(UNCOMPRESSED).dollars
-    assert hoarder_still_dearer == truth, "not quite: run the two settings and compare their .dollars"
-    print("Exercise 2: correct.")
+answer("hoarder_still_dearer", hoarder_still_dearer)
 
 # %% [markdown]
 # ### 3. A summary that forgets nothing
@@ -625,37 +611,25 @@ else:
 # *Hint:* the slider's second line names the facts; `lab.run(Setting(3, threshold)).stats.compactions`
 # counts the summaries.
 
-# %%
+# %% tags=["answer"]
 threshold_that_remembers = None  # a THRESHOLD in tokens
 
 # %%
-if threshold_that_remembers is None:
-    print("Exercise 3: fill in threshold_that_remembers, then run this cell.")
-else:
-    tried = lab.run(Setting(3, threshold_that_remembers))
-    assert tried.stats.compactions.get("auto", 0) > 0, "no summary ran at that threshold: go lower"
-    assert not tried.forgotten, f"at that threshold the agent forgot {', '.join(tried.forgotten)}"
-    print("Exercise 3: correct.")
+answer("threshold_that_remembers", threshold_that_remembers)
 
 # %% [markdown]
 # ### 4. No file read twice
-# Of the settings run, which forgets nothing, keeps every call under 15,000 tokens of context, reads no
-# file twice and costs least with caching?
+# Of the settings sections 3 to 7 ran, which forgets nothing, keeps every call under 15,000 tokens of
+# context, reads no file twice and costs least with caching?
 #
 # *Hint:* filter `lab.outcomes.values()` on `stats.re_reads == 0`, then `recommend(..., max_peak=15_000)`.
 # Answer with the winning `Setting`.
 
-# %%
+# %% tags=["answer"]
 best_without_re_reads = None  # a Setting
 
 # %%
-if best_without_re_reads is None:
-    print("Exercise 4: fill in best_without_re_reads, then run this cell.")
-else:
-    candidates = [o for o in lab.outcomes.values() if o.stats.re_reads == 0]
-    truth = recommend(candidates, max_peak=15_000)[0].setting
-    assert best_without_re_reads == truth, "not quite: check the peak limit and the re-reads"
-    print("Exercise 4: correct.")
+answer("best_without_re_reads", best_without_re_reads)
 
 # %% [markdown]
 # ### 5. Price a run
@@ -675,8 +649,8 @@ def price_calls(calls, prices, caching=True):
     uncached. ``prices.input`` is dollars per million uncached input tokens; a token written costs
     ``cache_write_factor`` times as much, one read ``cache_read_factor`` times; ``prices.output`` is
     dollars per million output tokens."""
-    # sum each call's tokens into the four counts
-    # then price the four sums
+    # The run's four token counts, then its price.
+    # Trap: which calls are cached (kind, size, the caching switch), and a call exactly at the minimum.
     raise NotImplementedError("your code here")
 
 # %%

@@ -41,7 +41,7 @@ from harness.labs.panel import panel
 from harness.labs.scratch import own_scratch
 from harness.labs.steps import answer, check
 from harness.labs.yours import compare
-from harness.memory.store import MemoryStore, memory_path
+from harness.memory.store import MemoryStore
 from harness.memory.toolbox import MEMORY_TOOL
 from harness.strategies.registry import PRETEND_WINDOW
 
@@ -99,11 +99,13 @@ assert refusal == "tools.0.memory_20250818.name: Input should be 'memory'"
 # %% tags=["stub"]
 def my_memory_path(path):
     """The path relative to the memory folder ("" for /memories itself), or PathEscape."""
-    # rule 1: PathEscape unless path is a non-empty str without "\x00"
-    # rule 2: PathEscape unless path is "/memories" or starts with "/memories/"
-    # the parts after "/memories" (split on "/"); rule 3: PathEscape if one of them is ".."
-    # return the other parts joined by "/", without the empty ones and the "." ones
+    # The three rules above, each raising PathEscape, then the path below /memories, tidied.
+    # Trap: "/memoriesX/a" starts with "/memories"; "a..b.md" holds ".." but is a name.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: refuse a non-str, "" and a NUL; accept only path == "/memories" or path.startswith("/memories/");
+# parts = path.split("/")[2:]; refuse ".." in parts; return "/".join of the parts that are not "" or ".".
 
 # %%
 my_memory_path = check(my_memory_path)
@@ -116,6 +118,8 @@ PATHS = ["/memories", "/memories/", "/memories/a.md", "/memories/notes/a.md", "/
          "/memories//a.md", "/memories/a/./b/c.md", "/memories/a..b.md", "/memories/..a", "/memories/../x",
          "/memories/a/../../x", "/memories/a/..", "../x", "/etc/passwd", "memories/a", "/memoriesX/a",
          "/memories/a\x00b", "", None, 7, "/tmp/memories/a", "/Memories/a", "//memories/a", "/memories/ a.md"]
+from harness.memory.store import memory_path  # the harness's own check, now that yours is checked
+
 path_check = compare("memory_path", my_memory_path, memory_path, [(repr(p), (p,)) for p in PATHS])
 print(path_check)
 

@@ -90,13 +90,16 @@ def my_merge_request(messages, config, focus):
     """The incremental summary request for a history, as the keyword arguments of ``client.messages.create``.
 
     A malformed history raises ``check_shape``'s error before anything is built."""
-    # check_shape(messages); no summary first (is_summary): return tail_request(messages, config, focus)
-    # previous = the first message's content after its first "\n\n"
-    # dump = json.dumps(messages[1:], ensure_ascii=False); room = tail_chars - len(previous), at least 0
-    # prompt: MERGE_PROMPT (+ the focus line), the previous summary in its tags, then the last `room`
-    #     characters of dump in <conversation> tags, each part after "\n\n", each tag on its own line
-    # return {"model": config.model, "max_tokens": config.summary_max_tokens, "messages": [user(prompt)]}
+    # Without a summary first, chapter 03's request; with one, the whole previous summary and as much of
+    # the later turns' JSON as tail_chars leaves room for, in the layout section 2 shows.
+    # Trap: the room left can be 0 or less, and a slice from the end of length 0 is not empty.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: check_shape(messages); no is_summary(messages[0]): return tail_request(messages, config, focus);
+# previous = the first message's content after its first "\n\n"; dump = json.dumps(messages[1:],
+# ensure_ascii=False); room = max(config.tail_chars - len(previous), 0); the tail is dump[max(len(dump) -
+# room, 0):]; prompt = MERGE_PROMPT (+ the focus line), then the tagged parts, each after "\n\n".
 
 # %%
 my_merge_request = check(my_merge_request)
@@ -385,11 +388,14 @@ def my_verify_request(messages, draft, config, view_chars=None):
     draft was written from) is how much of the history the check is shown.
 
     A malformed history raises ``check_shape``'s error before anything is built."""
-    # check_shape(messages); view = view_chars, or config.tail_chars when it is None
-    # prompt: VERIFY_PROMPT, the draft in <draft_summary> tags, then the last `view` characters of
-    #     json.dumps(messages, ensure_ascii=False) in <conversation> tags (parts and tags as in section 2)
-    # the model and max_tokens of the draft's request, the prompt as the one user message
+    # The draft, then the last part of the whole history's JSON that the view allows, laid out as in section 2.
+    # Trap: view_chars None means the draft's own view; a malformed history must raise before anything.
     raise NotImplementedError("your code here")
+
+# %% jupyter={"source_hidden": true} tags=["hint"]
+# Hint: check_shape(messages); view = config.tail_chars if view_chars is None else view_chars; dump =
+# json.dumps(messages, ensure_ascii=False); the conversation is dump[max(len(dump) - view, 0):]; the prompt is
+# VERIFY_PROMPT, the draft in <draft_summary> tags, the conversation in <conversation> tags.
 
 # %%
 my_verify_request = check(my_verify_request)

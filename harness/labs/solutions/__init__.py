@@ -13,7 +13,9 @@ import importlib
 import pkgutil
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
+
+from ..yours import Raised
 
 
 def chapters() -> list[str]:
@@ -23,26 +25,52 @@ def chapters() -> list[str]:
 
 @dataclass(frozen=True)
 class Step:
-    """One function you write: its reference, the cases it is checked on, and what is compared."""
+    """One function you write: its reference, the cases it is checked on, what is compared, and the hints.
+
+    A case is ``(name, arguments)``, or ``(name, arguments, trap)`` for one made to catch a mistake. The
+    hint shown with a difference is the one of ``traps`` that ``diagnose`` names for it (from what the two
+    gave), else the one of ``flags`` whose key is in the path where they differ (a part of what is compared
+    that names a kind of mistake, as "the history's own blocks" does), else the one of the case's trap,
+    else ``hint``: each says what kind of mistake it is and what to look at, never what the reference
+    gives."""
     name: str
     chapter: str
     reference: Callable[..., Any]
-    cases: Callable[[], list[tuple[str, tuple[Any, ...]]]]  # (case name, arguments); built when first checked
+    cases: Callable[[], list[tuple[Any, ...]]]     # built when first checked
     observe: Callable[[Callable[..., Any], tuple[Any, ...]], Any] | None = None  # None: what it returns
     label: str = "result"
-    hint: str = ""                                   # one line on the usual mistake, shown when yours differs
-    needs: tuple[str, ...] = field(default=())        # earlier steps of the chapter it calls
+    hint: str = ""                                   # for a difference no trap explains
+    traps: Mapping[str, str] = field(default_factory=dict)  # a case's trap, or a diagnosis -> its hint
+    flags: Mapping[str, str] = field(default_factory=dict)  # a key of what is compared -> its hint
+    diagnose: Callable[[Any, Any], str | None] | None = None  # (expected, got) at the difference -> a trap
+    twins: tuple[str, ...] = ()                      # the harness's own versions ("module:name"): calling one is no answer
+    tolerance: float = 0.0                           # numbers this close to the reference's count as equal
 
 
 @dataclass(frozen=True)
 class Answer:
     """A value an exercise asks you to work out (a set, a number, a list): how the truth is found, out of
-    sight of the notebook. ``truth`` runs the harness's reference when the value is first checked."""
+    sight of the notebook. ``truth`` runs the harness's reference when the value is first checked.
+
+    An exercise with more than one right answer has ``accepts``: it judges a value (None when it is right,
+    else how it is off, in words that never give an answer), and ``truth`` gives one right answer.
+    ``hints`` may hold a hint per way of being off ("too high", "missing", ...), in place of ``hint``."""
     name: str                         # the variable the exercise asks you to fill in
     chapter: str
     truth: Callable[[], Any]
     hint: str = ""                    # one line, shown when yours is not the answer
     tolerance: float = 0.0            # a number within this of the truth counts (0: exactly)
+    accepts: Callable[[Any], str | None] | None = None
+    hints: Mapping[str, str] = field(default_factory=dict)
+    live: bool = False                # its truth needs real Claude (chapter 10): checked only when live
+
+
+def raised(expected: Any, got: Any) -> str | None:
+    """A ``Step.diagnose`` for any step: the name of the error yours raised where the reference did not (or
+    raised another), or "returned" where the reference raised and yours did not; None otherwise."""
+    if type(got) is Raised and got != expected:  # the real type: yours may return what claims to be one
+        return got.error
+    return "returned" if type(expected) is Raised and type(got) is not Raised else None
 
 
 @lru_cache(maxsize=None)

@@ -1,18 +1,52 @@
-"""Chapter 01 has no step to write (it measures the counts): the values its exercises 1, 3 and 4 ask for,
-worked out as the chapter does, and the answers to its recap questions."""
+"""Chapter 01's step, exercise 2's estimate without a tokenizer; the values its exercises 1, 3 and 4 ask for,
+worked out as the chapter does; and the answers to its recap questions.
+
+``better_estimate`` is checked on the chapter's samples and on what trips a hand-written one: accents
+and emoji (not only Chinese is non-ASCII), a history whose repr is much longer than its text, no
+messages. A count within 1 of the reference's passes (rounding up or down is yours)."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from ...core.config import CompactionConfig
-from ...core.messages import Message, assistant, user
+from ...core.messages import Message, assistant, tool_result, user
 from ...core.tokens import count_tokens, estimate_tokens, text_tokens
 from ..growth import estimate_and_count, mix_text
 from ..samples import CHINESE, ENGLISH
 from . import Answer, Step
 
-STEPS: list[Step] = []
 THRESHOLD = CompactionConfig().threshold
+
+
+def better_estimate(messages):
+    """Every non-ASCII character of str(messages) is one token, the rest four characters a token."""
+    text = str(messages)
+    wide = sum(1 for ch in text if ord(ch) > 127)
+    return wide + (len(text) - wide) // 4
+
+
+def _estimate_cases() -> list[tuple[Any, ...]]:
+    short = [user(f"ok {n}") if n % 2 == 0 else assistant("fine") for n in range(40)]
+    return [("40 short messages (the repr is most of it)", (short,), "repr"),
+            ("a French sentence: é, à, ç", ([user("Déjà vu: le garçon a été là, à côté du café. " * 6)],), "accents"),
+            ("emoji", ([user("ship it 🚀🚀🚀 " * 10)],), "accents"),
+            ("the Chinese prose", ([user(CHINESE)],), "accents"),
+            ("the English prose", ([user(ENGLISH)],), None),
+            ("a tool result of code", ([user([tool_result("toolu_1", "def f(x):\n    return x * 2\n" * 20)])],), None),
+            ("half English, half Chinese", ([user(mix_text(ENGLISH, CHINESE, 50, 400))],), None),
+            ("no messages", ([],), "repr")]
+
+
+STEPS = [
+    Step("better_estimate", "01", better_estimate, _estimate_cases, tolerance=1,
+         hint="The count is of str(messages), the whole repr, character by character: one token for each "
+              "non-ASCII character, the rest four characters a token.",
+         traps={"accents": "Non-ASCII characters are one token each (the seed's len // 4 gives them a quarter), "
+                           "and every character above code point 127 is one: é, à, ç and emoji too, not only "
+                           "Chinese.",
+                "repr": "Count the characters of str(messages), brackets, keys and quotes included, not only "
+                        "the text of each message."}),
+]
 
 
 def _tokens_per_character() -> float:

@@ -36,6 +36,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from anthropic.types import Message as Message_
+from anthropic.types import TextBlock, ThinkingBlock, Usage
+
 from ...core.auto import COMPRESSED_HEADER, SUMMARY_PROMPT, AutoReport, SummaryFailed
 from ...core.config import CompactionConfig
 from ...core.messages import Message, assistant, iter_tool_results, result_text, text, tool_result, tool_use, user
@@ -48,7 +51,7 @@ from ..runs import run_scenario
 from ..scenarios import LONG_SESSION
 from ..scratch import scratch_folder
 from ..yours import Raised, random_histories
-from . import Answer, Step
+from . import Answer, Step, raised
 from .ch02 import twelve_file_history
 
 
@@ -143,6 +146,8 @@ NON_ASCII = (
     assistant("It lists words with accents and 言語."),
     user("Résumé again, 言 first."),
 )
+LISTED = (user("Plot the data."), assistant([tool_use("toolu_1", "bash", {"command": "plot"})]),
+          user([tool_result("toolu_1", [text("a chart of the data")])]), assistant("Plotted."), user("Thanks."))
 REPEATED = (user("What is VERSION_TAG in a.py?"), assistant('It is "v1".'),
             user("What is VERSION_TAG in a.py?"), assistant('Still "v1".'), user("Thanks."))
 
@@ -204,8 +209,12 @@ LAYOUTS: tuple[tuple[str, dict[str, str] | None], ...] = (
 )
 
 
+LAYOUT_TRAPS = {"no folder yet": "no folder", "transcript_0001 taken": "taken", "0001 and 0002 taken": "taken",
+                "0001 and 0003 taken": "gap", "other files only": "other files"}
+
+
 @lru_cache(maxsize=1)
-def _save_setup() -> tuple[list[tuple[str, tuple[Any, ...]]], dict[Path, dict[str, str] | None]]:
+def _save_setup() -> tuple[list[tuple[Any, ...]], dict[Path, dict[str, str] | None]]:
     histories = named_histories() + [("no messages", [])]
     histories += [(f"random history {i}", h) for i, h in enumerate(random_histories(24, seed=3))]
     cases: list[tuple[str, tuple[Any, ...]]] = []
@@ -215,10 +224,10 @@ def _save_setup() -> tuple[list[tuple[str, tuple[Any, ...]]], dict[Path, dict[st
         for layout, files in layouts:
             folder = _case_folder("save_transcript", len(cases))
             before[folder] = files
-            cases.append((f"{name}, {layout}", (history, folder)))
+            cases.append((f"{name}, {layout}", (history, folder), LAYOUT_TRAPS.get(layout)))
     folder = _case_folder("save_transcript", len(cases))
     before[folder] = None
-    cases.append(("the small history, the folder given as a str", (list(SMALL), str(folder))))
+    cases.append(("the small history, the folder given as a str", (list(SMALL), str(folder)), "str"))
     return cases, before
 
 
@@ -249,11 +258,14 @@ def _request_cases() -> list[tuple[str, tuple[Any, ...]]]:
     config = CompactionConfig()
     short_tail = config.with_(tail_chars=200)
     other = CompactionConfig(model="claude-sonnet-4-5", summary_max_tokens=512, tail_chars=1_000)
-    cases = [(name, (history, config, None)) for name, history in named_histories()]
-    cases += [("the 12-file history, with a focus", (list(twelve_file_history()), config, "the user's requests")),
-              ("the 12-file history, an empty focus", (list(twelve_file_history()), config, "")),
-              ("the non-ASCII history, a 200-character tail", (list(NON_ASCII), short_tail, None)),
-              ("first20, another model and max_tokens", (list(first20_history()), other, None)),
+    cases = [(name, (history, config, None), "non-ascii" if "non-ASCII" in name else None)
+             for name, history in named_histories()]
+    cases += [("the 12-file history, with a focus", (list(twelve_file_history()), config, "the user's requests"),
+               "focus"),
+              ("the 12-file history, an empty focus", (list(twelve_file_history()), config, ""), "empty focus"),
+              ("the non-ASCII history, a 200-character tail", (list(NON_ASCII), short_tail, None), "tail_chars"),
+              ("first20, model claude-sonnet-4-5, summary_max_tokens 512, tail_chars 1,000",
+               (list(first20_history()), other, None), "config"),
               ("no messages", ([], config, None))]
     cases += [(f"random history {i}, a 200-character tail", (h, short_tail, "files" if i % 7 == 0 else None))
               for i, h in enumerate(random_histories(40, seed=3))]
@@ -281,16 +293,49 @@ CLIENTS = (("answers", {}), ("fails (HTTP 500)", {"fail_summaries": 1}), ("answe
            ("window of 2,000 tokens", {"window": 2_000}))
 
 
+class ScriptedClient:
+    """A client whose ``messages.create`` answers every request with the same reply: given blocks, as the SDK
+    types them (a reply the fake never writes: several text blocks, a thinking block first, blank lines)."""
+
+    def __init__(self, blocks: list[Any]):
+        self.blocks = blocks
+
+    @property
+    def messages(self) -> "ScriptedClient":
+        return self
+
+    def create(self, **request: Any) -> Message_:
+        return Message_(id="msg_scripted", type="message", role="assistant", model=request["model"],
+                        content=self.blocks, stop_reason="end_turn", stop_sequence=None,
+                        usage=Usage(input_tokens=120, output_tokens=30))
+
+
+SUMMARY_LINES = ("1. What was accomplished:\n- read: a.py", "2. Current state:\n- In progress: change a.py")
+REPLIES = (("a reply in two text blocks", [TextBlock(type="text", text=SUMMARY_LINES[0] + "\n"),
+                                           TextBlock(type="text", text=SUMMARY_LINES[1])], "blocks"),
+           ("a reply that starts with a thinking block",
+            [ThinkingBlock(type="thinking", thinking="What matters here?", signature="c2ln"),
+             TextBlock(type="text", text=SUMMARY_LINES[0])], "blocks"),
+           ("a reply with blank lines around the summary",
+            [TextBlock(type="text", text="\n\n  " + SUMMARY_LINES[0] + "  \n")], "strip"),
+           ("a reply of blank lines only", [TextBlock(type="text", text=" \n\n ")], "blank"))
+
+
 @lru_cache(maxsize=1)
-def _summary_cases() -> list[tuple[str, tuple[Any, ...]]]:
+def _summary_cases() -> list[tuple[Any, ...]]:
     config = CompactionConfig()
-    histories = named_histories() + [(f"random history {i}", h) for i, h in enumerate(random_histories(8, seed=5))]
-    cases = [(f"{name}, the fake {kind}", (fake_client(**options), my_summary_request(history, config)))
-             for name, history in histories for kind, options in CLIENTS]
     small = my_summary_request(list(SMALL), config)
-    cases += [("the small history, max_tokens 5 (a reply cut short)",
-               (fake_client(), small | {"max_tokens": 5})),
-              ("the small history, max_tokens 0 (refused)", (fake_client(), small | {"max_tokens": 0}))]
+    cases: list[tuple[Any, ...]] = [(f"the small history, {name}", (ScriptedClient(blocks), small), trap)
+                                    for name, blocks, trap in REPLIES]
+    without = {key: value for key, value in small.items() if key != "max_tokens"}
+    cases += [("the small history, a request without max_tokens (the SDK raises TypeError before sending)",
+               (fake_client(), without), "not an API error"),
+              ("the small history, the fake fails (HTTP 500)", (fake_client(fail_summaries=1), small), "fails")]
+    histories = named_histories() + [(f"random history {i}", h) for i, h in enumerate(random_histories(8, seed=5))]
+    cases += [(f"{name}, the fake {kind}", (fake_client(**options), my_summary_request(history, config)))
+              for name, history in histories for kind, options in CLIENTS]
+    cases += [("the small history, max_tokens 5 (a reply cut short)", (fake_client(), small | {"max_tokens": 5})),
+              ("the small history, max_tokens 0 (refused)", (fake_client(), small | {"max_tokens": 0}), "fails")]
     return cases
 
 
@@ -302,29 +347,48 @@ def summary_returned(function, args):
 
 # my_auto_compact: (client, messages, config, focus).
 
+def quoted_request(messages, config, focus=None):
+    """A request builder of a case's own: the summary prompt with the last 500 characters of the history as
+    JSON, and another max_tokens (what ``build`` must be asked for when a caller passes one)."""
+    conversation = json.dumps(messages, ensure_ascii=False)[-500:]
+    return {"model": config.model, "max_tokens": 300,
+            "messages": [user(f"{SUMMARY_PROMPT}\n\n<conversation>\n{conversation}\n</conversation>")]}
+
+
 @lru_cache(maxsize=1)
-def _compact_cases() -> list[tuple[str, tuple[Any, ...]]]:
-    runs = [(name, history, "answers", None) for name, history in named_histories()]
+def _compact_cases() -> list[tuple[Any, ...]]:
     twelve = list(twelve_file_history())
-    runs += [("the 12-file history, with a focus", twelve, "answers", "the user's requests")]
-    runs += [(name, history, kind, None) for name, history in (("the small history", list(SMALL)),
-                                                               ("the 12-file history", twelve))
+    runs: list[tuple[str, list[Message], str, str | None, Any, str | None]] = [
+        ("the small history", list(SMALL), "fails (HTTP 500)", None, None, "fails"),
+        ("the small history", list(SMALL), "answers empty", None, None, "empty"),
+        ("the small history, build=quoted_request", list(SMALL), "answers", None, quoted_request, "build"),
+        ("the 12-file history, build=head_summary_request", twelve, "answers", None, head_summary_request, "build"),
+        ("the 12-file history, with a focus", twelve, "answers", "the user's requests", None, "focus")]
+    runs += [(name, history, "answers", None, None, None) for name, history in named_histories()]
+    runs += [(name, history, kind, None, None, "fails" if kind != "answers empty" else "empty")
+             for name, history in (("the small history", list(SMALL)), ("the 12-file history", twelve))
              for kind, _ in CLIENTS[1:]]
-    runs += [(f"random history {i}", h, "answers", None) for i, h in enumerate(random_histories(30, seed=3))]
+    runs += [(f"random history {i}", h, "answers", None, None, None) for i, h in enumerate(random_histories(30, seed=3))]
     options = dict(CLIENTS)
-    return [(f"{name}, the fake {kind}" + (", a focus" if focus else ""),
-             (fake_client(**options[kind]), history, CompactionConfig(transcript_dir=_case_folder("auto", n)), focus))
-            for n, (name, history, kind, focus) in enumerate(runs)]
+    cases: list[tuple[Any, ...]] = []
+    for n, (name, history, kind, focus, build, trap) in enumerate(runs):
+        config = CompactionConfig(transcript_dir=_case_folder("auto", n))
+        arguments = (fake_client(**options[kind]), history, config, focus) + ((build,) if build else ())
+        cases.append((f"{name}, the fake {kind}" + (", a focus" if focus else ""), arguments, trap))
+    return cases
 
 
 def compaction_outcome(function, args):
-    """What a run of an auto_compact is judged by: the history afterwards (the transcript's path as
-    <transcript>), every transcript written, and the report or the exception's type."""
-    _, messages, config, _ = args
+    """What a run of an auto_compact is judged by: whether, when it returned, the history given was replaced
+    in place by one message holding the summary, the history afterwards (the transcript's path as <transcript>), every transcript written, and
+    the report or the exception's type."""
+    messages, config = args[1], args[2]
     folder = config.transcript_dir
     _lay_out(folder, None)
+    replaced = True
     try:
         report = function(*args)
+        replaced = len(messages) == 1 and report.summary in str(messages[0].get("content"))
         outcome: Any = {"summary": report.summary, "messages_before": report.messages_before,
                         "tokens_before": report.tokens_before,
                         "tokens_after is the history's size": report.tokens_after == estimate_tokens(messages),
@@ -336,18 +400,31 @@ def compaction_outcome(function, args):
     shown = json.dumps(messages, ensure_ascii=False)
     for path in written:
         shown = shown.replace(path.as_posix(), "<transcript>")
-    return {"history": json.loads(shown), "transcripts": [read_transcript(p) for p in written], "outcome": outcome}
+    return {"replaced in place": replaced, "history": json.loads(shown),
+            "transcripts": [read_transcript(p) for p in written], "outcome": outcome}
 
 
 # Exercise 1, forgotten_requests: (transcript, summary).
 
+ASK, EDIT = "What is VERSION_TAG in a.py?", 'In a.py, change VERSION_TAG to "v2".'
+BY_HAND = (  # (what the summary is like, the summary): the rule is the text itself, wherever it stands
+    ("a summary that names a request only as the work in progress",
+     f"1. What was accomplished:\n- read: a.py\n2. Current state:\n- In progress: {EDIT}", "lines"),
+    ("a summary that quotes a request inside a longer line",
+     f"2. Current state:\n- User: {ASK} (answered: v1)\n- User: {EDIT}", "lines"),
+    ("a summary that repeats a request in capitals", f"- User: {ASK.upper()}\n- User: {EDIT}", "case"),
+)
+
+
 @lru_cache(maxsize=1)
-def _forgotten_cases() -> list[tuple[str, tuple[Any, ...]]]:
-    cases = [(f"{name}, its summary", (history, summary_of(history))) for name, history in named_histories()]
+def _forgotten_cases() -> list[tuple[Any, ...]]:
+    cases: list[tuple[Any, ...]] = [(f"the small history, {name}", (list(SMALL), summary), trap)
+                                    for name, summary, trap in BY_HAND]
+    cases += [(f"{name}, its summary", (history, summary_of(history))) for name, history in named_histories()]
     cases += [(f"{name}, the summary of its last 2,000 characters", (history, summary_of(history, 2_000)))
               for name, history in named_histories()[2:4]]
-    cases += [("a request asked twice, an empty summary", (list(REPEATED), "")),
-              ("a request asked twice, its summary", (list(REPEATED), summary_of(list(REPEATED)))),
+    cases += [("a request asked twice, an empty summary", (list(REPEATED), ""), "repeats"),
+              ("a request asked twice, its summary", (list(REPEATED), summary_of(list(REPEATED))), "repeats"),
               ("no messages", ([], ""))]
     cases += [(f"random history {i}, the summary of its last 300 characters", (h, summary_of(h, 300)))
               for i, h in enumerate(random_histories(20, seed=7))]
@@ -371,9 +448,12 @@ def _restore_cases() -> list[tuple[str, tuple[Any, ...]]]:
     twelve, first20 = list(twelve_file_history()), list(first20_history())
     full = _logged(twelve)
     half = dict(list(full.items())[::2])
-    cases = [(f"the 12-file history, keep_recent={k}", (_compacted(twelve, k), full)) for k in (0, 3, 13)]
-    cases += [("the 12-file history, half of its results logged", (_compacted(twelve, 3), half)),
-              ("the 12-file history, no placeholders", (twelve, full)),
+    cases: list[tuple[Any, ...]] = [
+        ("the 12-file history, keep_recent=3, half of its results logged", (_compacted(twelve, 3), half), "half"),
+        ("a result whose content is a list, no placeholders", (list(LISTED), _logged(list(LISTED))),
+         "no placeholders")]
+    cases += [(f"the 12-file history, keep_recent={k}", (_compacted(twelve, k), full)) for k in (0, 3, 13)]
+    cases += [
               ("first20, keep_recent=3", (_compacted(first20, 3), _logged(first20))),
               ("no messages", ([], {}))]
     cases += [(f"random history {i}, keep_recent={i % 4}", (_compacted(h, i % 4), _logged(h)))
@@ -386,28 +466,79 @@ def restored_and_given(function, args):
     return {"restored": function(*args), "given": args[0]}
 
 
+ORDER = ("The order of two steps: the transcript first, then the summary, and only then the replacement; when "
+         "the summary fails, SummaryFailed reaches the caller with the history as it was (look at the case's fake).")
 STEPS = [
     Step("save_transcript", "03", save_transcript, lambda: _save_setup()[0], transcript_written, label="transcript",
-         hint="Create the folder with its parents; one json.dumps(m, ensure_ascii=False) + '\\n' per message; "
-              "try transcript_0001.jsonl, 0002, ... with open mode 'x' until one is free; return that Path."),
+         hint="One line per message, each the message's JSON followed by a newline; the first free name from "
+              "transcript_0001.jsonl on; return the path of the file written.",
+         traps={"no folder": "A folder that is not there yet (nor its parent): create it, with its parents, "
+                             "before writing.",
+                "taken": "A name already taken: an existing transcript must stay as it was, and yours wrote over "
+                         "it or skipped a free name (look at the case's folder).",
+                "gap": "A gap in the numbers (0001 and 0003 taken): counting the files gives a name that is taken; "
+                       "try the numbers from 0001 in turn until one is free.",
+                "other files": "Other files in the folder are not transcripts: only transcript_NNNN.jsonl names "
+                               "count as taken.",
+                "str": "The folder may come as a str: make it a Path first, and return a Path."},
+         flags={"files": "Compare the lines of the file with the messages: ensure_ascii=False keeps é and 言 as "
+                         "they are, and every line, the last too, ends with a newline."},
+         diagnose=raised),
     Step("my_summary_request", "03", my_summary_request, _request_cases, request_parts, label="request",
-         hint="Only the last config.tail_chars characters of json.dumps(messages, ensure_ascii=False), after the "
-              "prompt (and the focus line when focus is not empty), in <conversation> tags; model and max_tokens "
-              "from config."),
+         hint="The three arguments from the config; the message: the prompt, the focus line when there is a focus, "
+              "a blank line, then the tail of the JSON in <conversation> tags.",
+         traps={"non-ascii": "Non-ASCII text: json.dumps escapes é as \\u00e9 unless told otherwise, and the "
+                             "escapes eat into the tail (pass ensure_ascii=False).",
+                "empty focus": "An empty focus is no focus: no focus line for \"\" either.",
+                "focus": "A setting ignored: the focus (see the case) adds its line after the prompt.",
+                "tail_chars": "A setting ignored: the tail is the config's tail_chars characters (see the case), "
+                              "not a number of your own.",
+                "config": "A setting ignored: model, max_tokens and the tail all come from the config "
+                          "(see the case's settings)."}),
     Step("ask_for_summary", "03", ask_for_summary, _summary_cases, summary_returned, label="call",
-         hint="Any exception of the call, and a reply whose text blocks join (stripped) to nothing, become "
-              "SummaryFailed; return (text, response.usage)."),
+         hint="Call with the request as it is; join the text of the reply's text blocks, strip it; any failure of "
+              "the call, and an empty text, become SummaryFailed.",
+         traps={"blocks": "The reply's blocks: a reply can hold several blocks, and not all of them are text (a "
+                          "thinking block has no .text); join the text of every text block.",
+                "strip": "Whitespace around the summary: strip it.",
+                "blank": "A reply of blank lines is an empty summary, once stripped: SummaryFailed.",
+                "not an API error": "An error that is not an APIError: the SDK raises TypeError for a request it "
+                                    "cannot send; the docstring says any exception of the call becomes SummaryFailed.",
+                "fails": "A failed call reaches the caller as SummaryFailed (chained to its cause), whatever "
+                         "the SDK raised."},
+         twins=("harness.core.auto:request_summary",)),
     Step("my_auto_compact", "03", my_auto_compact, _compact_cases, compaction_outcome, label="run",
-         hint="Save, then summarise, then replace: SummaryFailed must reach the caller with the history untouched; "
-              "the one message is COMPRESSED_HEADER with the path, a blank line, then the summary.",
-         needs=("save_transcript", "my_summary_request", "ask_for_summary")),
+         hint="Save, then summarise, then replace the history in place with COMPRESSED_HEADER (the transcript's "
+              "path), a blank line and the summary; return the AutoReport.",
+         flags={"replaced in place": "The history unchanged: replace the contents of the list you were "
+                                          "given (messages[:] = ...); binding the name to a new list leaves the "
+                                          "caller's history as it was."},
+         traps={"build": "A setting ignored: build (the case passes a builder of its own) makes the summary request; "
+                         "call it rather than my_summary_request.",
+                "fails": ORDER,
+                "empty": "An empty summary is a failure: SummaryFailed, the history as it was; never a stand-in "
+                         "text in place of the history.",
+                "focus": "A setting ignored: pass the focus on to build."},
+         twins=("harness.core.auto:auto_compact",)),
     Step("forgotten_requests", "03", forgotten_requests, _forgotten_cases,
-         hint="Every user message whose content is a string (skip the lists of tool results), in order and with "
-              "repeats, that is not a substring of the summary."),
+         hint="Every user message whose content is a string, in order and with repeats, that the summary does "
+              "not contain character for character.",
+         traps={"lines": "Anywhere in the summary: a request counts as repeated wherever its text appears, on any "
+                         "line and inside a longer one, not only as a line of its own.",
+                "case": "Word for word means the same characters, capitals included.",
+                "repeats": "A request asked twice is listed twice, in the transcript's order.",
+                "TypeError": "Only user messages whose content is a string are requests: a list of tool results "
+                             "is not one."},
+         diagnose=raised),
     Step("head_summary_request", "03", head_summary_request, _request_cases, request_parts, label="request",
-         hint="The request of my_summary_request, with the first config.tail_chars characters of the JSON."),
+         hint="The request of my_summary_request, except the slice: the first config.tail_chars characters."),
     Step("restore_from_log", "03", restore_from_log, _restore_cases, restored_and_given, label="after",
-         hint="Work on a deep copy; put back full[id] only where the content is a placeholder and the id is in full."),
+         hint="A deep copy of the transcript; a placeholder whose id the log has gets the logged output back.",
+         flags={"given": "The transcript given changed: work on a deep copy and return it."},
+         traps={"KeyError": "A KeyError on an id the log lacks: such a placeholder stays as it is.",
+                "half": "Half the results logged: a placeholder whose id the log lacks stays as it is.",
+                "no placeholders": "Only placeholders are restored: a result still whole stays as it is."},
+         diagnose=raised),
 ]
 
 # Exercise 3, one_tooth: the lowest THRESHOLD of the slider at which the first 20 requests compact once.

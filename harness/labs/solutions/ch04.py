@@ -8,12 +8,13 @@ seed=4)``, each ended from the history before it (the 420 rounds of the chapter'
 comparison are among them). The tools run over the 12-file workspace, built once
 in a temporary folder that lasts until the process exits.
 
-Exercise 1 is a function that builds a history, judged by the rule that refuses it; exercise 3's
-answer is worked out from the slider's own runs (12 requests each, the reference loop).
+Exercise 1 is a function that builds a history, judged by what refuses it: any rule about the message
+that answers compact but the chapter's two (text before the result, or a second result for the same
+call, which ``refusal`` finds itself until ``validate_messages`` refuses it); exercise 3's answer is
+worked out from the slider's own runs (12 requests each, the reference loop).
 
-Limit: in the rounds, ``compact`` is only called with valid input. The wording of a
-refused input is yours (step 1 checks only that it is refused), so a refusal's
-text would differ between your round and the reference's for no fault of the round.
+A refused ``compact`` call's result is compared without its words: they are your handler's (step 1
+checks only that it refuses), so they would differ from the reference's for no fault of the round.
 """
 from __future__ import annotations
 
@@ -82,18 +83,51 @@ def third_broken_history():
     return [ask, reply, late]
 
 
-def why_refused(function, args):
-    """What a history is judged by: the rule that refuses it (None: accepted), and whether compact is answered."""
-    history = function(*args)
+COMPACT_ID = "toolu_compact_01"
+CHAPTER_RULES = ("tool_result_answers_previous", "tool_use_answered")  # section 3's two broken histories
+
+
+def _results_for(message: Any, tool_id: str) -> int:
+    """How many tool_result blocks of a message answer ``tool_id``."""
+    content = message.get("content") if isinstance(message, dict) else None
+    return sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
+               and b.get("tool_use_id") == tool_id) if isinstance(content, list) else 0
+
+
+def _after_the_call(history: list[Message]) -> Any:
+    """The message right after the one that calls compact (None when there is none)."""
+    for i, message in enumerate(history[:-1]):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("id") == COMPACT_ID for b in content):
+            return history[i + 1]
+    return None
+
+
+def refusal(history: Any) -> tuple[str, str | None] | None:
+    """(the rule that refuses a history, the tool id it names), or None when the API would take it.
+
+    Two tool_result blocks for one tool_use are a 400 at the API ("each tool_use must have a single result.
+    Found multiple `tool_result` blocks with id: ...", quoted in public issues). Until ``validate_messages``
+    refuses them by that rule (``single_tool_result``, the name it will have there), they are found here
+    under the same name, so the judgement is the same before and after."""
     try:
         validate_messages(history)
-        rule = None
     except InvalidHistory as error:
-        rule = error.rule
-    answered = any(isinstance(m.get("content"), list) and any(
-        b.get("type") == "tool_result" and b.get("tool_use_id") == "toolu_compact_01" for b in m["content"])
-        for m in history)
-    return {"refused by": rule, "compact answered": answered}
+        return error.rule, error.tool_id
+    following = _after_the_call(history) if isinstance(history, list) else None
+    return ("single_tool_result", COMPACT_ID) if following is not None and _results_for(following, COMPACT_ID) > 1 \
+        else None
+
+
+def why_refused(function, args):
+    """What a history is judged by: compact's result is in the message right after its call; the API refuses
+    the history; and for a rule about that message, not one of the chapter's two."""
+    history = function(*args)
+    refused = refusal(history)
+    following = _after_the_call(history) if isinstance(history, list) else None
+    third = refused is not None and refused[0] not in CHAPTER_RULES and refused[1] == COMPACT_ID
+    return {"compact's result right after its call": following is not None and _results_for(following, COMPACT_ID) > 0,
+            "refused": refused is not None, "for a third rule, about that message": third}
 
 
 def two_compacts():
@@ -166,7 +200,12 @@ def _by_hand() -> list[tuple[str, list[Message], list[dict[str, Any]]]]:
                                                           tool_use("t2", "compact", {})]),
         ("an unknown tool", ask, [tool_use("t1", "grep_all", {"pattern": "TODO"})]),
         ("text after the calls", ask, [tool_use("t1", "list_files", {"path": "agents"}), text("Listing first.")]),
+        ("compact with focus 3 (refused)", ask, [tool_use("t1", "compact", {"focus": 3})]),
     ]
+
+
+ROUND_TRAPS = {"a focus": "focus", "two compact calls": "two", "no tool": "no tool",
+               "compact with focus 3 (refused)": "refused", "a focus, then a blank one": "two"}
 
 
 @lru_cache(maxsize=1)
@@ -183,24 +222,55 @@ def _rounds() -> tuple[tuple[str, list[Message], list[dict[str, Any]]], ...]:
 
 
 @lru_cache(maxsize=1)
-def _tools_cases() -> list[tuple[str, tuple[Any, ...]]]:
-    return [(name, (content, twelve_file_toolbox())) for name, _, content in _rounds()]
+def _tools_cases() -> list[tuple[Any, ...]]:
+    return [(name, (content, twelve_file_toolbox()), ROUND_TRAPS.get(name)) for name, _, content in _rounds()]
 
 
 @lru_cache(maxsize=1)
-def _round_cases() -> list[tuple[str, tuple[Any, ...]]]:
-    cases = []
+def _round_cases() -> list[tuple[Any, ...]]:
+    cases: list[tuple[Any, ...]] = []
     for name, before, content in _rounds():
         messages = copy.deepcopy(before)
-        cases.append((name, (messages, content, twelve_file_toolbox(), StandInCompact(messages))))
+        cases.append((name, (messages, content, twelve_file_toolbox(), StandInCompact(messages)),
+                      ROUND_TRAPS.get(name)))
     return cases
 
 
+REFUSED = "<a refusal, in your handler's words>"
+
+
+def _refusals_masked(blocks: Any, compact_ids: set[str]) -> Any:
+    """Result blocks with the text of each refused compact call replaced: a refusal's words are the handler's."""
+    if not isinstance(blocks, list):
+        return blocks
+    return [{**b, "content": REFUSED} if isinstance(b, dict) and b.get("tool_use_id") in compact_ids
+            and b.get("is_error") else b for b in blocks]
+
+
+def _compact_ids(content: list[dict[str, Any]]) -> set[str]:
+    return {b["id"] for b in content if b.get("type") == "tool_use" and b.get("name") == COMPACT_TOOL_NAME}
+
+
+def tools_run(function, args):
+    """What a run of a reply's tools is judged by: the results (a refusal's words masked), whether compact was
+    called, its focus."""
+    results, called, focus = function(*args)
+    return {"results": _refusals_masked(results, _compact_ids(args[0])), "compact called": called, "focus": focus}
+
+
 def round_after(function, args):
-    """What an end of round is judged by: whether the loop ends, what each compaction was handed, the history."""
-    messages, _, _, compact = args
+    """What an end of round is judged by: whether the loop ends, what each compaction was handed, the history
+    (a refusal's words masked)."""
+    messages, content, _, compact = args
     ended = function(*args)
-    return {"ended": ended, "compactions": compact.seen, "history": messages}
+    ids = _compact_ids(content)
+
+    def masked(history: Any) -> Any:
+        return [{**m, "content": _refusals_masked(m.get("content"), ids)} if isinstance(m, dict) else m
+                for m in history] if isinstance(history, list) else history
+
+    return {"ended": ended, "compactions": [{**seen, "history": masked(seen["history"])} for seen in compact.seen],
+            "history": masked(messages)}
 
 
 def as_tuple(function, args):
@@ -208,22 +278,41 @@ def as_tuple(function, args):
     return tuple(function(*args))
 
 
+TWO = ("Two compact calls in one reply: your focus, or your count of compactions, differs from finish_round's; "
+       "read what its loop does with each compact call.")
 STEPS = [
     Step("handle_compact", "04", handle_compact, _handler_cases, handler_outcome, label="outcome",
-         hint="Refuse (is_error=True) anything but a dict with no key but 'focus', whose focus (if any) is "
-              "a string; {} is fine. Otherwise return ToolOutcome(COMPACT_ACK)."),
-    Step("run_tools", "04", run_tools, _tools_cases,
-         hint="Skip blocks that are not tool_use; one tool_result(id, content, is_error) per call, in the "
-              "reply's order; the focus is compact_focus of the last compact call.",
-         needs=("handle_compact",)),
+         hint="Refuse (is_error=True) what compact's schema does not allow; acknowledge the rest with COMPACT_ACK "
+              "and nothing more.",
+         flags={"is_error": "What the schema allows: an object whose only key may be \"focus\", a string; look at "
+                            "the case's input and at the type of each value.",
+                "content": "Acknowledge only: the content is COMPACT_ACK, as it is."}),
+    Step("run_tools", "04", run_tools, _tools_cases, tools_run,
+         hint="One tool_result per tool_use, in the reply's order (text blocks have none); compact's outcome "
+              "from handle_compact, every other tool's from tools.run.",
+         traps={"refused": "A refused compact call still counts as called: the model called it; its result "
+                           "says what was wrong with the input.",
+                "focus": "The focus as compact_focus gives it: stripped, None when blank.",
+                "two": TWO}),
     Step("my_finish_round", "04", my_finish_round, _round_cases, round_after, label="round",
-         hint="Append the reply, then one user message with every result (none without a tool call), and only "
-              "then compact(focus) if compact was called; return whether it was.",
-         needs=("handle_compact", "run_tools")),
+         hint="The reply, then one user message with every result, and only then compact(focus) if the model asked; "
+              "return whether it asked.",
+         flags={"valid": "The order of two steps: the compaction was handed a history whose last tool_use has no "
+                         "result yet; append every result first, then compact."},
+         traps={"no tool": "A reply without a tool call: no results, so no user message at all (an empty one is "
+                           "refused by the API).",
+                "two": TWO,
+                "refused": "A refused compact call still counts as called (see run_tools)."},
+         twins=("harness.core.loop:finish_round",)),
     Step("third_broken_history", "04", third_broken_history, lambda: [("your history", ())], why_refused,
          label="history",
-         hint="Keep the tool_result for toolu_compact_01 in the message right after the tool_use; look at what "
-              "validate_messages requires to come first in that message."),
+         hint="A user message that answers compact's call and is still refused.",
+         flags={"right after its call": "Compact's tool_result must sit in the message right after the message "
+                                        "with its tool_use (else it is the chapter's second broken history).",
+                "refused": "Accepted: the API would take this history; break a rule about the message that "
+                           "answers compact.",
+                "third rule": "Refused, but by one of the chapter's two rules, or a rule about something else: "
+                              "break a rule about what the message that answers compact holds."}),
     Step("two_compacts", "04", two_compacts, lambda: [("a reply that calls compact twice", ())], as_tuple,
          hint="Read finish_round in harness/core/loop.py: where is compact called, and what does each compact "
               "call of the loop over the tool calls do to focus?"),

@@ -1,13 +1,16 @@
 """Chapter 05's steps: the layers before a call and the agent loop as taught, the bookkeeping left to
-``taught_loop``; the values its exercises ask for.
+``taught_loop``; exercise 2's share of working memory and exercise 4's late loop; the values its exercises
+ask for.
 
-The cases: sessions that need nothing but the three layers, run from scratch
-(a fresh workspace, a fresh fake) with a session log: the twelve files with no
-compaction, with the three layers at two settings, with an agent that calls
-``compact``, with ``max_turns`` cutting the task short, and the first requests
-of the long session (once with nothing preserved, where auto must measure what micro left). ``my_layers`` runs in ``run_agent`` (as a strategy's
-``before_call``), ``my_agent_loop`` in ``taught_loop``. What is compared is
-everything a session leaves: answers, history, trace, events, tool calls and log.
+The cases: sessions that need nothing but the three layers, run from scratch (a fresh workspace, a fresh
+fake) with a session log: first one with auto off and one with micro off, at a threshold each would pass
+(a layer not gated by its knob fires there); then the twelve files with no compaction, with the three
+layers at two settings, with an agent that calls ``compact``, with ``max_turns`` cutting the task short,
+and the first requests of the long session (once with nothing preserved, where auto must measure what
+micro left). ``my_layers`` runs in ``run_agent`` (as a strategy's ``before_call``), ``my_agent_loop`` and
+``late_agent_loop`` in ``taught_loop`` (whose ``run.client`` is the traced client too). What is compared
+is everything a session leaves: answers, history, trace, events, tool calls and log. ``working_share`` is
+checked on pictures by hand, one with transcripts on disk.
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from ...core.loop import run_agent, to_dicts
 from ...core.messages import text
 from ...session.records import read_log
 from ...strategies.three_layers import ThreeLayers
-from ..loop_lab import MEMORY_NAMES, context_tokens, three_layer_run
+from ..loop_lab import MEMORY_NAMES, MemoryPart, context_tokens, three_layer_run
 from ..micro_lab import micro_layer
 from ..runs import run_scenario
 from ..scenarios import LONG_SESSION, TWELVE_FILES
@@ -60,7 +63,35 @@ def my_agent_loop(client, messages, *, system, tools, config, run):
     return "max_turns"
 
 
+def late_agent_loop(client, messages, *, system, tools, config, run):
+    """Exercise 4: my_agent_loop with the layers run just after the call instead of before it."""
+    def manual(focus):
+        run.summarise_and_replace("manual", focus, compact=my_auto_compact)
+
+    for _ in range(config.max_turns):
+        response = client.messages.create(model=config.model, max_tokens=config.max_tokens, system=system,
+                                          tools=tools.schemas, messages=messages)
+        my_layers(run)                                                 # late: the request has gone out
+        content = to_dicts(response.content) or [text("(no reply)")]
+        if my_finish_round(messages, content, tools, manual):
+            return "compact"
+        if not any(block["type"] == "tool_use" for block in content):
+            return "end_turn"
+    return "max_turns"
+
+
+def working_share(picture):
+    """Exercise 2: the fraction of a picture's context tokens that is working memory."""
+    return picture[MEMORY_NAMES.index("working")].tokens / context_tokens(picture)
+
+
 DEFAULTS = CompactionConfig()
+AIMED = [  # sessions made to catch one mistake each (the last field), checked first
+    ("twelve files, micro on, auto off, THRESHOLD 10,000",
+     (TWELVE_FILES, None, DEFAULTS.with_(auto=False, threshold=10_000), {}), "auto off"),
+    ("twelve files, micro off, auto on, THRESHOLD 10,000",
+     (TWELVE_FILES, None, DEFAULTS.with_(micro=False, threshold=10_000), {}), "micro off"),
+]
 SESSIONS = [
     ("twelve files, no compaction", (TWELVE_FILES, None, DEFAULTS.with_(micro=False, auto=False), {})),
     ("twelve files, three layers", (TWELVE_FILES, None, DEFAULTS, {})),
@@ -108,17 +139,60 @@ def session_left(run_loop, args, compactor=None) -> dict[str, Any]:
                 "tool_calls": session.tool_calls, "log": read_log(root / "check" / "session.jsonl").records}
 
 
-def _sessions() -> list[tuple[str, tuple[Any, ...]]]:
-    return SESSIONS
+SESSION_TRAPS = {"twelve files, all three layers": "manual", "twelve files, max_turns 5": "max_turns",
+                 "4 requests, THRESHOLD 8,000, no tool preserved": "order"}
 
 
+def _sessions() -> list[tuple[Any, ...]]:
+    return [*AIMED, *((name, args, SESSION_TRAPS.get(name)) for name, args in SESSIONS)]
+
+
+def _late_sessions() -> list[tuple[Any, ...]]:
+    return [(name, args, SESSION_TRAPS.get(name)) for name, args in SESSIONS[1:4]]
+
+
+def _pictures() -> list[tuple[Any, ...]]:
+    """Pictures of a context, by hand (MEMORY_NAMES order; the last part lives on disk)."""
+    def picture(tokens: tuple[int, ...], items: tuple[int, ...]) -> list[MemoryPart]:
+        return [MemoryPart(name, "disk" if name == MEMORY_NAMES[-1] else "context", n, t)
+                for name, n, t in zip(MEMORY_NAMES, items, tokens)]
+    return [("three results of 7,000 tokens, one item each", (picture((7_000, 0, 0, 0, 300, 700, 0),
+                                                                      (3, 0, 0, 0, 2, 5, 0)),), "items"),
+            ("transcripts on disk of 90,000 tokens", (picture((3_000, 500, 40, 800, 600, 1_100, 90_000),
+                                                              (3, 1, 4, 1, 6, 15, 2)),), "disk"),
+            ("no working memory", (picture((0, 0, 10, 0, 200, 300, 0), (0, 0, 1, 0, 1, 2, 0)),), None),
+            ("a context of working memory only", (picture((1_234, 0, 0, 0, 0, 0, 5_000), (2, 0, 0, 0, 0, 0, 1)),),
+             "disk")]
+
+
+SESSION_HINTS = {
+    "manual": "A manual compaction ends the loop: when the round says compact was called, return \"compact\" at "
+              "once (the history is one summary now).",
+    "max_turns": "At most config.max_turns calls, then \"max_turns\" (see the case's max_turns).",
+    "order": "The order of two steps: micro first, then the size of what micro left against THRESHOLD.",
+}
 STEPS = [
     Step("my_layers", "05", my_layers, _sessions, observe_layers, label="session",
-         hint="micro first, then the size of what is left against THRESHOLD; each only if its knob is on; "
-              "return the names of the layers that fired, in order."),
-    Step("my_agent_loop", "05", my_agent_loop, _sessions, observe_session, label="session", needs=("my_layers",),
-         hint="Each turn: my_layers, the call, the round (my_finish_round, whose compact runs the manual "
-              "summary); return 'compact' when it says so, else 'end_turn' when no tool was asked for."),
+         hint="Micro first, then the size of what is left against THRESHOLD; each only if its knob is on; "
+              "return the names of the layers that fired, in order.",
+         traps={"auto off": "A setting ignored: config.auto is off in this session (see its settings), so auto "
+                            "must never run, whatever the size.",
+                "micro off": "A setting ignored: config.micro is off in this session (see its settings), so micro "
+                             "must never run.",
+                **SESSION_HINTS},
+         twins=("harness.strategies.three_layers:ThreeLayers",)),
+    Step("my_agent_loop", "05", my_agent_loop, _sessions, observe_session, label="session",
+         hint="Each turn: the layers, the call, the round (whose compact runs the manual summary), then the "
+              "exits; compare the case's trace with what your loop sent.",
+         traps=SESSION_HINTS, twins=("harness.core.loop:run_agent",)),
+    Step("late_agent_loop", "05", late_agent_loop, _late_sessions, observe_session, label="session",
+         hint="Your my_agent_loop with one line moved: the layers run right after the model call, before the "
+              "round; nothing else changes."),
+    Step("working_share", "05", working_share, _pictures, tolerance=1e-9,
+         hint="The tokens of the working part over the tokens of everything in the context.",
+         traps={"disk": "Only what is in the context counts: the transcripts live on disk (where == \"disk\"), "
+                        "and context_tokens leaves them out.",
+                "items": "Tokens, not items: the share is of the tokens the context holds."}),
 ]
 
 

@@ -39,7 +39,7 @@ from ..runs import run_scenario
 from ..scenarios import LONG_SESSION
 from ..scratch import scratch_folder
 from ..yours import random_histories
-from . import Answer, Step
+from . import Answer, Step, raised
 
 
 def my_interruption(history):
@@ -151,11 +151,22 @@ ANSWERS = (
 
 STEPS = [
     Step("my_interruption", "07", my_interruption, _interruption_cases,
-         hint="Only an assistant message at the very end can leave calls open; answer each of its tool_use blocks, "
-              "in order, with tool_result(id, INTERRUPTED, is_error=True), all in one user message; else None."),
+         hint="Only calls of the last message can be open, and only if it is the assistant's; one user message "
+              "answers every one of them, in order, as the docstring says; anything else gives None.",
+         traps={"AttributeError": "The last message's content may be a plain string: it holds no calls.",
+                "IndexError": "An empty history has no last message: nothing is open.",
+                "TypeError": "The last message's content may be a plain string: it holds no calls."},
+         diagnose=raised,
+         twins=("harness.session.resume:interruption",)),
     Step("tear", "07", tear, _tear_cases, torn_file, label="file",
-         hint="Copy the source over the target first (shutil.copy), then open the target in append mode, as "
-              "text in UTF-8, and write record[:keep] with no newline."),
+         hint="The file afterwards: the source's bytes, then the first keep characters of the record, and "
+              "nothing after them.",
+         flags={"after the last newline": "Nothing after the cut: a crash mid-write leaves no newline after "
+                                          "the part written.",
+                "starts with the source": "The target starts as a copy of the source: whatever it held before "
+                                          "(a stale file) is gone.",
+                "source untouched": "The source is only read: the torn copy is the target.",
+                "bytes": "Characters, not bytes: keep counts characters of the record, written as UTF-8."}),
 ]
 
 RECAP = [  # the answers to the chapter's recap questions, in order

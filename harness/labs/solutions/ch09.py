@@ -1,4 +1,8 @@
-"""Chapter 09's step, exercise 5: price a run with and without prompt caching from its token counts.
+"""Chapter 09's step, exercise 5: price a run with and without prompt caching from its token counts; and the
+values exercises 1 to 4 ask for (``ANSWERS``), each worked out here by runs of its own, out of sight:
+the rewrite of section 2 under a shorter lookback, the hoarder under an unlimited one, a threshold that
+summarises and forgets nothing (more than one is right: a value is judged by its own run), and the best
+of the settings sections 3 to 7 run that reads no file twice.
 
 The cases: the chapter's 12-file task of section 3 (the calls ``cost_of``
 priced, with caching and without); the edges a hand-written version gets
@@ -14,17 +18,25 @@ is compared as a float, so an int count and a float one are the same.
 from __future__ import annotations
 
 import random
+import tempfile
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ...core.config import CompactionConfig
+from ...core.messages import Message, assistant, tool_result, tool_use, user
+from ...core.micro import placeholder
+from ...core.tools import Toolbox, Workspace
 from ...fake import fake_client
-from ..cost import EXAMPLE_PRICES, SESSION_PRICES, Prices, cache_recorder, cost_of
+from ...session.runner import SYSTEM_PROMPT
+from ..cost import EXAMPLE_PRICES, SESSION_PRICES, Prices, PromptCache, cache_recorder, cost_of, request_segments
 from ..runs import run_scenario
-from ..scenarios import TWELVE_FILES
+from ..scenarios import AGENT_FILES, READ_AGENTS, TWELVE_FILES, python_module
 from ..scratch import scratch_folder
-from . import Step
+from ..tuning import (GOLDFISH, HOARDER, READ_FILE, THRESHOLD_SLIDER, TUNING_REQUESTS, UNCOMPRESSED, Lab, Setting,
+                      recommend, settings_grid)
+from . import Answer, Step
 
 PRICE_LISTS = {"the session prices": SESSION_PRICES, "Sonnet 4.5's, min_cacheable 1,024": EXAMPLE_PRICES,
                "min_cacheable 0": Prices(min_cacheable=0),
@@ -107,6 +119,99 @@ STEPS = [
               "found and writes the rest. Every other call is uncached. The prices are per million tokens, the "
               "factors times the input price."),
 ]
+
+def _reads(n: int) -> list[Message]:
+    """Section 2's request with n read_file rounds (the chapter's ``reads``)."""
+    files = [(f"agents/{stem}.py", python_module(stem, purpose, i))
+             for i, (stem, purpose) in enumerate(AGENT_FILES.items(), start=1)]
+    messages = [user(READ_AGENTS)]
+    for i, (path, content) in enumerate(files[:n], start=1):
+        messages += [assistant([tool_use(f"toolu_{i:02d}", "read_file", {"path": path})]),
+                     user([tool_result(f"toolu_{i:02d}", content)])]
+    return messages
+
+
+def _rewrite_read(keep_recent: int, prices: Prices) -> int:
+    """Tokens read from the cache by the 12-file request with the result before the newest ``keep_recent``
+    cleared, after 1..12 reads went through a fresh cache (the chapter's ``rewrite_after(...)[2]``)."""
+    with tempfile.TemporaryDirectory() as folder:
+        schemas = Toolbox(Workspace(Path(folder)), include_compact=True).schemas
+    cache = PromptCache(prices.min_cacheable, prices.lookback_blocks)
+    for n in range(1, 13):
+        cache.send(request_segments(_reads(n), SYSTEM_PROMPT, schemas))
+    cleared = [dict(m) for m in _reads(12)]
+    result = 12 - keep_recent
+    cleared[2 * result] = user([tool_result(f"toolu_{result:02d}", placeholder("read_file"))])
+    return cache.send(request_segments(cleared, SYSTEM_PROMPT, schemas))[0]
+
+
+def _first_whole_rewrite() -> int:
+    """Exercise 1: the smallest KEEP_RECENT from which the call reads nothing, under an 8-block lookback."""
+    short = replace(SESSION_PRICES, lookback_blocks=8)
+    return min(k for k in range(1, 12) if _rewrite_read(k, short) == 0)
+
+
+def _hoarder_still_dearer() -> bool:
+    """Exercise 2: with an unlimited lookback, whether the hoarder still costs more than no compaction."""
+    with scratch_folder(Path("_work/09_answers")) as root:
+        endless = Lab(root / "exercise2", prices=replace(SESSION_PRICES, lookback_blocks=1_000))
+        return endless.run(HOARDER).dollars > endless.run(UNCOMPRESSED).dollars
+
+
+@lru_cache(maxsize=None)
+def _remembers(threshold: int) -> tuple[int, tuple[str, ...]]:
+    """(summaries, facts forgotten) at KEEP_RECENT 3, read_file preserved, and this THRESHOLD."""
+    with scratch_folder(Path("_work/09_answers")) as root:
+        run = Lab(root / "exercise3", requests=TUNING_REQUESTS, prices=SESSION_PRICES).run(Setting(3, threshold))
+    return run.stats.compactions.get("auto", 0), tuple(run.forgotten)
+
+
+def summarises_and_remembers(value: Any) -> str | None:
+    """Exercise 3: None when at THRESHOLD ``value`` the lab's session summarises and forgets no fact."""
+    if type(value) is not int:
+        return f"the answer is a number of tokens (an int), yours is {type(value).__name__}"
+    if value < 1:
+        return "a threshold is a number of tokens above 0"
+    summaries, forgotten = _remembers(value)
+    if not summaries:
+        return "no summary ran at that threshold"
+    return f"the agent forgot {len(forgotten)} fact{'s' if len(forgotten) != 1 else ''}" if forgotten else None
+
+
+def _threshold_that_remembers() -> int:
+    return next(t for t in THRESHOLD_SLIDER if summarises_and_remembers(t) is None)
+
+
+CHAPTER_SETTINGS = (  # what sections 3 to 7 run in the chapter's lab, in order (exercise 4 picks among them)
+    UNCOMPRESSED, Setting(), Setting(preserve_tools=frozenset()), Setting(preserve_tools=frozenset(), batch_tokens=10_000),
+    Setting(preserve_tools=frozenset(), recall=True), *settings_grid((1, 3, 10), (20_000, 50_000, 120_000), READ_FILE),
+    *settings_grid((1, 3, 10), (50_000,), frozenset()), GOLDFISH, HOARDER)
+
+
+def _best_without_re_reads() -> Setting:
+    """Exercise 4: of the settings sections 3 to 7 run, the best by ``recommend`` among those that read no file
+    twice and keep every context under 15,000 tokens."""
+    with scratch_folder(Path("_work/09_answers")) as root:
+        outcomes = Lab(root / "exercise4", requests=TUNING_REQUESTS, prices=SESSION_PRICES).sweep(
+            CHAPTER_SETTINGS, progress=False)
+    return recommend([o for o in outcomes if o.stats.re_reads == 0], max_peak=15_000)[0].setting
+
+
+ANSWERS = (
+    Answer("first_whole_rewrite", "09", _first_whole_rewrite,
+           hints={"too low": "At that KEEP_RECENT the call still reads a stored prefix: how many blocks back "
+                             "does an 8-block lookback reach?",
+                  "too high": "A smaller KEEP_RECENT already puts the cleared block out of an 8-block lookback."},
+           hint="Each round adds two blocks (the call, then its result): count the blocks after the cleared one."),
+    Answer("hoarder_still_dearer", "09", _hoarder_still_dearer,
+           hint="Run the two settings in a Lab whose prices look back 1,000 blocks and compare their .dollars."),
+    Answer("threshold_that_remembers", "09", _threshold_that_remembers, accepts=summarises_and_remembers,
+           hint="A threshold low enough for a summary to run, yet whose summaries still hold every fact: "
+                "the slider's second line names what is forgotten."),
+    Answer("best_without_re_reads", "09", _best_without_re_reads,
+           hint="Filter the outcomes of the settings sections 3 to 7 ran on re_reads == 0, then rank them with "
+                "recommend(..., max_peak=15_000); answer with its Setting."),
+)
 
 RECAP = [  # the answers to the chapter's recap questions, in order
     "The cache holds a prefix only where an earlier request ended. Every stored end (requests 2 to 4) lies "

@@ -82,8 +82,7 @@ STEPS = [
               "(not '/memoriesX'); any '..' part; drop '' and '.' parts; raise PathEscape, nothing else."),
     Step("no_hidden_memory_path", "11", no_hidden_memory_path, _memory_path_cases,
          hint="Run your path check first, then refuse a part starting with '.' among the parts it kept "
-              "(a lone '.' is dropped, not refused; '..a' is hidden).",
-         needs=("my_memory_path",)),
+              "(a lone '.' is dropped, not refused; '..a' is hidden)."),
 ]
 
 def _viewed_paths() -> set[str]:

@@ -141,9 +141,9 @@ def _verify_cases() -> list[tuple[str, tuple[Any, ...]]]:
 STEPS = [
     Step("my_merge_request", "12", my_merge_request, lru_cache(maxsize=1)(_merge_cases), request_by_part,
          label="request",
-         hint="The previous summary is the first message's text after its first blank line; the tail is the "
-              "last tail_chars minus its length characters, none when that is 0 or less (dump[-0:] is the "
-              "whole dump); check_shape first."),
+         hint="The previous summary is the first message's text after its first blank line; the tail is the room "
+              "tail_chars leaves after it, counted back from the end of the later turns' JSON, and empty when no "
+              "room is left (look at the case's tail); check_shape first."),
     Step("my_verify_request", "12", my_verify_request, lru_cache(maxsize=1)(_verify_cases), request_by_part,
          label="request",
          hint="The view is view_chars, or tail_chars when it is None; the conversation is the last view "
@@ -179,8 +179,8 @@ def _merged_facts_at_budget_1000() -> int:
 
 ANSWERS = [
     Answer("ex1_tail", "12", _first_tail_that_keeps_three,
-           hint="at 20,000 estimated tokens the history is about 80,000 characters as str; as JSON, with the "
-                "summary's header in front, it is longer"),
+           hint="the tail must reach back to the previous summary at the head: how many characters of JSON is the "
+                "history a summary is written from, summary header included?"),
     Answer("ex2_wasted", "12", _fractions_that_wasted_a_summary,
            hint="a fraction wasted a summary when its unused_tokens in ahead is above 0"),
     Answer("ex3_kept", "12", _merged_facts_at_budget_1000,
