@@ -11,7 +11,7 @@
 # - send a `compaction` block back as the API requires, and read the error each broken rule raises;
 # - say which models run which surface, and where the platform goes beyond one conversation.
 #
-# Nothing here needs a key. Without one, every live cell says it was skipped and the rest runs offline.
+# Without a key, every live cell says it was skipped and the rest runs offline.
 
 # %%
 import json
@@ -76,7 +76,7 @@ assert decisions == {"nothing set": False, "key only": False, "opt-in only": Fal
 # ```
 #
 # `CLAUDE_MODEL` picks the model. The default, Claude Haiku 4.5, is a legacy model now [4]; the course
-# keeps it for its 200K window. Live runs cost money, so the cells below keep them small.
+# keeps it for its 200K window. Live runs cost money; the cells below keep them small.
 
 # %%
 model = os.environ.get("CLAUDE_MODEL", harness.DEFAULT_MODEL)
@@ -182,9 +182,9 @@ for bad in ({"type": "clear_tool_uses_20250919", "kep": {"type": "tool_uses", "v
         raise AssertionError(f"accepted a bad edit: {bad}")
 
 # %% [markdown]
-# **Which models.** Each docs page lists its models [2, 3, 5]; below, those lists as we read them, against
-# the fake's model table (`harness/core/models.py`). Context editing runs on all of them, the 4.5 models
-# included; compaction, both kinds, not on the 4.5 models, and the fake refuses it there.
+# **Which models.** Each page lists its models [2, 3, 5]; below, those lists against the fake's model table
+# (`harness/core/models.py`). Context editing runs on all, the 4.5 models included; compaction, both kinds,
+# not on the 4.5 models, and the fake refuses it there.
 
 # %%
 PAGES = {  # the supportedModels of each page's metadata
@@ -215,8 +215,8 @@ assert not any(MODELS[name].compaction for name in PAGES["context editing"] - PA
 
 # %% [markdown]
 # Fable 5.2 and Mythos 5.2 are newer than the lists; the fake takes them to compact (unverified). The
-# refusal's wording is *this fake*'s. So sections 6-8 run on `COMPACTION_MODEL`, Claude Sonnet 4.6; live,
-# put a model from the list in `CLAUDE_MODEL`.
+# refusal's wording is *this fake*'s. So sections 6-8 run on Claude Sonnet 4.6 (`COMPACTION_MODEL`); live,
+# set a listed model in `CLAUDE_MODEL`.
 #
 # ## 5 · Clearing on the server: tool results and thinking
 #
@@ -309,8 +309,8 @@ for label, edits, thinking_on in (
 # page says to append the reply as usual, the API dropping everything before the block [3]; the SDK types a
 # 400 for a block that is not first [7], as the on-demand page has it [5]. The fake follows the SDK (*this
 # fake*'s choice). `ServerCompaction` keeps the reply and drops every message before it, so each later
-# request opens with the block: right under both readings. Below: a 50,000-token trigger on the first 12
-# requests of the long session, through a `RecordingClient` that keeps each request's messages.
+# request opens with the block: right under both readings. Below: a 50,000-token trigger, the long session's
+# first 12 requests, and a `RecordingClient` keeping each request's messages.
 
 # %%
 server_compaction = ServerCompaction(trigger=50_000)
@@ -333,9 +333,8 @@ assert sorted(block) == ["content", "encrypted_content", "signature", "tool_chan
 assert opened == list(range(event.call + 1, len(recorder.records) + 1))  # every later request, none before
 
 # %% [markdown]
-# The next request, three ways, each to a fresh fake with the same edit: as the loop keeps it, the whole
-# history with the block in the middle (the page's "append", and what this chapter taught before), and the
-# whole history without the block.
+# The next request three ways, each to a fresh fake with the same edit: as the loop keeps it; the whole
+# history with the block in the middle (the page's "append", and this chapter's way before); without the block.
 
 # %%
 question = harness.user("What did I tell you about tools/?")
@@ -374,7 +373,7 @@ assert read["block first"] == 26_373 and sum(n for _, n in outcome["block droppe
 # ## 7 · Compaction on demand: the manual layer
 #
 # Your `compact` tool (chapter 04) lets the model decide; here the application decides, with one request
-# that asks for the summary and nothing else [5]. The twelve-file task, run with no compaction, then
+# that asks for the summary and nothing else [5]. The twelve-file task, run without compaction, then
 # compacted:
 
 # %%
@@ -467,8 +466,8 @@ else:
 # ## 8 · The round trip and its errors
 #
 # A compaction block goes back first in `messages`, only the last one with content is sent, and it comes
-# back exactly as it came [5, 7]. The SDK types an error for each broken rule, and for the faults of
-# compacting itself. Each below arrives as its class:
+# back exactly as it came [5, 7]. The SDK types an error for each broken rule and each fault of compacting;
+# each arrives as its class:
 
 # %%
 second = fake_client().beta.messages.create(
@@ -530,7 +529,7 @@ assert raised == {"block not first": "CompactionBlockMisplacedError",
 #
 # ## 9 · Beyond one conversation
 #
-# Every surface above works inside one conversation. Managed Agents go further:
+# All of the above works inside one conversation. Managed Agents go further:
 #
 # - **Memory stores**: a workspace's text documents, mounted in a session's sandbox as a folder the agent
 #   reads and writes with its file tools; every change is kept as a version [9]. Chapter 11's memory tool
@@ -540,13 +539,13 @@ assert raised == {"block not first": "CompactionBlockMisplacedError",
 # - **Sessions compact on their own**: the threshold page says compaction is always on for Managed Agents [3].
 #   When and how it fires there, we could not verify.
 #
-# None of these runs on the fake or through the Messages API.
+# None runs on the fake or through the Messages API.
 #
 # ## 10 · Which to use?
 #
 # - **The API's surfaces**: the least code, and your history stays whole; but beta, on listed models, and
 #   no other provider runs them. The docs advise on-demand compaction wherever it is available [8].
-# - **The harness's layers** run anywhere, are testable offline and can be changed.
+# - **Your layers** run anywhere, are testable offline and can be changed.
 # - Both lose cache hits when they rewrite old messages: `clear_at_least` is the API's answer [2],
 #   chapter 09's cache-aware policy ours.
 
@@ -582,7 +581,7 @@ if answer("my_edit", my_edit):
 # In section 6's run, how many messages did the loop drop from the front of its history when the block
 # came back?
 #
-# *Hint:* the request that was compacted held them all; `recorder.records` keeps each request's messages.
+# *Hint:* the compacted request held them all; see `recorder.records`.
 
 # %% tags=["answer"]
 dropped_messages = None  # an int
