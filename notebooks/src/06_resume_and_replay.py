@@ -115,12 +115,12 @@ print("what this fake reports:", fake_usage.input_tokens, "input,", fake_usage.o
 # %%
 assert (naive_total, reported_total(cached_round)) == (92, 9_992)
 assert not decide_compaction(naive_total, 8_000, 40).compact and decide_compaction(9_992, 8_000, 40).compact
-assert fake_usage.cache_read_input_tokens is None and fake_usage.cache_creation_input_tokens is None
+assert fake_usage.cache_read_input_tokens == 0 and fake_usage.cache_creation_input_tokens == 0
 assert reported_total(fake_usage) == fake_usage.input_tokens + fake_usage.output_tokens
 
 # %% [markdown]
-# Our requests ask for no caching and *this fake* caches nothing, so here the total is input plus
-# output.
+# Our requests mark nothing for caching, so the fake, like the API, reports 0 in both cache fields and
+# here the total is input plus output.
 #
 # ## 2. What: one summary and the user's own words
 #

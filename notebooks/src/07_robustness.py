@@ -311,8 +311,8 @@ assert [e.call for e in same_events] == [e.call for e in eight_thousand[:2]]  # 
 # %% [markdown]
 # ### Count down from the window
 #
-# The next request must fit with its reply: the API refuses input plus `max_tokens` above the window [6]
-# (*any model*). So count down (*this design*):
+# The next request must leave room for its reply: past the window the reply is cut short [6] (*any
+# model*). So count down (*this design*):
 #
 # **threshold = window − output reserve − safety buffer**
 #
@@ -383,33 +383,40 @@ assert all(context_window(m) - this_chapter(m) == max_output(m) + BUFFER for m i
 #
 # ### The margin, checked by the fake
 #
-# Requests sized at a trigger, each asking for the largest reply (*any model*: the API's limit). At 90% the
-# reply does not fit; at our threshold it does, even with the buffer used up; one token more is refused.
+# Input alone over the window is the 400 above. Input plus `max_tokens` over it is served on the models
+# this course uses: the reply gets what the window leaves and, cut there, stops with
+# `model_context_window_exceeded` [6] (*any model* on these models; earlier ones answered a 400). Requests
+# sized at a trigger, each asking for the largest reply: at 90% the reply has room for less than a third
+# of it; at our threshold it has all of it, even with the buffer used up; one token more and it may be
+# cut. *This fake*'s reply here is 12 tokens, so only a request 5 tokens short of the window shows the cut.
 
 # %%
 REPLY = max_output(DEFAULT_MODEL)  # max_tokens: the largest reply this model may be asked for
+WINDOW = context_window(DEFAULT_MODEL)
 ours = this_chapter(DEFAULT_MODEL)
 
 
 def ask(input_tokens):
-    """'200' if a request of ``input_tokens`` asking for REPLY is served, else the status and the API's words."""
-    try:  # the SDK wants an explicit timeout before it sends a request for so long a reply
-        client.messages.create(model=DEFAULT_MODEL, max_tokens=REPLY, messages=sized(input_tokens), timeout=600)
-    except BadRequestError as error:
-        return f"{error.status_code} {error.body['error']['message'].split(', decrease')[0]}"
-    return "200"
+    """How the fake's reply to a request of ``input_tokens`` asking for REPLY stops, and its length."""
+    # the SDK wants an explicit timeout before it sends a request for so long a reply
+    response = client.messages.create(model=DEFAULT_MODEL, max_tokens=REPLY, messages=sized(input_tokens), timeout=600)
+    return response.stop_reason, response.usage.output_tokens
 
 
 sizes = {"90% of the window": resolve_threshold(CODEX_FRACTION, DEFAULT_MODEL), "our threshold": ours,
-         "ours + the buffer": ours + BUFFER, "ours + the buffer + 1": ours + BUFFER + 1}
-margins = {label: ask(tokens) for label, tokens in sizes.items()}
-for label, served in margins.items():
-    print(f"{label:22} {sizes[label]:>8,} input + {REPLY:,} reply -> {served}")
+         "ours + the buffer": ours + BUFFER, "ours + the buffer + 1": ours + BUFFER + 1,
+         "5 short of the window": WINDOW - 5}
+room = {label: min(REPLY, WINDOW - tokens) for label, tokens in sizes.items()}
+replies = {label: ask(tokens) for label, tokens in sizes.items()}
+for label, (stop, length) in replies.items():
+    print(f"{label:22} {sizes[label]:>8,} input, {REPLY:,} asked -> room for {room[label]:>6,}; "
+          f"the fake's reply: {length} tokens, {stop}")
 
 # %%
-limit = "400 input length and `max_tokens` exceed context limit: {} + 64000 > 200000"
-assert margins == {"90% of the window": limit.format(180_000), "our threshold": "200",
-                   "ours + the buffer": "200", "ours + the buffer + 1": limit.format(136_001)}
+assert room == {"90% of the window": 20_000, "our threshold": 64_000, "ours + the buffer": 64_000,
+                "ours + the buffer + 1": 63_999, "5 short of the window": 5}
+assert replies == {**{label: ("end_turn", 12) for label in list(sizes)[:4]},
+                   "5 short of the window": ("model_context_window_exceeded", 5)}
 
 # %% [markdown]
 # ## 6. The compaction inspector
@@ -513,7 +520,9 @@ answer("retried", retried)
 # 4. anthropics/claude-code, `CHANGELOG.md`, 2.1.76 — https://github.com/anthropics/claude-code/blob/main/CHANGELOG.md
 # 5. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy;
 #    200K window, 64K output)
-# 6. docker/docker-agent issue #569 — https://github.com/docker/docker-agent/issues/569 (the 400 for input plus `max_tokens`)
+# 6. Anthropic, "Handling stop reasons" — https://platform.claude.com/docs/en/api/handling-stop-reasons
+#    (`model_context_window_exceeded`, "available by default in Sonnet 4.5 and newer models"); the earlier
+#    400 for input plus `max_tokens`: docker/docker-agent issue #569 — https://github.com/docker/docker-agent/issues/569
 # 7. anthropics/claude-code issues #27037, #31806 — https://github.com/anthropics/claude-code/issues/27037,
 #    https://github.com/anthropics/claude-code/issues/31806 (the formula, read from the bundle; unverified)
 # 8. Claude Code docs, "Environment variables" — https://code.claude.com/docs/en/env-vars
