@@ -4,9 +4,7 @@
 # **Promise:** chapter 06's session survives a crash at any byte of its log, a failing summariser, and a
 # model with a five times larger window; you see every compaction, failed ones too, in one widget.
 #
-# Chapter 06 compacted on the reported usage and logged every record, to resume by replaying them. Here
-# things go wrong on purpose. Seed 000 lists failing summaries and other models as not done; the fixes are
-# ours.
+# Here chapter 06's logged, usage-triggered session goes wrong on purpose; the fixes are ours.
 #
 # Each result carries a label: *any model* (a different model seeing the same context would do the same),
 # *this fake* (it follows from how our fake decides), or *this design* (a choice of this harness or of the
@@ -138,9 +136,8 @@ assert refused == 400
 # for, and the error tells it to check first (an `edit_file` may have run). `resume` only reads. `reopen`
 # also writes the answer to the log, as an `interrupted` record, so replay stays a pure function of the log.
 #
-# **Write it.** Fill in the stub, then run the check below it. It compares yours with the reference on many
-# histories and says *not written yet*, where yours differs, or that it passes. Until then the chapter runs
-# the reference (in `harness/labs/solutions/ch07.py`).
+# **Write it.** Fill in the stub and run the check below it; until yours passes, the chapter runs the
+# reference (`harness/labs/solutions/ch07.py`).
 
 # %% tags=["stub"]
 def my_interruption(history):
@@ -288,8 +285,7 @@ assert broken.stats.peak_context > 20_000  # it keeps working, uncompressed
 # ## 5. A threshold per model
 #
 # A fixed 8,000 is far too early for a 1M-token window. `UsageTriggered(threshold=...)` takes tokens (an
-# `int`) or a fraction of the model's window (a `float`), from `MODEL_WINDOWS` (a dated id uses its base
-# name; an unlisted model is an error). The seed's 8,000 is 4% of this course's 200,000-token window. That
+# `int`) or a fraction of the model's window (a `float`), from `MODEL_WINDOWS`. The seed's 8,000 is 4% of this course's 200,000-token window. That
 # model is Claude Haiku 4.5, now a legacy model, kept for its 200K window [5].
 
 # %%
@@ -383,12 +379,10 @@ assert all(context_window(m) - this_chapter(m) == max_output(m) + BUFFER for m i
 #
 # ### The margin, checked by the fake
 #
-# Input alone over the window is the 400 above. Input plus `max_tokens` over it is served on the models
-# this course uses: the reply gets what the window leaves and, cut there, stops with
-# `model_context_window_exceeded` [6] (*any model* on these models; earlier ones answered a 400). Requests
-# sized at a trigger, each asking for the largest reply: at 90% the reply has room for less than a third
-# of it; at our threshold it has all of it, even with the buffer used up; one token more and it may be
-# cut. *This fake*'s reply here is 12 tokens, so only a request 5 tokens short of the window shows the cut.
+# Input plus `max_tokens` over the window is served on this course's models: the reply gets what the
+# window leaves and, cut there, stops with `model_context_window_exceeded` [6] (*any model* on these
+# models; earlier ones answered a 400). Each request below asks for the largest reply. *This fake*'s
+# reply is 12 tokens, so only the last shows the cut.
 
 # %%
 REPLY = max_output(DEFAULT_MODEL)  # max_tokens: the largest reply this model may be asked for
@@ -421,8 +415,8 @@ assert replies == {**{label: ("end_turn", 12) for label in list(sizes)[:4]},
 # %% [markdown]
 # ## 6. The compaction inspector
 #
-# One card per compaction: the reported tokens, the threshold, items removed and kept, the estimate before
-# and after, and, folded, the summary the model received. Failures and a stopped breaker have cards too, so
+# One card per compaction: the reported tokens, the threshold, items removed and kept, and, folded, the
+# summary the model received. Failures and a stopped breaker have cards too, so
 # no failure is silent. Below, this chapter's four sessions (live only when the notebook runs).
 
 # %%
@@ -521,8 +515,8 @@ answer("retried", retried)
 # 5. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy;
 #    200K window, 64K output)
 # 6. Anthropic, "Handling stop reasons" — https://platform.claude.com/docs/en/api/handling-stop-reasons
-#    (`model_context_window_exceeded`, "available by default in Sonnet 4.5 and newer models"); the earlier
-#    400 for input plus `max_tokens`: docker/docker-agent issue #569 — https://github.com/docker/docker-agent/issues/569
+#    (`model_context_window_exceeded`); the earlier 400: docker/docker-agent issue #569 —
+#    https://github.com/docker/docker-agent/issues/569
 # 7. anthropics/claude-code issues #27037, #31806 — https://github.com/anthropics/claude-code/issues/27037,
 #    https://github.com/anthropics/claude-code/issues/31806 (the formula, read from the bundle; unverified)
 # 8. Claude Code docs, "Environment variables" — https://code.claude.com/docs/en/env-vars

@@ -101,7 +101,7 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "fake) and billed 77,075 input tokens instead of 26,373.",
     "The on-demand request: the whole history with compaction={'type': 'summarize'} and no context_management, "
     "once the turn is done. The response holds the compaction block alone, stop_reason 'compaction'; the "
-    "runner yields it and goes on with the block first in place of the history.",
+    "runner yields it and goes on with the block first, instead of the old messages.",
     "No: the server edits only what the model is sent; the client's history keeps every message, nothing "
     "removed.",
 ]
