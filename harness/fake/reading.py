@@ -129,11 +129,15 @@ from typing import Any, Callable
 from ..core.messages import blocks
 
 TAG_MARK = re.compile(r"<(/?)([A-Za-z][\w-]*)>")  # an opening or a closing tag (``without_tagged_blocks``)
+INSTRUCTION_TAG = {"role", "instruction", "instructions", "objective", "task", "goal", "rule", "rules", "guideline",
+                   "guidelines", "requirement", "requirements", "format", "constraint", "constraints", "directive",
+                   "directives", "prompt", "request", "policy"}  # a word of a tag that holds instructions
+_SPEAKER = (r"\[?(?:user|human|assistant|ai|claude|model|tool(?:[ _](?:result|call|use|output))?"
+            r"|function(?:[ _](?:call|result))?)\]?")
 MATERIAL_LINE = re.compile(  # a line of a conversation in another form: a dump, a repr, a speaker's turn
-    r"""^.*(?:["']role["']\s*:|\b(?:Text|ToolUse|ToolResult)Block\().*$"""
-    r"|^[ \t>#*_]*\[?(?:user|human|assistant|ai|claude|model|tool(?:[ _](?:result|call|use))?)\]?"
-    r"(?:\*\*|__)?\s*[:\]](?:\*\*|__)?.*$"
-    r"|^- (?:User|In progress|Finished|Decision|Error|read|edited): .*$",
+    r"""^.*(?:["']role["']\s*:|\b(?:Text|ToolUse|ToolResult)Block\(|\b(?:Human|AI|Tool|System)Message\().*$"""
+    rf"|^[ \t>#*_]*{_SPEAKER}(?:\*\*|__)?(?:\s*[:\]>]|[^\w\n]*$).*$"
+    r"|^- (?:User|In progress|Finished|Found|Decision|Error|read|edited): .*$|^Note: \S+ — .*$|^Plan for \S+/: .*$",
     re.IGNORECASE | re.MULTILINE)
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 CAPABILITY = re.compile(r"\byou\s+(?:can|could|may|might|are\s+able\s+to)\b|\btools?\b", re.IGNORECASE)
@@ -142,9 +146,9 @@ CAPABILITY = re.compile(r"\byou\s+(?:can|could|may|might|are\s+able\s+to)\b|\bto
 
 _FLAGS = re.IGNORECASE
 SUMMARY_WORD = re.compile(
-    r"\b(?:summari[sz](?:e|ing)|summary|summaries|(?:sum|hand)\s+(?P<inner>(?:[\w'’]+\s+){1,4}?)(?:up|off|over)\b"
-    r"|sum\s+up"
-    r"|recap(?:itulate)?|condense|compress|compact|digest|distil+|synopsis|run-?down|overview|gist"
+    r"\b(?:summari[sz](?:e|es|ing)|summary|summaries|(?:sum|hand)\s+(?P<inner>(?:[\w'’]+\s+){1,4}?)(?:up|off|over)\b"
+    r"|sums?\s+up"
+    r"|recap(?:itulate)?s?|condenses?|compress(?:es)?|compacts?|digest|distil+s?|synopsis|run-?down|overview|gist"
     r"|tl;?\s?dr|catch\s+(?:me|us)\s+up|brief\s+(?:me|us)|hand(?:ing)?[\s-]?off|hand(?:ing)?[\s-]?over)\b",
     _FLAGS)
 CLAUSE_END = re.compile(r"[!?;\n]|\.(?=\s|$)")
@@ -153,7 +157,8 @@ _FILLER = (r"me|us|up|please|briefly|quickly|concisely|again|now|note|notes|summ
 FILLERS = re.compile(rf"(?:[\s,:—–-]|(?:{_FILLER})(?![\w./-]))*", _FLAGS)
 _DETERMINER = r"(?:(?:the|this|that|these|those|our|your|my|all(?:\s+of)?(?:\s+the)?|whole)\s+)?"
 _ADJECTIVE = (r"(?:(?:whole|entire|full|complete|above|below|preceding|previous|following|current|recent|"
-              r"last|earlier|long|chat|conversation)\s+){0,3}")
+              r"last|earlier|long|chat|conversation|internal|prior|past|old|older|ongoing|existing|raw|agent|working"
+              r"|active)\s+){0,3}")
 _CONVERSATION_NOUN = (r"(?:conversation|transcript|chat|dialogue|dialog|discussion|session|exchange|history"
                       r"|messages?|thread|context|log)s?")
 _FOLLOWER = (r"(?=\s*(?:$|[^\w\s]|(?:so|above|below|in|into|for|to|up|until|till|we|i|you|that|which|with|as"
@@ -176,12 +181,35 @@ NEGATED = re.compile(  # a negation right before a summary word (at most NEGATIO
     r"\s+(?:(?:yet|ever|again|even|to|please)\s+)?$", _FLAGS)
 NEGATION_REACH = 40
 NOTHING = re.compile(r"(?:$|for\b|in\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a)\b"
-                     r"|so\s+that\b|and\b|then\b|as\b|with(?:out)?\b|[^\w\s])", _FLAGS)
+                     r"|so\b|and\b|then\b|as\b|with(?:out)?\b|[^\w\s])", _FLAGS)
+# a summary asked for as the context worth keeping, taken from the conversation (LangChain's prompt asks so)
+EXTRACT = re.compile(r"\b(?:extract|distil+|capture|pull\s+out|preserve|keep)\b", _FLAGS)
+FROM_CONVERSATION = re.compile(rf"\bfrom\s+{_DETERMINER}{_ADJECTIVE}{_CONVERSATION_NOUN}\b{_NOT_A_FILE}", _FLAGS)
+EXTRACT_REACH = 160
+# a summary noun, not a verb: the words that make it one, and when it is asked for (``_requested``)
+NOUNS = {"summary", "summaries", "synopsis", "rundown", "run-down", "overview", "gist", "handoff", "hand-off",
+         "handover", "hand-over"}
+AMBIGUOUS = {"recap", "recaps", "digest", "compact", "compacts"}  # a noun after a modifier, else a verb
+DEFINITE = {"the", "this", "that", "these", "those", "its", "their", "his", "her"}
+MODIFIERS = DEFINITE | {"a", "an", "your", "my", "our", "one", "short", "brief", "quick", "detailed", "full", "concise",
+                        "new", "updated", "final", "improved", "complete", "structured", "handoff", "handover",
+                        "hand-off", "hand-over", "compact", "proper", "clean", "thorough", "running", "fresh",
+                        "little", "written", "high-level", "executive", "tl;dr"}
+PARTICLES = {"me", "us", "up", "out", "down", "please", "just", "quickly"}
+REQUEST_VERBS = {"write", "give", "provide", "create", "make", "prepare", "generate", "draft", "produce", "compose",
+                 "send", "output", "return", "need", "want", "like", "get", "have", "do", "add", "include",
+                 "update", "refresh", "rewrite", "revise", "redo", "improve", "correct", "fix", "finish", "start",
+                 "begin", "with", "type", "jot", "spit", "deliver", "post", "share", "print", "show"}
+THIRD_PERSON = {"summarizes", "summarises", "condenses", "compresses", "compacts", "recaps", "distils", "distills",
+                "sums"}  # a role's job only in a relative clause: "an assistant that summarizes conversations"
+OPENERS = {"please", "ok", "okay", "now", "so", "and", "then", "just", "quick", "also", "hey", "finally"}
+WORD = re.compile(r"[\w'’;-]+")
 
 
 def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int | None],
-                speaks: Callable[[], bool]) -> bool:
-    """Rules 1-6 of the module docstring, for what follows one summary word: ``text[start:end]``."""
+                speaks: Callable[[], bool], opens: bool) -> bool:
+    """Rules 1-6 of the module docstring, for what follows one summary word: ``text[start:end]``. ``opens``:
+    the word opens the instruction and the request holds a conversation (a pronoun then means it)."""
     if CONVERSATION.match(text, start, end):
         return True
     if first_file(start) is not None:
@@ -189,8 +217,34 @@ def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int
     if WORK_DONE.match(text, start, end):
         return True
     if PRONOUN.match(text, start, end):
-        return speaks()
+        return opens or speaks()
     return bool(NOTHING.match(text, start, end))
+
+
+def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
+    """Whether a summary word is asked for rather than mentioned. A verb is asked for; a noun (``NOUNS``, or
+    an ``AMBIGUOUS`` word after a modifier) is asked for when a request verb comes before it in its clause
+    ("write a summary", "give me the gist"), or when it opens its clause without a definite determiner ("TL;DR
+    of this session", "A recap, please"); it is mentioned when it labels what follows ("Summary:"), is the
+    subject of a statement ("The summary below covers ...") or the object of another verb ("Here is a
+    summary", "another model produced a handoff summary", "treat the summary as ..."). Reads at most the
+    eight words before it: linear."""
+    found = word.group().lower()
+    before = WORD.findall(said[max(clause_start, word.start() - 80):word.start()].lower())[-8:]
+    if found.split()[0] in THIRD_PERSON:
+        return bool(before) and before[-1] in ("that", "who", "which")
+    if found not in NOUNS and not (found in AMBIGUOUS and before and before[-1] in MODIFIERS):
+        return True
+    if said.startswith(":", word.end()):
+        return False
+    definite = False
+    while before and before[-1] in MODIFIERS:
+        definite |= before.pop() in DEFINITE
+    while before and before[-1] in PARTICLES:
+        before.pop()
+    if not before:
+        return not definite
+    return before[-1] in REQUEST_VERBS or all(w in OPENERS for w in before)
 
 
 def _first_from(pattern: re.Pattern[str], text: str, end: int) -> Callable[[int], int | None]:
@@ -208,16 +262,18 @@ def _first_from(pattern: re.Pattern[str], text: str, end: int) -> Callable[[int]
 
 
 @lru_cache(maxsize=2_048)
-def asks_for_summary(instruction: str) -> bool:
+def asks_for_summary(instruction: str, has_conversation: bool = False) -> bool:
     """Whether an instruction's text (already without quoted material) asks for a summary of the
-    conversation: the module's rule, over its sentences that are not capability descriptions. Linear
-    in the text: clause ends are found once, each clause's first file mention once, and a run of
-    fillers shared by several summary words ("summary summary ... x") is read once."""
+    conversation: the module's rule, over its sentences that are not capability descriptions.
+    ``has_conversation``: the request holds a conversation for a pronoun to mean. Linear in the text:
+    clause ends are found once, each clause's first file mention once, and a run of fillers shared by
+    several summary words ("summary summary ... x") is read once."""
     said = " ".join(s for s in SENTENCE.split(instruction) if s and not CAPABILITY.search(s))
     ends = [m.start() for m in CLAUSE_END.finditer(said)]
     clauses: dict[int, Callable[[int], int | None]] = {}
     fillers = (-1, -1, -1)  # the latest run of fillers read: (from, to, clause end)
     spoken: list[bool] = []
+    names_code = has_conversation and FILE_OR_CODE.search(said) is None
 
     def speaks() -> bool:
         if not spoken:
@@ -226,9 +282,14 @@ def asks_for_summary(instruction: str) -> bool:
     for word in SUMMARY_WORD.finditer(said):
         if NEGATED.search(said, max(0, word.start() - NEGATION_REACH), word.start()):
             continue
+        at = bisect_left(ends, word.start())
+        clause_start = ends[at - 1] + 1 if at else 0
+        if not _requested(said, word, clause_start):
+            continue
+        opens = names_code and at == 0 and word.start() <= 60 and len(WORD.findall(said, 0, word.start())) <= 4
         if (inner := word.group("inner")):
             head = FILLERS.match(inner).end()
-            if _as_summary(inner, head, len(inner), _first_from(FILE_OR_CODE, inner, len(inner)), speaks):
+            if _as_summary(inner, head, len(inner), _first_from(FILE_OR_CODE, inner, len(inner)), speaks, opens):
                 return True
             continue
         start = word.end()
@@ -236,23 +297,49 @@ def asks_for_summary(instruction: str) -> bool:
         if not (fillers[0] <= start <= fillers[1] and fillers[2] == end):
             fillers = (start, FILLERS.match(said, start, end).end(), end)
         first_file = clauses.setdefault(end, _first_from(FILE_OR_CODE, said, end))
-        if _as_summary(said, fillers[1], end, first_file, speaks):
+        if _as_summary(said, fillers[1], end, first_file, speaks, opens):
+            return True
+    return _extracts(said, ends)
+
+
+def _extracts(said: str, ends: list[int]) -> bool:
+    """Whether a clause asks to extract (distil, capture, keep) what matters from the conversation: a summary
+    asked in other words. Each look is bounded (``EXTRACT_REACH``), so the text is read in linear time."""
+    for verb in EXTRACT.finditer(said):
+        if NEGATED.search(said, max(0, verb.start() - NEGATION_REACH), verb.start()):
+            continue
+        at = bisect_left(ends, verb.end())
+        end = min(ends[at] if at < len(ends) else len(said), verb.end() + EXTRACT_REACH)
+        if FROM_CONVERSATION.search(said, verb.end(), end):
             return True
     return False
 
 
 def without_tagged_blocks(said: str) -> str:
-    """``said`` without its tagged blocks: each from an opening tag to the last closing tag of its name,
-    left to right, found with one scan of the tags."""
+    """``said`` without the material its tags quote: each block from an opening tag to the last closing tag of
+    its name, left to right, found with one scan of the tags. A tag whose name holds an ``INSTRUCTION_TAG``
+    word (``<instructions>``, ``<primary_objective>``, ``<role>``) wraps instructions: its text is kept, its
+    tags go."""
     tags = list(TAG_MARK.finditer(said))
     last_close = {tag.group(2): tag.start() for tag in tags if tag.group(1)}
     kept, cursor = [], 0
     for tag in tags:
+        if tag.start() < cursor:
+            continue
+        if _instruction_tag(tag.group(2)) and tag.group(2) in last_close:
+            kept.append(said[cursor:tag.start()])
+            cursor = tag.end()
+            continue
         close = last_close.get(tag.group(2), -1)
-        if not tag.group(1) and tag.start() >= cursor and close >= tag.end():
+        if not tag.group(1) and close >= tag.end():
             kept.append(said[cursor:tag.start()])
             cursor = close + len(tag.group(2)) + 3
     return "".join(kept) + said[cursor:]
+
+
+@lru_cache(maxsize=512)
+def _instruction_tag(name: str) -> bool:
+    return bool(set(re.split(r"[_-]", name.lower())) & INSTRUCTION_TAG)
 
 
 def instruction_text(said: str) -> str:
@@ -276,12 +363,14 @@ def system_text(body: dict[str, Any]) -> str:
 
 def is_summary_request(body: dict[str, Any]) -> bool:
     """Whether the request asks for a summary of the conversation (the module's rule)."""
-    latest = latest_instruction(body)
-    if asks_for_summary(latest):
-        return True
     last, system = body["messages"][-1], system_text(body)
-    says = last["role"] == "user" and any(b.get("type") == "text" for b in blocks(last))
-    return says and bool(system) and request_kind(latest) is None and asks_for_summary(instruction_text(system))
+    said = "\n".join(b["text"] for b in blocks(last) if b.get("type") == "text") if last["role"] == "user" else ""
+    latest = instruction_text(said)
+    instructions = instruction_text(system)
+    held = len(body["messages"]) > 1 or latest != said.strip() or instructions != system.strip()
+    if asks_for_summary(latest, held):
+        return True
+    return bool(said) and bool(system) and request_kind(latest) is None and asks_for_summary(instructions, held)
 
 
 def summary_material(body: dict[str, Any]) -> str:
@@ -291,13 +380,6 @@ def summary_material(body: dict[str, Any]) -> str:
     said = "\n".join(b["text"] for b in blocks(last) if b.get("type") == "text")
     parts = [system_text(body), json.dumps(earlier, ensure_ascii=False) if earlier else "", said]
     return "\n\n".join(part for part in parts if part)
-
-
-def offered_tools(body: dict[str, Any]) -> frozenset[str]:
-    """The names of the tools the model may call in this request."""
-    if (body.get("tool_choice") or {}).get("type") == "none":
-        return frozenset()
-    return frozenset(tool["name"] for tool in body.get("tools", []))
 
 
 # --- the agent's request kinds ---------------------------------------------------------------
@@ -401,8 +483,9 @@ READ_ALL = RequestKind(
 EDIT = RequestKind(  # each gap bounded and on one line, so a long text costs linear time
     "EDIT", _words(_PATH), _words(rf"\b(?:change|set|update|bump|make|switch|modify)\b[^\n]{{0,120}}?{_TAG}"
                                   rf"[^\n]{{0,120}}?(?:\bto\b|=)\s*{_VALUE}"))
-RECALL_TAG = RequestKind("RECALL_TAG", _words(_PATH), _words(_TAG),
-                         _words(r"\bwithout\s+(?:opening|reading|looking\s+at|checking)\b"))
+RECALL_TAG = RequestKind("RECALL_TAG", _words(_PATH), _words(_TAG), _words(
+    r"\bwithout\s+(?:re-?)?(?:opening|reading|looking\s+at|checking)\b|\bfrom\s+memory\b|\bremember\b"
+    r"|\b(?:don['’]?t|do\s+not|no\s+need\s+to)\s+(?:re-?)?(?:open|read|look|check)\w*"))
 ASK_TAG = RequestKind("ASK_TAG", _words(_PATH), _words(_TAG),
                       _words(r"\b(?:what|tell|show|give|which|report|print|know|check)\b|\?"))
 COUNT = RequestKind("COUNT", _words(r"\b(?:count|how\s+many|number\s+of|total|tally)\b"), _words(r"\blines?\b"),
@@ -415,16 +498,59 @@ FIRST_CHANGE = RequestKind("FIRST_CHANGE", _words(r"\b(?:which|what)\b"), _words
 RECALL_RULE = RequestKind(
     "RECALL_RULE", _words(r"\b(?:what|remind|which)\b"), _words(r"\b(?:tell|told|say|said|instruct\w*|rules?|ask(?:ed)?)\b"),
     _folder("about|for|regarding|on|concerning"))
-INSTRUCTION = re.compile(
-    r"\b(?:from\s+now\s+on|going\s+forward|from\s+here\s+on(?:\s+out)?|henceforth|in\s+(?:the\s+)?future)"
-    r"\s*[,:]?\s*(?P<rule>.+)", re.IGNORECASE)
-NEVER_EDIT = re.compile(
-    r"\b(?:never|do\s+not|don't|don’t)\s+(?:ever\s+)?(?:edit|change|modify|touch|write\s+to)\s+"
-    r"(?:anything|any\s+files?|files?)?\s*(?:under|in|inside|within)?\s*(?:the\s+)?"
+TIME_OPENER = re.compile(  # words that make an instruction standing
+    r"\b(?:from\s+now\s+on|going\s+forward|from\s+here\s+on(?:\s+out)?|henceforth|in\s+(?:the\s+)?future"
+    r"|for\s+the\s+rest\s+of\s+(?:this|the)\s+(?:session|conversation|chat)|until\s+I\s+say\s+otherwise"
+    r"|from\s+this\s+point\s+(?:on|forward))\b", re.IGNORECASE)
+NEVER_EDIT = re.compile(  # a prohibition about a folder: "never edit anything under tools/", "don't modify tools/"
+    r"\b(?:never|do\s+not|don't|don’t|must\s+not|mustn't|should\s+not|shouldn't|may\s+not)\s+(?:ever\s+)?"
+    r"(?:edit|change|modify|touch|alter|update|write\s+to)\s+"
+    r"(?:anything|any\s+files?|files?|the\s+files?)?\s*(?:under|in|inside|within)?\s*(?:the\s+)?"
     r"(\w(?:[\w-]|/(?=\w))*)(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
+PLEASE = re.compile(r"please\s+", re.IGNORECASE)
+EDGE = " \t\n,:;—–-"
+
+
+class _Rule:
+    """A standing rule, in whatever words: a time opener anywhere ("Going forward, ...", "... from now on")
+    or a prohibition about a folder ("Never edit tools/."). Its ``rule`` is the text without the opener."""
+
+    def search(self, text: str) -> Found | None:
+        opener = TIME_OPENER.search(text)
+        if opener is None and NEVER_EDIT.search(text) is None:
+            return None
+        if opener is None:
+            body = text.strip(EDGE)
+        else:
+            before, after = text[:opener.start()].rstrip(EDGE), text[opener.end():].lstrip(EDGE)
+            body = before + after if not before or not after or after[0] in ".!?" else f"{before} {after}"
+        if (please := PLEASE.match(body)):
+            body = body[please.end():]
+        if not body.strip(".!? "):
+            return None
+        return Found({"rule": body[0].lower() + body[1:] if body[1:2].islower() else body}, 0)
+
+
+INSTRUCTION = _Rule()
+
+
+def is_rule(text: str) -> bool:
+    """Whether a user's message states a standing rule (``INSTRUCTION``'s reading)."""
+    return INSTRUCTION.search(text) is not None
+
+
+GREETING = re.compile(r"^\W*(?:hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day))\b",
+                      re.IGNORECASE)
 SAVE = re.compile(r"\b(?:save|store|write|record|put)\b[^\n]{0,200}?\b(?:to|in|into)\s+(?:your\s+|the\s+)?memory\b",
                   re.IGNORECASE)
-REQUEST_KINDS = (READ_ALL, EDIT, RECALL_TAG, ASK_TAG, COUNT, SEARCH, FIRST_CHANGE, RECALL_RULE, INSTRUCTION, SAVE)
+REQUEST_KINDS = (READ_ALL, EDIT, RECALL_TAG, ASK_TAG, COUNT, SEARCH, FIRST_CHANGE, RECALL_RULE, INSTRUCTION, SAVE,
+                 GREETING)
+PATHS = re.compile(_PATH)
+
+
+def paths_in(said: str) -> list[str]:
+    """Every path a request names, in order, each once."""
+    return list(dict.fromkeys(m.group("path") for m in PATHS.finditer(said)))
 
 
 def request_arguments(match: re.Match[str] | Found) -> dict[str, str]:
@@ -437,7 +563,7 @@ def request_arguments(match: re.Match[str] | Found) -> dict[str, str]:
 
 
 @lru_cache(maxsize=4_096)
-def request_kind(said: str) -> tuple[RequestKind | re.Pattern[str], dict[str, str]] | None:
+def request_kind(said: str) -> tuple[Any, dict[str, str]] | None:
     """The first of ``REQUEST_KINDS`` a request's text matches, with its arguments; None for none."""
     for pattern in REQUEST_KINDS:
         if (match := pattern.search(said)):
