@@ -137,7 +137,7 @@ _SPEAKER = (r"\[?(?:user|human|assistant|ai|claude|model|tool(?:[ _](?:result|ca
 MATERIAL_LINE = re.compile(  # a line of a conversation in another form: a dump, a repr, a speaker's turn
     r"""^.*(?:["']role["']\s*:|\b(?:Text|ToolUse|ToolResult)Block\(|\b(?:Human|AI|Tool|System)Message\().*$"""
     rf"|^[ \t>#*_]*{_SPEAKER}(?:\*\*|__)?(?:\s*[:\]>]|[^\w\n]*$).*$"
-    r"|^- (?:User|In progress|Finished|Found|Decision|Error|read|edited): .*$|^Note: \S+ — .*$|^Plan for \S+/: .*$",
+    r"|^- (?:User|Rule|In progress|Finished|Found|Decision|Error|read|edited|used): .*$|^Note: \S+ — .*$|^Plan for \S+/: .*$",
     re.IGNORECASE | re.MULTILINE)
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 CAPABILITY = re.compile(r"\byou\s+(?:can|could|may|might|are\s+able\s+to)\b|\btools?\b", re.IGNORECASE)
@@ -155,7 +155,7 @@ CLAUSE_END = re.compile(r"[!?;\n]|\.(?=\s|$)")
 _FILLER = (r"me|us|up|please|briefly|quickly|concisely|again|now|note|notes|summary|summaries|doc|document"
            r"|message|report|of|on|about|a|an|short|brief|quick|detailed|full|complete|concise|little|small")
 FILLERS = re.compile(rf"(?:[\s,:—–-]|(?:{_FILLER})(?![\w./-]))*", _FLAGS)
-_DETERMINER = r"(?:(?:the|this|that|these|those|our|your|my|all(?:\s+of)?(?:\s+the)?|whole)\s+)?"
+_DETERMINER = r"(?:(?:the|this|that|these|those|our|your|my|its|their|all(?:\s+of)?(?:\s+the)?|whole)\s+)?"
 _ADJECTIVE = (r"(?:(?:whole|entire|full|complete|above|below|preceding|previous|following|current|recent|"
               r"last|earlier|long|chat|conversation|internal|prior|past|old|older|ongoing|existing|raw|agent|working"
               r"|active)\s+){0,3}")
@@ -371,6 +371,14 @@ def is_summary_request(body: dict[str, Any]) -> bool:
     if asks_for_summary(latest, held):
         return True
     return bool(said) and bool(system) and request_kind(latest) is None and asks_for_summary(instructions, held)
+
+
+def summary_instructions(body: dict[str, Any]) -> str:
+    """What a summary request says besides the conversation, for the layout it asks for: the system prompt and
+    the last message's text, as they are (``summarizer`` leaves out the conversation they quote)."""
+    last = body["messages"][-1]
+    said = "\n".join(b["text"] for b in blocks(last) if b.get("type") == "text")
+    return f"{system_text(body)}\n\n{said}"
 
 
 def summary_material(body: dict[str, Any]) -> str:

@@ -12,7 +12,8 @@ schema's properties (their names split the same way):
   directory, folder, target, location or uri (``path``, ``file_path``,
   ``filepath``, ``absolutePath``), and says nothing of content;
 - **run**: a command property (command, cmd, script; a string, or an array of
-  strings, then filled as ``["bash", "-lc", line]``) and a name or description
+  strings, then filled as ``["bash", "-lc", line]``; ``commands``, an array of command lines, as
+  ``[line]``) and a name or description
   that speaks of bash, shell, terminal, exec/execute, run or command;
 - **edit**: a path and an old/new pair (old*/new*, search/replace,
   find/replace*, before/after, original/updated); or a single string
@@ -59,7 +60,7 @@ WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # camelCase, snake_case,
 PATH_WORDS = {"path", "file", "filename", "filepath", "pathname", "dir", "directory", "folder", "target",
               "location", "uri"}
 CONTENT_WORDS = {"content", "contents", "text", "data", "body", "source", "code"}
-COMMAND_WORDS = {"command", "cmd", "script", "commandline"}
+COMMAND_WORDS = {"command", "commands", "cmd", "script", "commandline"}
 PATTERN_WORDS = {"pattern", "regex", "query", "glob", "expression"}
 FILTER_NAMES = ("glob", "include", "include_pattern", "file_pattern")
 PAIRS = ((("old",), ("new",)), (("search",), ("replace", "replacement")), (("find",), ("replace", "replacement")),
@@ -90,7 +91,7 @@ class ToolUse:
     path: str | None = None                 # the property naming a file or folder
     slots: tuple[tuple[str, str], ...] = ()  # (what, property): "content", "old", "new", "command", "pattern"
     fixed: tuple[tuple[str, Any], ...] = ()  # properties sent as they are (a search's output_mode, -n, a filter)
-    argv: bool = False                      # the command property takes an array of words
+    argv: str | None = None                 # an array command: "argv" (its words) or "lines" (command lines)
     patch: str | None = None                # "codex" or "unified": the edit is one patch text
 
     def slot(self, what: str) -> str | None:
@@ -153,7 +154,9 @@ def _role(name: str, description: str, properties: dict[str, Any]) -> ToolUse | 
     path = _path_property(properties)
     command = _property(properties, COMMAND_WORDS, path)
     if command and (named & RUN_WORDS or RUN_TEXT.search(description)):
-        return ToolUse(name, "run", None, (("command", command),), argv=_typed(properties[command]) == "array")
+        array = _typed(properties[command]) == "array"
+        kind = None if not array else "lines" if "commands" in words(command) else "argv"
+        return ToolUse(name, "run", None, (("command", command),), argv=kind)
     strings = [n for n, s in properties.items() if _typed(s) == "string"]
     if len(strings) == 1 and ("patch" in named or PATCH_TEXT.search(description)):
         return ToolUse(name, "edit", None, (("patch", strings[0]),),
@@ -204,7 +207,7 @@ class Toolkit:
         offered = dict(self.by_name).get(name)
         if offered is not None or name in self.names:
             return offered
-        return _guessed(name, tuple(sorted((k, _json_type(v)) for k, v in tool_input.items())))
+        return guess_use(name, tool_input)
 
     def call(self, role: str, **values: Any) -> tuple[str, dict[str, Any]] | None:
         """The (name, input) of a call doing ``role`` with ``values`` (path, command, content, old, new,
@@ -222,7 +225,7 @@ def fill(use: ToolUse, values: dict[str, Any]) -> dict[str, Any]:
         if what == "pattern" and use.role == "list":  # with a folder property: the files there; else the glob
             tool_input[prop] = "*.py" if use.path else f"{values['path']}/*.py"
         elif what == "command" and use.argv:
-            tool_input[prop] = ["bash", "-lc", values["command"]]
+            tool_input[prop] = ["bash", "-lc", values["command"]] if use.argv == "argv" else [values["command"]]
         elif what == "patch":
             tool_input[prop] = patch_text(use.patch or "unified", values["path"], values["old"], values["new"])
         elif what in values:
@@ -269,7 +272,7 @@ def command_line(use: ToolUse, tool_input: dict[str, Any]) -> str:
         parts = [str(v) for v in value]
         if len(parts) >= 3 and parts[1] in ("-c", "-lc"):
             return parts[2]
-        return shlex.join(parts)
+        return parts[0] if len(parts) == 1 else shlex.join(parts)
     return value if isinstance(value, str) else ""
 
 
@@ -278,11 +281,28 @@ def _json_type(value: Any) -> str:
             dict: "object"}.get(type(value), "null")
 
 
+def guess_use(name: str, tool_input: dict[str, Any]) -> ToolUse | None:
+    """How a call is read when no tool definition is at hand (a summary's transcript): by its name and the
+    keys of its input alone."""
+    return _guessed(name, tuple(sorted((k, _json_type(v)) for k, v in tool_input.items())))
+
+
+EDIT_NAME = {"edit", "write", "replace", "patch", "modify", "create", "save", "update"}
+
+
 @lru_cache(maxsize=1_024)
 def _guessed(name: str, keys: tuple[tuple[str, str], ...]) -> ToolUse | None:
-    """A tool no longer offered, described from its name and its input's keys (no description)."""
-    return describe_tool({"name": name, "input_schema": {
-        "properties": {key: {"type": kind} for key, kind in keys}, "required": []}})
+    """A tool no longer offered, described from its name and its input's keys (no description); failing
+    that, by its name alone when it has a path argument (``write_file(path=...)`` in a transcript)."""
+    properties = {key: {"type": kind} for key, kind in keys}
+    found = describe_tool({"name": name, "input_schema": {"properties": properties, "required": []}})
+    path = _path_property(properties)
+    if found is not None or path is None:
+        return found
+    named = words(name)
+    if named & EDIT_NAME:
+        return ToolUse(name, "edit", path)
+    return ToolUse(name, "read", path) if named & READ_WORDS else None
 
 
 @lru_cache(maxsize=256)
