@@ -2,6 +2,9 @@
 chapter 00). Everything goes through the real SDK; the long session runs both ways through the course's loop."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from one_call import OneCallPerTurn
 
@@ -31,6 +34,11 @@ def converse(workspace, request, model=None, **options):
         messages.append(user([tool_result(b["id"], Toolbox(workspace).run(b["name"], b["input"]).content)
                               for b in uses]))
     raise AssertionError("no end of turn")
+
+
+def final_part(answer: str) -> str:
+    """A folder's reading ends with the list of what each file does; the notes before it depend on the turns."""
+    return answer.split("does:\n", 1)[-1] if "What each file under" in answer else answer
 
 
 def calls_of(reply):
@@ -73,10 +81,16 @@ def test_a_call_that_needs_another_ones_result_waits_for_the_next_turn(tmp_path)
 @pytest.fixture(scope="module")
 def long_sessions(tmp_path_factory):
     """The long session through the course's loop (three layers, the s06 defaults), with parallel calls and with
-    ``disable_parallel_tool_use``."""
-    root = tmp_path_factory.mktemp("long")
-    return {"parallel": run_scenario(LONG_SESSION, CompactionConfig(), root / "parallel"),
-            "one": run_scenario(LONG_SESSION, CompactionConfig(), root / "one", compactor=OneCallPerTurn(ThreeLayers()))}
+    ``disable_parallel_tool_use``. Run from a folder of its own with relative roots, as a chapter runs it: each
+    summary message names its transcript's path, so the path's length moves every count after it."""
+    here = Path.cwd()
+    os.chdir(tmp_path_factory.mktemp("long"))
+    try:
+        return {"parallel": run_scenario(LONG_SESSION, CompactionConfig(), "_work/pl"),
+                "one": run_scenario(LONG_SESSION, CompactionConfig(), "_work/one",
+                                    compactor=OneCallPerTurn(ThreeLayers()))}
+    finally:
+        os.chdir(here)
 
 
 def test_the_long_session_with_parallel_calls_makes_fewer_calls(long_sessions):
@@ -93,11 +107,12 @@ def test_one_call_per_turn_gives_the_answers_parallel_calls_give_but_where_resul
     history: right after twelve reads answered together (one message of about 91,000 characters), that tail
     holds no whole message, so the summary names no request and the model loses the plugins/ task; and the
     first change asked is then read from a later summary."""
-    parallel, one = long_sessions["parallel"].answers, long_sessions["one"].answers
+    parallel = [final_part(a) for a in long_sessions["parallel"].answers]
+    one = [final_part(a) for a in long_sessions["one"].answers]
     differ = [i for i, (a, b) in enumerate(zip(parallel, one)) if a != b]
     assert [LONG_SESSION.requests[i] for i in differ] == [
         "Read every .py file under plugins/ and summarise what each does.", "Which file did I first ask you to change?"]
     assert parallel[differ[0]] == "I have lost track of the current request. What should I do next?"
     assert one[differ[1]] == "The first file you asked me to change was plugins/p05_cache.py."
-    assert parallel[-1] == one[-1] == ("I will not change tools/t05_shell.py: you asked me never to edit anything "
-                                       "under tools/.")
+    assert parallel[-1] == one[-1] == 'Changed VERSION_TAG in tools/t05_shell.py to "v5-unsafe".'  # both ways, s06's
+    # tail has long lost the rule about tools/ (an earlier summary holds it, and the tail starts after it)

@@ -226,7 +226,9 @@ def first_change(view: View, kit: Toolkit) -> Action:
 
 
 def recall_rule(view: View, kit: Toolkit, folder: str) -> Action:
-    rules = [t for t in view.user_texts if is_rule(t) and f"{folder}/" in t]
+    """The first rule the user gave about ``folder`` (``folder/`` or "the folder folder"), quoted as said."""
+    about = re.compile(rf"\b{re.escape(folder)}(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
+    rules = [t for t in view.user_texts if is_rule(t) and about.search(t)]
     if not rules:
         return Action(f"I can no longer see anything you told me about {folder}/.")
     return Action(f'You told me: "{rules[0]}"')

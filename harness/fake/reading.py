@@ -1,4 +1,4 @@
-"""How the fake model reads a request: what its instructions ask, and which tools it may use (chapter 00).
+"""How the fake model reads a request: what its instructions ask (chapter 00).
 
 A model acts on what it is told, by meaning, not on one exact sentence. The
 fake reads a request the same way, with the rules below; each is a set of
@@ -11,12 +11,15 @@ run of characters, and the summary rule reads each clause once.
 **The instructions.** The latest instruction is the text of the last user
 message (its text blocks, not its tool results) without the material it
 quotes: a block delimited by a tag pair such as
-``<conversation>...</conversation>``, and every line that is a conversation in
-another form (a line holding a message dump, ``"role":`` or ``'role':``, or an
-SDK repr such as ``TextBlock(``; a transcript line that opens with a speaker,
+``<conversation>...</conversation>`` (but a tag whose name holds an
+``INSTRUCTION_TAG`` word, ``<instructions>``, ``<role>``, ``<primary_objective>``,
+wraps instructions: its text is read, as LangChain's summarization prompt
+writes them), and every line that is a conversation in
+another form (a line holding a message dump, ``"role":`` or ``'role':``, an
+SDK repr such as ``TextBlock(``, or LangChain's ``HumanMessage(``; a transcript line that opens with a speaker,
 ``User:``, ``Human:``, ``Assistant:``, ``Tool result:``, ``[user]``,
-``**User:**``; a line of a summary the fake wrote, ``- User: ...``,
-``- Finished: ...``; so an instruction written on the same line as a dump
+``**User:**``, ``User >``, or holds a speaker's name alone, ``## USER``; a line of a summary the fake wrote, ``- User: ...``,
+``- Finished: ...``, ``- Found: ...``, ``Note: a.py — ...``; so an instruction written on the same line as a dump
 is lost with it). The system prompt is read the same way. A sentence that
 describes a capability ("You can compact your context with the compact
 tool.": it says "you can/may" or names a "tool") is a description, not an
@@ -26,7 +29,19 @@ instruction, in either place.
 conversation. A *summary word* (summarise/summarize/summary, sum up, recap,
 condense, compress, compact, digest, distil, synopsis, rundown, overview,
 gist, TL;DR, catch me up, brief me, hand off/handoff, hand over/handover;
-not a past form: "[Conversation compressed]" states, it does not ask) is
+not a past form: "[Conversation compressed]" states, it does not ask; a
+third-person form, "summarizes", only in a clause that says what someone is
+for: "an assistant that summarizes conversations") counts when it is *asked
+for*, not *mentioned*: a verb is asked for; a noun (summary, synopsis,
+rundown, overview, gist, handoff, handover; recap, digest or compact after a
+modifier) is asked for when a request verb comes before it in its clause
+("write a summary", "give me the gist") or it opens its clause without a
+definite determiner ("TL;DR of this session"), and mentioned when it labels
+what follows ("Summary:"), is the subject of a statement ("The summary below
+covers the earlier part", as a continuation message says) or the object of
+another verb ("Here is a summary", "another model produced a handoff
+summary"): a message that hands a summary over and asks to go on is a
+request to continue, not to summarise again. A summary word asked for is
 read with what follows it in its clause, after fillers such as "me", "up",
 "a", "of", "note", "summary" ("a handoff note for ...", "a recap of ..."),
 or with the words inside a split verb ("hand this session off", "sum it all
@@ -45,18 +60,28 @@ up": "sum"/"hand", one to four words, then "up", "off" or "over"):
 3. else the work done ("what we did", "what's been done", "what happened",
    "where we are", "everything above", "so far", "our progress", "the
    work"): a summary;
-4. else a pronoun ("summarise it"): a summary only when the instruction also
+4. else a pronoun ("summarise it"): a summary when the instruction also
    speaks of the conversation or the work done ("What have we done so far?
-   Summarise it.");
+   Summarise it."), or when the word opens the instruction (at most four
+   words before it), the instruction names no file or code, and the request
+   holds a conversation for the pronoun to mean (earlier messages, or a
+   conversation quoted in the system prompt or the message: "Summarize it
+   for continuity.");
 5. else nothing ("Summarise.", "TL;DR?", "a handover for whoever picks this
-   up", "in five lines"): a summary;
+   up", "in five lines", "so that another model can go on"): a summary;
 6. else ("the project's plan", "what each does"): not a summary.
+
+A clause that asks to extract (distil, capture, keep, preserve, pull out) what
+matters *from the conversation* asks for a summary too ("extract the most
+relevant context from the conversation history below", LangChain's words in
+gist), the conversation noun within ``EXTRACT_REACH`` characters of the verb.
 
 The request is a summary request when one summary word of the latest
 instruction reads as a summary, or when the latest instruction is not one of
 the agent's requests (below), the last user message has text (not only tool
 results: mid-task, the model goes on working), and the system prompt's
-instruction reads as one ("You summarise conversations." with user "Go.").
+instruction reads as one ("You are an assistant that summarizes conversations." with user "Go."; Gemini
+CLI's compression prompt, in ``system``, with "Write a new <state_snapshot>").
 Tools offered or not, it makes no difference. Each instruction's reading is
 cached by its text, since the fake reads every request.
 **A negation** right before a summary word, "not", "never", "no", "don't",
@@ -68,8 +93,9 @@ a negation does: one anywhere else is not read ("Don't stop: summarise the
 conversation." is a summary request), nor is a refusal in other words
 ("Skip the summary." is one too).
 Limits: it does not understand a summary asked without one of those words
-("Write notes so someone else can continue"), or a pronoun whose antecedent
-is in an earlier message; a clause ends at ``.`` followed by a space, ``!``, ``?``, ``;`` or a
+("Write notes so someone else can continue", "create a checkpoint"), a noun
+such as "summarization", or a pronoun far from the start of an instruction
+whose antecedent is in an earlier message; a clause ends at ``.`` followed by a space, ``!``, ``?``, ``;`` or a
 line end.
 
 **The agent's requests** (``REQUEST_KINDS``; the fake agent's handlers take
@@ -89,9 +115,11 @@ or ``_`` ("to v2"):
   line and each gap at most 120 characters (so a long text is read in linear
   time), with a path anywhere in the request.
 - ``RECALL_TAG`` (path): a VERSION_TAG question about a path "without opening /
-  reading / looking at / checking" a file.
+  reading / looking at / checking" a file, "from memory", "don't read / open /
+  look / check (it)", or "remember".
 - ``ASK_TAG`` (path): the VERSION_TAG and a path with "what", "tell", "show",
-  "give", "which", "report", "print", "know", "check" or a question mark.
+  "give", "which", "report", "print", "know", "check" or a question mark; the
+  agent answers for every path the request names (``paths_in``).
 - ``COUNT`` (folder): count / how many / number of / total ... lines, not TODOs.
 - ``SEARCH`` (folder): search / find / grep / look / list / show / scan /
   count / any / where / how many ... TODO(s); here the folder may also be
@@ -100,21 +128,29 @@ or ``_`` ("to v2"):
   / update.
 - ``RECALL_RULE`` (folder): what / remind / which ... tell / told / say /
   said / instruct / rule / ask ... about / for / regarding / on a folder.
-- ``INSTRUCTION`` (rule): "from now on", "going forward", "from here on",
-  "henceforth", "in (the) future", then the rule.
+- ``INSTRUCTION`` (rule): a standing rule in any words: a time opener
+  anywhere ("from now on", "going forward", "from here on (out)", "henceforth",
+  "in (the) future", "for the rest of this session", "until I say otherwise",
+  "from this point on"; "Please never modify files under tools/ from now on"),
+  or a prohibition about a folder ("never", "do not", "must not", ... "edit",
+  "change", "modify", "touch", "alter", "update", "write to" ... ``name/`` or
+  "the name folder": "Never edit tools/."); the rule is the text without the
+  opener (and a leading "please"). ``is_rule`` says whether a text is one.
 - ``SAVE``: save / store / write / record / put ... to / in / into memory, on one
   line, at most 200 characters apart.
+- ``GREETING``: an instruction that opens with hi, hello, hey, hiya, howdy,
+  greetings or good morning / afternoon / evening / day.
 
 They are tried in that order and the first that matches is the request.
 Limits: one request per message (the first kind that matches wins); a
 folder name has no dots; an unquoted value must hold a digit, ``-`` or
-``_``; a standing rule without one of those openers ("Never edit tools/.")
-is not understood as a rule, nor is an edit said through a pronoun ("change
-it to v2"). Anything else gets the agent's honest "I do not know how to do
+``_``; a standing rule with neither an opener nor a prohibition of that form
+is not understood as a rule ("Hands off tools/", "tools/ is read-only"), nor
+is an edit said through a pronoun ("change it to v2"). Anything else gets the agent's honest "I do not know how to do
 that in this workspace."
 
-The tools a request offers are the names in ``tools``; ``tool_choice``
-``{"type": "none"}`` offers none. A summary is written from what the request
+Which tools the agent may use, and what each does, is ``tool_roles``'s reading.
+A summary is written from what the request
 holds: the system prompt, the history before the last message (as JSON) and
 the last message's text, transcript included.
 """
@@ -195,6 +231,9 @@ MODIFIERS = DEFINITE | {"a", "an", "your", "my", "our", "one", "short", "brief",
                         "new", "updated", "final", "improved", "complete", "structured", "handoff", "handover",
                         "hand-off", "hand-over", "compact", "proper", "clean", "thorough", "running", "fresh",
                         "little", "written", "high-level", "executive", "tl;dr"}
+DETERMINERS = {"a", "an", "the", "this", "that", "these", "those", "your", "my", "our", "its", "their", "his", "her",
+               "one"}
+NOUN_PHRASE = 4  # how far back the determiner of a summary noun may stand ("a short written handoff summary")
 PARTICLES = {"me", "us", "up", "out", "down", "please", "just", "quickly"}
 REQUEST_VERBS = {"write", "give", "provide", "create", "make", "prepare", "generate", "draft", "produce", "compose",
                  "send", "output", "return", "need", "want", "like", "get", "have", "do", "add", "include",
@@ -224,11 +263,12 @@ def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int
 def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
     """Whether a summary word is asked for rather than mentioned. A verb is asked for; a noun (``NOUNS``, or
     an ``AMBIGUOUS`` word after a modifier) is asked for when a request verb comes before it in its clause
-    ("write a summary", "give me the gist"), or when it opens its clause without a definite determiner ("TL;DR
-    of this session", "A recap, please"); it is mentioned when it labels what follows ("Summary:"), is the
-    subject of a statement ("The summary below covers ...") or the object of another verb ("Here is a
-    summary", "another model produced a handoff summary", "treat the summary as ..."). Reads at most the
-    eight words before it: linear."""
+    ("write a summary", "give me the gist", "write the corrected summary": the word before its determiner,
+    within ``NOUN_PHRASE`` words), or when it opens its clause without a definite determiner ("TL;DR of this
+    session", "A recap, please"); it is mentioned when it labels what follows ("Summary:"), is the subject of a
+    statement ("The summary below covers ...") or the object of another verb ("Here is a summary", "another
+    model produced a handoff summary", "check the draft summary"). Reads at most the eight words before it:
+    linear."""
     found = word.group().lower()
     before = WORD.findall(said[max(clause_start, word.start() - 80):word.start()].lower())[-8:]
     if found.split()[0] in THIRD_PERSON:
@@ -237,9 +277,13 @@ def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
         return True
     if said.startswith(":", word.end()):
         return False
-    definite = False
-    while before and before[-1] in MODIFIERS:
-        definite |= before.pop() in DEFINITE
+    phrase = next((n for n in range(1, min(len(before), NOUN_PHRASE) + 1) if before[-n] in DETERMINERS), 0)
+    if phrase:  # "write the corrected summary": the word before the determiner says what is done with it
+        definite, before = before[-phrase] in DEFINITE, before[:-phrase]
+    else:
+        definite = False
+        while before and before[-1] in MODIFIERS:
+            before.pop()
     while before and before[-1] in PARTICLES:
         before.pop()
     if not before:
@@ -373,14 +417,6 @@ def is_summary_request(body: dict[str, Any]) -> bool:
     return bool(said) and bool(system) and request_kind(latest) is None and asks_for_summary(instructions, held)
 
 
-def summary_instructions(body: dict[str, Any]) -> str:
-    """What a summary request says besides the conversation, for the layout it asks for: the system prompt and
-    the last message's text, as they are (``summarizer`` leaves out the conversation they quote)."""
-    last = body["messages"][-1]
-    said = "\n".join(b["text"] for b in blocks(last) if b.get("type") == "text")
-    return f"{system_text(body)}\n\n{said}"
-
-
 def summary_material(body: dict[str, Any]) -> str:
     """What a summary is written from: the system prompt, the earlier messages as JSON, then the
     last message's text."""
@@ -512,8 +548,8 @@ TIME_OPENER = re.compile(  # words that make an instruction standing
     r"|from\s+this\s+point\s+(?:on|forward))\b", re.IGNORECASE)
 NEVER_EDIT = re.compile(  # a prohibition about a folder: "never edit anything under tools/", "don't modify tools/"
     r"\b(?:never|do\s+not|don't|don’t|must\s+not|mustn't|should\s+not|shouldn't|may\s+not)\s+(?:ever\s+)?"
-    r"(?:edit|change|modify|touch|alter|update|write\s+to)\s+"
-    r"(?:anything|any\s+files?|files?|the\s+files?)?\s*(?:under|in|inside|within)?\s*(?:the\s+)?"
+    r"(?:edit|change|modify|touch|alter|update|write\s+to)\s+"  # each optional word takes its own space after it
+    r"(?:(?:anything|any\s+files?|files?|the\s+files?)\s+)?(?:(?:under|in|inside|within)\s+)?(?:the\s+)?"
     r"(\w(?:[\w-]|/(?=\w))*)(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
 PLEASE = re.compile(r"please\s+", re.IGNORECASE)
 EDGE = " \t\n,:;—–-"
@@ -553,12 +589,12 @@ SAVE = re.compile(r"\b(?:save|store|write|record|put)\b[^\n]{0,200}?\b(?:to|in|i
                   re.IGNORECASE)
 REQUEST_KINDS = (READ_ALL, EDIT, RECALL_TAG, ASK_TAG, COUNT, SEARCH, FIRST_CHANGE, RECALL_RULE, INSTRUCTION, SAVE,
                  GREETING)
-PATHS = re.compile(_PATH)
+PATH_MENTION = re.compile(_PATH)
 
 
 def paths_in(said: str) -> list[str]:
     """Every path a request names, in order, each once."""
-    return list(dict.fromkeys(m.group("path") for m in PATHS.finditer(said)))
+    return list(dict.fromkeys(m.group("path") for m in PATH_MENTION.finditer(said)))
 
 
 def request_arguments(match: re.Match[str] | Found) -> dict[str, str]:

@@ -33,7 +33,8 @@ markdown headings (``## Goal``), or an XML template (a tag holding two or more
 child tags, Gemini CLI's ``<state_snapshot>``). The instructions are what the
 request says outside the conversation it quotes: the system prompt and the
 last user text, without a ``<conversation>``, ``<messages>``, ``<transcript>``,
-``<history>`` or ``<chat>`` block. When they ask for the summary inside a tag
+``<history>`` or ``<chat>`` block, and without the lines of a conversation in
+another form (a message dump, a transcript: ``reading.MATERIAL_LINE``). When they ask for the summary inside a tag
 (a sentence naming ``<summary>`` or ``<summary>...</summary>`` with "respond",
 "reply", "output", "return", "wrap", "enclose", "inside", "within", "block" or
 "tags"; not a tag for thoughts, ``<analysis>``, ``<scratchpad>``), the
@@ -61,6 +62,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -77,7 +79,7 @@ PREVIOUS_FILE = re.compile(r"^- (read|edited|used): (\S+)$", re.MULTILINE)
 PREVIOUS_ERROR = re.compile(r"^- Error: (.+)$", re.MULTILINE)
 PREVIOUS_FOUND = re.compile(r"^- Found: (.+)$", re.MULTILINE)
 PREVIOUS_FINISHED = re.compile(r"^- Finished: (.+)$", re.MULTILINE)
-NUMBERED = re.compile(r"^[ \t]*(\d{1,2})\. +([^\n]+)$", re.MULTILINE)
+NUMBERED_TITLE = re.compile(r"^[ \t]*(\d{1,2})\. +([^\n]+)$", re.MULTILINE)
 LABEL = re.compile(r"^[ \t]*[-*] +([A-Z][^\n:]{0,60}):[ \t]*$", re.MULTILINE)
 MARKDOWN = re.compile(r"^(#{1,4}) +([^\n#]{1,80})$", re.MULTILINE)
 QUOTED_SUMMARY = re.compile(r"<(previous_summary|draft_summary)>\n")  # opens a quoted summary (``quoted_summaries``)
@@ -85,7 +87,7 @@ QUOTED_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
 CONVERSATION_TAGS = {"conversation", "messages", "transcript", "history", "chat", "previous_summary", "draft_summary"}
 THOUGHT_TAGS = {"analysis", "scratchpad", "thinking", "thoughts", "reasoning"}
 WRAP_WORDS = re.compile(r"\b(?:respond|reply|output|return|wrap|enclose|inside|within|block|tags?)\b", re.IGNORECASE)
-TAG_SENTENCE = re.compile(r"[^.!?\n]*<(/?)([A-Za-z][\w-]*)>[^.!?\n]*")
+SENTENCE_MARK = re.compile(r"[.!?\n]")
 NOT_FOUND = ("I have lost track", "I do not know", "I have no tool", "Hello!", "The last request is done",
              "Memory holds", "What each file under", "Understood", "I will not change", "Got it", "Thank",
              "OK", "Okay", "Sure")  # lines that report no value: an acknowledgement, a refusal, a heading
@@ -119,10 +121,9 @@ class Facts:
         return self.state is not None and not self.state[1]
 
 
-def summarise_text(request_text: str, style: SummaryStyle = "extractive", instructions: str | None = None) -> str:
-    """A summary built only from ``request_text``: extractive, or ``"lossy"`` (the module's rule).
-    ``instructions``: what the request says outside the conversation, for its layout (None: the text of
-    ``request_text`` before its ``<conversation>``)."""
+def summarise_text(request_text: str, style: SummaryStyle = "extractive") -> str:
+    """A summary built only from ``request_text``: extractive, or ``"lossy"`` (the module's rule). Its layout
+    is the one asked for before the ``<conversation>`` the text quotes (all of it, when it quotes none)."""
     if style not in ("extractive", "lossy"):
         raise ValueError(f"summary style must be 'extractive' or 'lossy', not {style!r}")
     quoted, rest = quoted_summaries(request_text)
@@ -130,8 +131,7 @@ def summarise_text(request_text: str, style: SummaryStyle = "extractive", instru
     if style == "lossy":
         facts = _distorted(facts)
     focus = FOCUS.findall(request_text)
-    said = request_text.split("<conversation>", 1)[0] if instructions is None else instructions
-    layout, wrapper = requested_layout(said)
+    layout, wrapper = requested_layout(request_text.split("<conversation>", 1)[0])
     text = _render_layout(layout, facts, focus) if layout else _render(facts, focus)
     return f"<{wrapper}>\n{text}\n</{wrapper}>" if wrapper else text
 
@@ -177,7 +177,7 @@ def _user_text(facts: Facts, said: str) -> None:
     facts.notes.update(dict(NOTE.findall(said)))
     facts.plans.update(dict(PLAN.findall(said)))
     for value in PREVIOUS_FOUND.findall(said):
-        facts.found.pop(subject := _subject(value), None)
+        facts.found.pop(subject := _finding_subject(value), None)
         facts.found[subject] = value
     progress, finished = IN_PROGRESS.findall(said), PREVIOUS_FINISHED.findall(said)
     facts.state = (progress[-1], False) if progress else (finished[-1], True) if finished else facts.state
@@ -191,11 +191,11 @@ def _answered(facts: Facts, message: dict) -> None:
         for line in block.get("text", "").splitlines() if block.get("type") == "text" else []:
             line = line.strip()
             if line and not line.startswith(("Note: ", "Plan for ", "- ", *NOT_FOUND)):
-                facts.found.pop(subject := _subject(line), None)
+                facts.found.pop(subject := _finding_subject(line), None)
                 facts.found[subject] = line
 
 
-def _subject(line: str) -> str:
+def _finding_subject(line: str) -> str:
     """What a finding is about: a file's tag, a folder's count or search; else the line itself."""
     found = FOUND_SUBJECT.match(line)
     if found is None:
@@ -211,13 +211,13 @@ def _file_of(name: str, tool_input: dict) -> tuple[str, str] | None:
     if (file := touched(use, tool_input)):
         return file
     if use is not None and use.role == "run":
-        words = _words(use, tool_input)
+        words = _command_parts(use, tool_input)
         return ("read", words[1]) if len(words) == 2 and words[0] == "cat" else None
     named = [v for k, v in tool_input.items() if isinstance(v, str) and _pathish(k) and "." in v.rsplit("/", 1)[-1]]
     return ("used", named[0]) if named and use is None and name != "memory" else None
 
 
-def _words(use: ToolUse, tool_input: dict) -> list[str]:
+def _command_parts(use: ToolUse, tool_input: dict) -> list[str]:
     try:
         return shlex.split(command_line(use, tool_input))
     except ValueError:
@@ -311,7 +311,7 @@ def requested_layout(instructions: str) -> tuple[Layout | None, str | None]:
 def _numbered(said: str) -> Layout | None:
     """The longest numbered list (a list restarts at 1), its titles cut at their first ":" or "?"."""
     lists: list[list[str]] = []
-    for number, line in NUMBERED.findall(said):
+    for number, line in NUMBERED_TITLE.findall(said):
         if number == "1" or not lists:
             lists.append([])
         lists[-1].append(re.split(r"[:?]", line, maxsplit=1)[0].strip())
@@ -352,15 +352,18 @@ def _xml_template(said: str) -> Layout | None:
 
 
 def _wrapper(said: str, layout: Layout | None) -> str | None:
-    """The tag the instructions ask the summary to come in (the module's rule), the last one named."""
+    """The tag the instructions ask the summary to come in (the module's rule), the last one named. The
+    sentence ends are found once and each sentence that names a tag is searched once: linear."""
+    ends = [m.start() for m in SENTENCE_MARK.finditer(said)]
+    by_sentence: dict[int, list[str]] = {}
+    for tag in TAG_MARK.finditer(said):
+        by_sentence.setdefault(bisect_left(ends, tag.start()), []).append(tag.group(2))
     wanted = None
-    for sentence in TAG_SENTENCE.finditer(said):
-        if not WRAP_WORDS.search(sentence.group()):
-            continue
-        for tag in TAG_MARK.finditer(sentence.group()):
-            name = tag.group(2)
-            if name.lower() not in THOUGHT_TAGS and (layout is None or name != layout.root):
-                wanted = name
+    for at, names in by_sentence.items():
+        start, end = ends[at - 1] + 1 if at else 0, ends[at] if at < len(ends) else len(said)
+        if WRAP_WORDS.search(said, start, end):
+            wanted = next((n for n in reversed(names) if n.lower() not in THOUGHT_TAGS
+                           and (layout is None or n != layout.root)), wanted)
     return wanted
 
 
@@ -395,7 +398,7 @@ def _state(facts: Facts) -> list[str]:
     return [f"- In progress: {facts.state[0]}"]
 
 
-def _files(facts: Facts) -> list[str]:
+def _file_lines(facts: Facts) -> list[str]:
     return ([f"- {action}: {path}" for path, action in sorted(facts.files.items())]
             + [f"Plan for {folder}/: {paths}" for folder, paths in sorted(facts.plans.items())]
             + [f"Note: {path} — {purpose}" for path, purpose in sorted(facts.notes.items())])
@@ -415,7 +418,7 @@ def _pending(facts: Facts) -> list[str]:
 
 def _completed(facts: Facts) -> list[str]:
     done = [g for g in facts.goals if not (facts.pending and g == facts.state[0])]
-    return [f"- Done: {g}" for g in done[-5:]] + _files(facts) + _found(facts)
+    return [f"- Done: {g}" for g in done[-5:]] + _file_lines(facts) + _found(facts)
 
 
 TOPICS = (  # (words a title may hold, what fills the part), tried in order: the first that a title holds wins
@@ -425,7 +428,7 @@ TOPICS = (  # (words a title may hold, what fills the part), tried in order: the
     (("completed", "progress", "accomplish", "done"), _completed),
     (("request", "intent", "goal", "objective", "active task", "task"), _request),
     (("constraint", "preference", "rule", "instruction", "directive"), lambda f: [f"- Rule: {r}" for r in f.rules]),
-    (("file", "code"), _files),
+    (("file", "code"), _file_lines),
     (("error", "fix"), lambda f: [f"- Error: {e}" for e in dict.fromkeys(f.errors)]),
     (("problem", "decision"), lambda f: [f"- Decision: {d}" for d in dict.fromkeys(f.decisions)]),
     (("knowledge", "fact", "finding", "found", "learn", "concept", "context", "data", "result", "value"),

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # camelCase, snake_case, kebab-case: their words
+NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # camelCase, snake_case, kebab-case: their words
 PATH_WORDS = {"path", "file", "filename", "filepath", "pathname", "dir", "directory", "folder", "target",
               "location", "uri"}
 CONTENT_WORDS = {"content", "contents", "text", "data", "body", "source", "code"}
@@ -75,12 +75,12 @@ RUN_TEXT = re.compile(r"\b(?:bash|shell|terminal|exec(?:ute)?s?|runs?|commands?)
 PATCH_TEXT = re.compile(r"\bpatch(?:es)?\b", re.IGNORECASE)
 CODEX_PATCH = "*** Begin Patch"
 COURSE_NAMES = {"read": "read_file", "edit": "edit_file", "write": "write_file", "list": "list_files", "run": "bash"}
-ROLES = ("read", "edit", "write", "list", "search", "run")
+TOOL_ROLES = ("read", "edit", "write", "list", "search", "run")
 
 
 def words(name: str) -> set[str]:
     """The lower-case words of a name: ``readFile`` and ``read_file`` are both {"read", "file"}."""
-    return {w.lower() for w in WORD.findall(name)}
+    return {w.lower() for w in NAME_WORD.findall(name)}
 
 
 @dataclass(frozen=True)
@@ -276,7 +276,7 @@ def command_line(use: ToolUse, tool_input: dict[str, Any]) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _json_type(value: Any) -> str:
+def _input_type(value: Any) -> str:
     return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
             dict: "object"}.get(type(value), "null")
 
@@ -284,7 +284,7 @@ def _json_type(value: Any) -> str:
 def guess_use(name: str, tool_input: dict[str, Any]) -> ToolUse | None:
     """How a call is read when no tool definition is at hand (a summary's transcript): by its name and the
     keys of its input alone."""
-    return _guessed(name, tuple(sorted((k, _json_type(v)) for k, v in tool_input.items())))
+    return _guessed(name, tuple(sorted((k, _input_type(v)) for k, v in tool_input.items())))
 
 
 EDIT_NAME = {"edit", "write", "replace", "patch", "modify", "create", "save", "update"}
@@ -311,7 +311,7 @@ def _toolkit(tools_json: str, none: bool) -> Toolkit:
     names = frozenset() if none else frozenset(t["name"] for t in tools)
     uses = [] if none else [use for tool in tools if (use := describe_tool(tool)) is not None]
     by_role = []
-    for role in ROLES:
+    for role in TOOL_ROLES:
         doing = [u for u in uses if u.role == role]
         doing.sort(key=lambda u: u.name != COURSE_NAMES.get(role))
         if doing:

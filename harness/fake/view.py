@@ -2,23 +2,34 @@
 
 The fake agent decides only from this view, and the view is built from
 content alone: the fake knows the API's message format, not the harness's
-placeholder texts. A file's content counts as visible when a whole read of it
-(``read_file``, or ``bash`` running ``cat <path>``) still shows it (its
+placeholder texts. Each call is read by what its tool does (``tool_roles``:
+the tools the request offers, or for one no longer offered its name and
+input), never by its name alone. A file's content counts as visible when a whole read of it
+(any tool that reads files, with no part asked for, ``offset``, ``limit``, ...;
+or a command ``cat <path>``) still shows it (its
 ``VERSION_TAG`` line or its docstring are in the text, whatever replaced the
-rest) and no later edit made it stale; a folder's listing, when a
-``list_files`` result (or ``ls <folder>/*.py``) shows it; a note
+rest; a read in ``cat -n`` form, each line after its number and a tab or an
+arrow, is read without the numbers) and no later edit or write of it (any
+tool's, a patch's) made it stale; a folder's listing, when a
+listing (any tool that lists, by folder or by a ``<folder>/*.py`` pattern; or
+``ls <folder>/*.py``) shows it, a bare name taken to be in the folder; a note
 or a user instruction counts as visible when its text is somewhere in the
 request; a module a user pasted counts too, until an edit of it. A result
 that shows a recall id (chapter 09) hides the content but
 says how to bring it back; a recalled copy counts as a read. A summary the
-fake wrote earlier is recognised by its own lines (``- User: ...``).
+fake wrote earlier is recognised by its own lines (``- User: ...``), in any
+layout and wherever it stands in a message (a message that hands it over
+with other words around it included): its ``- User:`` and ``- Rule:`` lines
+count as the user's words, and its ``- In progress:`` line is the request
+being worked on (none: the agent has lost track, or the last one is done).
 
 A visible read is not a visible fact. What the agent needs from a file (its
 ``VERSION_TAG`` line, its docstring) is looked up in every fresh visible
 read of it and in a pasted copy (``View.fact``), newest first; a read cut
 short, or a placeholder that kept only the head, may show the docstring and
 not the tag line. When no visible text shows the fact, the agent reads again
-(``agent``), once: when the task's latest result is its second read of the
+(``agent``), once: when the task's latest results (the results of its
+latest turn, several with parallel calls) hold its second read of the
 file (``View.read_twice``) and the fact is still not shown, the file itself
 lacks it, and the agent says so. (Once, not never: the latest read may be
 the one a placeholder cut.) The same holds for a count or a search run twice
