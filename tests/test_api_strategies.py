@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from anthropic.types.beta import BetaCompactionBlock
 
-from harness.labs.strategy_lab import listed
 from harness import InvalidHistory, api_context, assistant, text, user, validate_messages
 from harness.core.config import CompactionConfig
 from harness.core.loop import RunContext, to_dicts
@@ -14,6 +13,7 @@ from harness.fake import fake_client
 from harness.fake.context_management import CLEARED_RESULT
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION
+from harness.labs.strategy_lab import listed
 from harness.session.resume import resume
 from harness.session.runner import SYSTEM_PROMPT
 from harness.strategies.base import Compactor

@@ -17,8 +17,6 @@ from histories import sentence
 
 from one_call import OneCallPerTurn
 
-from harness.strategies.three_layers import ThreeLayers
-
 from harness import CompactionConfig, Toolbox, assistant, compressed_message, micro_compact, tool_result, tool_use, user
 from harness.fake import FakeModel
 from harness.labs.runs import run_scenario
@@ -29,6 +27,7 @@ from harness.session.records import CorruptLog, read_log
 from harness.session.resume import resume, resume_naive
 from harness.session.retry import RetryPolicy
 from harness.session.runner import Session
+from harness.strategies.three_layers import ThreeLayers
 from harness.strategies.usage_triggered import UsageTriggered
 
 # --- random sessions ---------------------------------------------------------------------

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import anthropic
 import pytest
+from one_call import OneCallPerTurn
 
 from harness import CompactionConfig, Toolbox, count_tokens, user, validate_messages
 from harness.fake import fake_client
@@ -13,7 +14,6 @@ from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELV
 from harness.session.runner import Session
 from harness.strategies.base import Compactor
 from harness.strategies.three_layers import ThreeLayers
-from one_call import OneCallPerTurn
 
 UNCOMPRESSED = CompactionConfig(micro=False, auto=False)
 

@@ -21,8 +21,8 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.fake.context_management import CLEARED_RESULT
 from harness.labs.cost import Segment, request_segments
-from harness.labs.strategy_lab import (ClearingKnobs, listed, StrategyRun, aligned_requests, retention_figure, retention_table,
-                                       run_strategy, seen_segments, strategy_table, summary_requests)
+from harness.labs.strategy_lab import (ClearingKnobs, StrategyRun, aligned_requests, listed, retention_figure,
+                                       retention_table, run_strategy, seen_segments, strategy_table, summary_requests)
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request
 from harness.strategies.controls import THREE_QUESTIONS_ABOVE, WholeConversationLayers

@@ -52,7 +52,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -190,21 +190,21 @@ def _search_extras(properties: dict[str, Any], pattern: str) -> tuple[tuple[str,
 
 @dataclass(frozen=True)
 class Toolkit:
-    """The tools a request offers: their names, and for each role the tool that does it."""
+    """The tools a request offers: their names, and for each role the tool that does it (read only)."""
     names: frozenset[str] = frozenset()
-    by_role: tuple[tuple[str, ToolUse], ...] = ()
-    by_name: tuple[tuple[str, ToolUse], ...] = ()
+    by_role: dict[str, ToolUse] = field(default_factory=dict)
+    by_name: dict[str, ToolUse] = field(default_factory=dict)
 
     def __contains__(self, name: str) -> bool:
         return name in self.names
 
     def role(self, role: str) -> ToolUse | None:
-        return dict(self.by_role).get(role)
+        return self.by_role.get(role)
 
     def use_of(self, name: str, tool_input: dict[str, Any]) -> ToolUse | None:
         """How a call of ``name`` with ``tool_input`` is read: the offered tool of that name, else a tool
         shaped like the input (its keys, their JSON types)."""
-        offered = dict(self.by_name).get(name)
+        offered = self.by_name.get(name)
         if offered is not None or name in self.names:
             return offered
         return guess_use(name, tool_input)
@@ -310,13 +310,13 @@ def _toolkit(tools_json: str, none: bool) -> Toolkit:
     tools = json.loads(tools_json)
     names = frozenset() if none else frozenset(t["name"] for t in tools)
     uses = [] if none else [use for tool in tools if (use := describe_tool(tool)) is not None]
-    by_role = []
+    by_role = {}
     for role in TOOL_ROLES:
         doing = [u for u in uses if u.role == role]
         doing.sort(key=lambda u: u.name != COURSE_NAMES.get(role))
         if doing:
-            by_role.append((role, doing[0]))
-    return Toolkit(names, tuple(by_role), tuple((u.name, u) for u in uses))
+            by_role[role] = doing[0]
+    return Toolkit(names, by_role, {u.name: u for u in uses})
 
 
 def offered(body: dict[str, Any]) -> Toolkit:
