@@ -225,7 +225,7 @@ EXTRACT_REACH = 160
 # a summary noun, not a verb: the words that make it one, and when it is asked for (``_requested``)
 NOUNS = {"summary", "summaries", "synopsis", "rundown", "run-down", "overview", "gist", "handoff", "hand-off",
          "handover", "hand-over"}
-AMBIGUOUS = {"recap", "recaps", "digest", "compact", "compacts"}  # a noun after a modifier, else a verb
+AMBIGUOUS_NOUNS = {"recap", "recaps", "digest", "compact", "compacts"}  # a noun after a modifier, else a verb
 DEFINITE = {"the", "this", "that", "these", "those", "its", "their", "his", "her"}
 MODIFIERS = DEFINITE | {"a", "an", "your", "my", "our", "one", "short", "brief", "quick", "detailed", "full", "concise",
                         "new", "updated", "final", "improved", "complete", "structured", "handoff", "handover",
@@ -262,7 +262,7 @@ def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int
 
 def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
     """Whether a summary word is asked for rather than mentioned. A verb is asked for; a noun (``NOUNS``, or
-    an ``AMBIGUOUS`` word after a modifier) is asked for when a request verb comes before it in its clause
+    an ``AMBIGUOUS_NOUNS`` word after a modifier) is asked for when a request verb comes before it in its clause
     ("write a summary", "give me the gist", "write the corrected summary": the word before its determiner,
     within ``NOUN_PHRASE`` words), or when it opens its clause without a definite determiner ("TL;DR of this
     session", "A recap, please"); it is mentioned when it labels what follows ("Summary:"), is the subject of a
@@ -273,7 +273,7 @@ def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
     before = WORD.findall(said[max(clause_start, word.start() - 80):word.start()].lower())[-8:]
     if found.split()[0] in THIRD_PERSON:
         return bool(before) and before[-1] in ("that", "who", "which")
-    if found not in NOUNS and not (found in AMBIGUOUS and before and before[-1] in MODIFIERS):
+    if found not in NOUNS and not (found in AMBIGUOUS_NOUNS and before and before[-1] in MODIFIERS):
         return True
     if said.startswith(":", word.end()):
         return False
