@@ -139,7 +139,7 @@ def session_left(run_loop, args, compactor=None) -> dict[str, Any]:
                 "tool_calls": session.tool_calls, "log": read_log(root / "check" / "session.jsonl").records}
 
 
-SESSION_TRAPS = {"twelve files, all three layers": "manual", "twelve files, max_turns 5": "max_turns",
+SESSION_TRAPS = {"twelve files, all three layers": "manual", "twelve files, max_turns 2": "max_turns",
                  "4 requests, THRESHOLD 8,000, no tool preserved": "order"}
 
 
