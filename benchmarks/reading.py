@@ -28,7 +28,8 @@ HOSTILE = {"word run": "x", "dashes": "x-", "slashes": "a/", "digits": "7", "und
            "spaces": " ", "letter, spaces": "a" + " " * 50, "quotes": "'x", "speakers": "User: ",
            "calls": "read_file {", "quoted summaries": "<previous_summary>\n", "punctuation": ".,;!?",
            "LangChain reprs": "HumanMessage(content='x', ", "instruction tags": "<instructions>x ",
-           "heading speakers": "## USER\n", "numbered lines": "1. x\n", "labels": "- X:\n", "cat -n lines": "     1\tx\n",
+           "heading speakers": "## USER\n", "numbered lines": "1. x\n", "labels": "- X:\n",
+           "cat -n lines": "     1\tx\n",
            "rules": "never edit ", "openers": "from now on ", "summary labels": "the summary: ",
            "nested tags": "<a><b>", "extract": "extract the context from "}
 PATHS: dict[str, tuple[Callable[[str], object], str]] = {

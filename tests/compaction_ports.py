@@ -120,7 +120,8 @@ class Port:
 
     def result(self, block: dict[str, Any]) -> dict[str, Any]:
         try:
-            return {"type": "tool_result", "tool_use_id": block["id"], "content": self.run(block["name"], block["input"])}
+            content = self.run(block["name"], block["input"])
+            return {"type": "tool_result", "tool_use_id": block["id"], "content": content}
         except (ToolError, OSError, ValueError, KeyError, TypeError) as error:
             return {"type": "tool_result", "tool_use_id": block["id"], "content": f"Error: {error}", "is_error": True}
 

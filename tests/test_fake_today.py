@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -324,7 +323,8 @@ def test_a_summary_of_a_finished_task_handed_over_says_it_is_done():
                         "should not alter"]),
        st.sampled_from(["anything under ", "files in ", "", "any files inside ", "the "]),
        st.sampled_from(["tools/", "tools folder"]),
-       st.sampled_from(["", " from now on", " going forward", "; it is vendored code", " for the rest of this session"]),
+       st.sampled_from(["", " from now on", " going forward", "; it is vendored code",
+                        " for the rest of this session"]),
        st.sampled_from(["", ".", "!"]))
 def test_a_rule_in_any_words_is_kept_quoted_and_obeyed(prefix, verb, what, folder, suffix, end):
     rule = f"{prefix}{verb} {what}{folder}{suffix}{end}".strip()
@@ -336,18 +336,19 @@ def test_a_rule_in_any_words_is_kept_quoted_and_obeyed(prefix, verb, what, folde
     _, told = create(said + [user("What did I tell you about tools/?")], tools=FILE_TOOLS)
     assert told.content[0].text == f'You told me: "{rule}"'
     _, edit = create(said + [user('In tools/t03_edit.py, change VERSION_TAG to "v3-x".')], tools=FILE_TOOLS)
-    assert edit.content[0].text == "I will not change tools/t03_edit.py: you asked me never to edit anything under tools/."
+    assert edit.content[0].text == ("I will not change tools/t03_edit.py: you asked me never to edit anything "
+                                    "under tools/.")
 
 
 def test_greetings_get_a_greeting_and_from_memory_answers_from_what_is_visible():
     for hello in ("Hi!", "hello there", "Good morning."):
         _, reply = create([user(hello)], tools=FILE_TOOLS)
         assert reply.content[0].text == "Hello! What would you like me to do in this workspace?"
-    _, reply = create([user(ASK), assistant(ANSWER), user(f"From memory, don't read it: what is VERSION_TAG in {S01}?")],
-                      tools=FILE_TOOLS)
+    from_memory = f"From memory, don't read it: what is VERSION_TAG in {S01}?"
+    _, reply = create([user(ASK), assistant(ANSWER), user(from_memory)], tools=FILE_TOOLS)
     assert [b.type for b in reply.content] == ["text"]
     assert reply.content[0].text == f'As far as I can see, VERSION_TAG in {S01} is "v1-agent".'
-    _, blind = create([user(f"From memory, don't read it: what is VERSION_TAG in {S01}?")], tools=FILE_TOOLS)
+    _, blind = create([user(from_memory)], tools=FILE_TOOLS)
     assert blind.content[0].text == f"I can no longer see anything about VERSION_TAG in {S01}."
 
 
@@ -355,8 +356,8 @@ def test_files_of_any_tool_and_a_command_are_kept_by_the_summary():
     history = [user(ASK), assistant([tool_use("a", "Read", {"file_path": "a.py"}),
                                      tool_use("b", "fs_write", {"file": "b.py", "text": "x"}),
                                      tool_use("c", "bash", {"command": "cat c.py"}),
-                                     tool_use("d", "apply_patch", {"input": "*** Begin Patch\n*** Update File: d.py\n@@\n"
-                                                                            "-x\n+y\n*** End Patch"}),
+                                     tool_use("d", "apply_patch", {"input": "*** Begin Patch\n*** Update File: "
+                                                                            "d.py\n@@\n-x\n+y\n*** End Patch"}),
                                      tool_use("e", "lint", {"file_path": "e.py"}),
                                      tool_use("f", "list_files", {"path": "agents"})]),
                user([tool_result(i, "ok") for i in "abcdef"])]
@@ -366,7 +367,7 @@ def test_files_of_any_tool_and_a_command_are_kept_by_the_summary():
     assert "agents" not in summary.split("2. Current state")[0]  # a folder is no file
 
 
-def test_a_read_in_cat_n_form_shows_the_file(tmp_path):
+def test_a_read_in_cat_n_form_shows_the_file():
     numbered = "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(python_module("s01_agent_loop",
                                                                              AGENT_FILES["s01_agent_loop"], 1)
                                                                    .split("\n"), start=1))
@@ -374,4 +375,3 @@ def test_a_read_in_cat_n_form_shows_the_file(tmp_path):
     history = [user(ASK), assistant([tool_use("r", "Read", {"file_path": S01})]), user([tool_result("r", numbered)])]
     _, reply = create(history, tools=[read])
     assert reply.content[0].text == ANSWER
-    Path(tmp_path).exists()

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from test_blit import pixels, png_of_full_draw
 
-from harness import (CompactionConfig, InvalidHistory, assistant, estimate_tokens, iter_tool_results, micro_compact, text,
-                     tool_result, tool_use, user)
+from harness import (CompactionConfig, InvalidHistory, assistant, estimate_tokens, iter_tool_results, micro_compact,
+                     text, tool_result, tool_use, user)
 from harness.labs.micro_lab import (KEEP_RECENT_RANGE, LAB_MAX_TURNS, PRESERVABLE_TOOLS, MicroKnobs,
                                     measure_micro, micro_figure, micro_layer, outline, preserve_set, price_micro,
                                     result_label, result_labels, result_tokens)

@@ -18,9 +18,9 @@ writes them), and every line that is a conversation in
 another form (a line holding a message dump, ``"role":`` or ``'role':``, an
 SDK repr such as ``TextBlock(``, or LangChain's ``HumanMessage(``; a transcript line that opens with a speaker,
 ``User:``, ``Human:``, ``Assistant:``, ``Tool result:``, ``[user]``,
-``**User:**``, ``User >``, or holds a speaker's name alone, ``## USER``; a line of a summary the fake wrote, ``- User: ...``,
-``- Finished: ...``, ``- Found: ...``, ``Note: a.py — ...``; so an instruction written on the same line as a dump
-is lost with it). The system prompt is read the same way. A sentence that
+``**User:**``, ``User >``, or holds a speaker's name alone, ``## USER``; a line of a
+summary the fake wrote, ``- User: ...``, ``- Finished: ...``, ``- Found: ...``, ``Note: a.py — ...``; so an
+instruction written on the same line as a dump is lost with it). The system prompt is read the same way. A sentence that
 describes a capability ("You can compact your context with the compact
 tool.": it says "you can/may" or names a "tool") is a description, not an
 instruction, in either place.
@@ -173,7 +173,8 @@ _SPEAKER = (r"\[?(?:user|human|assistant|ai|claude|model|tool(?:[ _](?:result|ca
 MATERIAL_LINE = re.compile(  # a line of a conversation in another form: a dump, a repr, a speaker's turn
     r"""^.*(?:["']role["']\s*:|\b(?:Text|ToolUse|ToolResult)Block\(|\b(?:Human|AI|Tool|System)Message\().*$"""
     rf"|^[ \t>#*_]*{_SPEAKER}(?:\*\*|__)?(?:\s*[:\]>]|[^\w\n]*$).*$"
-    r"|^- (?:User|Rule|In progress|Finished|Found|Decision|Error|read|edited|used): .*$|^Note: \S+ — .*$|^Plan for \S+/: .*$",
+    r"|^- (?:User|Rule|In progress|Finished|Found|Decision|Error|read|edited|used): .*$"
+    r"|^Note: \S+ — .*$|^Plan for \S+/: .*$",
     re.IGNORECASE | re.MULTILINE)
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 CAPABILITY = re.compile(r"\byou\s+(?:can|could|may|might|are\s+able\s+to)\b|\btools?\b", re.IGNORECASE)

@@ -62,8 +62,8 @@ PLAN = re.compile(r"^Plan for (\S+?)/: (.+)$", re.MULTILINE)
 SUMMARY_GOAL = re.compile(r"^- (?:User|Rule): (.+)$", re.MULTILINE)
 IN_PROGRESS = re.compile(r"^- In progress: (.+)$", re.MULTILINE)
 FINISHED = re.compile(r"^- Finished: (.+)$", re.MULTILINE)
-SUMMARY_LINE = re.compile(r"^- (User|Rule|In progress|Finished|Found): |^- No request is visible|^1\. What was accomplished:$",
-                          re.MULTILINE)  # its own lines, the first heading included (a reply cut after it)
+SUMMARY_LINE = re.compile(  # its own lines, the first heading included (a reply cut after it)
+    r"^- (User|Rule|In progress|Finished|Found): |^- No request is visible|^1\. What was accomplished:$", re.MULTILINE)
 TAG_LINE = re.compile(r'^VERSION_TAG = "([^"]*)"$', re.MULTILINE)  # a module's tag line
 FILE_SHOWN = re.compile(r'^VERSION_TAG = "|^"""\S+: ', re.MULTILINE)  # what a read of a course module shows
 PATH_LINE = re.compile(r"^[\w./\\-]+$")          # one line of a listing (escaped names: harness.core.names)
