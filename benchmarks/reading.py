@@ -1,7 +1,8 @@
 """How the fake reads a hostile request against an ordinary one of the same length (chapter 00).
 
 Each reading path (the request kinds, the summary rule, the tag and line stripping, the dict scan, the
-transcript's speakers, a whole summary) gets, at each length, its ordinary input (prose; a JSON dump
+transcript's speakers, a whole summary, the layout a summary request asks for, LangChain's message reprs, a
+read in ``cat -n`` form) gets, at each length, its ordinary input (prose; a JSON dump
 for the dict scan; a transcript for the speakers) and every hostile alphabet in ``HOSTILE`` (word
 runs, dashes, slashes, tags, summary words, cut dicts, spaces, quotes, brackets, digits). The table
 shows the worst alphabet and its ratio to the ordinary input: linear reading keeps it near 1x.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Callable
 
-from harness.fake import conversation_forms, reading, summarizer
+from harness.fake import conversation_forms, reading, summarizer, view
 
 from .table import format_table, millis
 from .timing import median_seconds
@@ -25,7 +26,12 @@ HOSTILE = {"word run": "x", "dashes": "x-", "slashes": "a/", "digits": "7", "und
            "tags": "<a>", "summary words": "summary x ", "split verbs": "sum x ", "pronouns": "summarise it ",
            "cut JSON dicts": '{"role": ', "cut Python dicts": "{'role': ", "braces": "{", "brackets": "[",
            "spaces": " ", "letter, spaces": "a" + " " * 50, "quotes": "'x", "speakers": "User: ",
-           "calls": "read_file {", "quoted summaries": "<previous_summary>\n", "punctuation": ".,;!?"}
+           "calls": "read_file {", "quoted summaries": "<previous_summary>\n", "punctuation": ".,;!?",
+           "LangChain reprs": "HumanMessage(content='x', ", "instruction tags": "<instructions>x ",
+           "heading speakers": "## USER\n", "numbered lines": "1. x\n", "labels": "- X:\n",
+           "cat -n lines": "     1\tx\n",
+           "rules": "never edit ", "openers": "from now on ", "summary labels": "the summary: ",
+           "nested tags": "<a><b>", "extract": "extract the context from "}
 PATHS: dict[str, tuple[Callable[[str], object], str]] = {
     "request kinds": (reading.request_kind.__wrapped__, PROSE),
     "summary rule": (reading.asks_for_summary.__wrapped__, PROSE),
@@ -33,6 +39,9 @@ PATHS: dict[str, tuple[Callable[[str], object], str]] = {
     "dict scan": (conversation_forms.whole_messages, DUMP),
     "transcript": (conversation_forms.transcript_messages, TRANSCRIPT),
     "whole summary": (summarizer.summarise_text, PROSE),
+    "layout asked": (summarizer.requested_layout, PROSE),
+    "LangChain reprs": (conversation_forms.langchain_messages, "HumanMessage(content='Read a.py.'), "),
+    "numbered read": (view.unnumbered, "     1\tThe morning was quiet.\n"),
 }
 SIZES = (10_000, 100_000)
 

@@ -53,6 +53,7 @@ class S06Port:
     workspace: Workspace
     transcripts: Path
     limit: int = 50_000
+    parallel: bool = True     # False: the request sets tool_choice.disable_parallel_tool_use (one call per turn)
     messages: list[Any] = field(default_factory=list)
     summaries: list[tuple[str, str]] = field(default_factory=list)  # (the dump it was given, the summary)
 
@@ -97,8 +98,9 @@ class S06Port:
             self.micro()
             if self.estimate() > self.limit:
                 self.compact()
+            choice = {} if self.parallel else {"tool_choice": {"type": "auto", "disable_parallel_tool_use": True}}
             reply = self.client.messages.create(model=MODEL, max_tokens=8_000, system=system_prompt(self.limit),
-                                                tools=TOOLS, messages=self.messages)
+                                                tools=TOOLS, messages=self.messages, **choice)
             self.messages.append({"role": "assistant", "content": reply.content})
             if reply.stop_reason != "tool_use":
                 return

@@ -73,13 +73,14 @@ def test_explore_threshold_never_sends_more_than_the_threshold(slider, threshold
     assert "input tokens billed (no caching) " in title  # a count of tokens, not a cached price
     for call in fired:  # each tooth: the call right after a compaction sees a near-empty history
         assert compressed[call - 1] < 2_000
-        assert call == 1 or compressed[call - 2] > threshold - 2_500  # it grew up to the line
+        # it grew up to the line, or one turn of reads (twelve files at once, about 25,000 tokens) took it past
+        assert call == 1 or compressed[call - 2] > threshold - 26_000
 
 
 def test_lower_thresholds_compact_more_often(slider):
     teeth = [len(drawn(slider[threshold])[1]) for threshold in THRESHOLDS]
     assert teeth == sorted(teeth, reverse=True)
-    assert teeth[0] >= 5 and teeth[THRESHOLDS.index(50_000)] == 1 and teeth[-1] == 0
+    assert teeth[0] >= 4 and teeth[THRESHOLDS.index(50_000)] == 1 and teeth[-1] == 0
 
 
 def test_the_top_of_the_range_is_above_the_uncompressed_peak(slider, uncompressed):
@@ -105,7 +106,7 @@ def test_threshold_run_reads_a_session(tmp_path):
 def test_run_with_threshold_runs_only_the_requests_given(tmp_path):
     one = run_with_threshold(10_000, tmp_path, requests=SAWTOOTH_REQUESTS[:1])
     two = run_with_threshold(10_000, tmp_path, requests=SAWTOOTH_REQUESTS[:2])
-    assert one.model_calls >= 14  # list, 12 reads, answer; more when a compaction hid a file
+    assert one.model_calls >= 3  # list, 12 reads in one turn, answer; more when a compaction hid a file
     assert len(one.compactions) >= 1 and one.peak <= 10_000
     assert two.model_calls > one.model_calls  # deterministic: the shorter run is a prefix of the longer
     assert two.context[: one.model_calls] == one.context and two.compactions[: len(one.compactions)] == one.compactions
@@ -155,7 +156,7 @@ def test_three_layers_summarising_with_the_harness_auto_compact_is_the_reference
 def test_run_with_threshold_summarises_with_the_function_given(tmp_path):
     recorder = Recorder()
     run = run_with_threshold(10_000, tmp_path, requests=SAWTOOTH_REQUESTS[:2], compact=recorder)
-    assert len(recorder.calls) == len(run.compactions) == run.summary_calls >= 2
+    assert len(recorder.calls) == len(run.compactions) == run.summary_calls >= 1
     assert run == run_with_threshold(10_000, tmp_path, requests=SAWTOOTH_REQUESTS[:2])
     head = run_with_threshold(10_000, tmp_path, requests=SAWTOOTH_REQUESTS[:2], compact=head_compact)
     assert head.context != run.context  # another summary, another session

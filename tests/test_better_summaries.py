@@ -5,6 +5,8 @@ import json
 
 import pytest
 
+from one_call import OneCallPerTurn
+
 from harness import CompactionConfig, validate_messages
 from harness.core.auto import compressed_message, tail_request
 from harness.core.messages import assistant, user
@@ -78,8 +80,9 @@ def test_a_verified_summary_makes_two_calls_per_compaction_and_counts_both(tmp_p
 
 def test_prepared_summary_keeps_every_later_message_verbatim_and_every_request_valid(tmp_path):
     checked = RecordingClient(fake_client(), lambda request: validate_messages(request["messages"]) or True)
-    strategy = PreparedSummary(0.7)
-    session = run_scenario(LONG_SESSION, MATCHED_SETTING, tmp_path, requests=REQUESTS, compactor=strategy, client=checked)
+    strategy = PreparedSummary(0.7)  # one read per turn: twelve reads at once jump past the window to prepare in
+    session = run_scenario(LONG_SESSION, MATCHED_SETTING, tmp_path, requests=REQUESTS,
+                           compactor=OneCallPerTurn(strategy), client=checked)
     swaps = [e for e in session.events if e.kind == "prepared"]
     assert swaps and all(e.detail["kept_verbatim"] > 0 for e in swaps)
     assert "auto" not in session.stats.compactions
@@ -101,8 +104,8 @@ def test_wait_is_modelled_from_token_counts(tmp_path):
 
 
 def test_a_session_log_replays_every_prepared_swap(tmp_path):
-    session = run_scenario(LONG_SESSION, MATCHED_SETTING, tmp_path, requests=REQUESTS, compactor=PreparedSummary(0.7),
-                           log=True)
+    session = run_scenario(LONG_SESSION, MATCHED_SETTING, tmp_path, requests=REQUESTS,
+                           compactor=OneCallPerTurn(PreparedSummary(0.7)), log=True)
     assert any(e.kind == "prepared" for e in session.events)
     resumed = resume(tmp_path / "session.jsonl")
     assert resumed.messages == session.messages

@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given, settings
 from histories import valid_histories
 
+from one_call import OneCallPerTurn
+
 from harness import (CallTrace, CompactionConfig, assistant, count_tokens, micro_compact, tool_result,
                      tool_use, user, validate_messages)
 from harness.core.tools import FILE_TOOLS
@@ -19,6 +21,7 @@ from harness.labs.cost import (EXAMPLE_PRICES, PARTS, SESSION_PRICES, CallCost, 
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.strategies.batched_micro import BatchedMicro, clearable_tokens
+from harness.strategies.three_layers import ThreeLayers
 
 SYSTEM = "You are a careful coding agent."
 # The short histories below are under Haiku 4.5's 4,096-token minimum: these prices cache from 1,024 on.
@@ -221,10 +224,11 @@ def test_recorder_keeps_each_request_as_it_was_sent(tmp_path):
 
 
 def test_micro_rewrites_show_up_as_cache_writes(tmp_path):
-    """Clearing every call (nothing preserved) rewrites history: more writes than growing untouched."""
+    """Clearing every call (nothing preserved) rewrites history: more writes than growing untouched. One read per
+    turn: with the twelve reads in one turn micro clears nine the model has not read (chapter 02)."""
     def run(config):
         recorder = cache_recorder(fake_client())
-        session = run_scenario(TWELVE_FILES, config, tmp_path, client=recorder)
+        session = run_scenario(TWELVE_FILES, config, tmp_path, client=recorder, compactor=OneCallPerTurn(ThreeLayers()))
         return session, cost_of(session.trace, recorder.records)
     plain, plain_cost = run(CompactionConfig(micro=False, auto=False))
     micro, micro_cost = run(CompactionConfig(preserve_tools=NOTHING, auto=False))

@@ -13,13 +13,14 @@ from harness.core.tokens import block_tokens
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel, fake_client
 from harness.fake.agent import decide
+from harness.fake.tool_roles import offered
 from harness.fake.view import build_view
 from harness.labs.scenarios import AGENT_FILES, python_module
 
 MODEL = "claude-haiku-4-5"
 S01 = python_module("s01_agent_loop", AGENT_FILES["s01_agent_loop"], 1)
 ASK_S01 = "What is VERSION_TAG in agents/s01_agent_loop.py?"
-OFFERED = frozenset(t["name"] for t in FILE_TOOLS)
+OFFERED = offered({"tools": FILE_TOOLS})
 
 
 def reply(messages, model=None, **kwargs):

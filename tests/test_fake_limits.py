@@ -169,25 +169,28 @@ def test_the_cut_is_deterministic():
 
 
 def read_all_after_listing() -> list[dict]:
-    """The reading task, its folder listed: the next reply is a plan (text) and a read_file call."""
+    """The reading task, its folder listed: the next reply is a plan (text) and a read of each listed file."""
     listing = "\n".join(f"agents/{stem}.py" for stem in list(AGENT_FILES)[:3])
     return [user("Read every .py file under agents/ and summarise what each does."),
             {"role": "assistant", "content": [tool_use("l1", "list_files", {"path": "agents"})]},
             user([tool_result("l1", listing)])]
 
 
-def test_a_tool_call_that_does_not_fit_whole_is_dropped():
+def test_a_tool_call_that_does_not_fit_whole_is_dropped_with_every_call_after_it():
     messages = read_all_after_listing()
     whole = create(messages, 1_000, tools=FILE_TOOLS)
-    plan, call = whole.content
-    assert (plan.type, call.type, whole.stop_reason) == ("text", "tool_use", "tool_use")
+    plan, *calls = whole.content
+    assert (plan.type, [c.type for c in calls], whole.stop_reason) == ("text", ["tool_use"] * 3, "tool_use")
     plan_tokens = block_tokens(text(plan.text))
-    call_tokens = block_tokens({"type": "tool_use", "name": call.name, "input": call.input})
-    assert whole.usage.output_tokens == plan_tokens + call_tokens
-    for limit in (plan_tokens, plan_tokens + call_tokens - 1):
+    call_tokens = [block_tokens({"type": "tool_use", "name": c.name, "input": c.input}) for c in calls]
+    assert whole.usage.output_tokens == plan_tokens + sum(call_tokens)
+    for limit in (plan_tokens, plan_tokens + call_tokens[0] - 1):
         cut = create(messages, limit, tools=FILE_TOOLS)
         assert [b.type for b in cut.content] == ["text"] and cut.content[0].text == plan.text
         assert cut.stop_reason == "max_tokens" and cut.usage.output_tokens == plan_tokens
+    two = create(messages, plan_tokens + call_tokens[0] + call_tokens[1] + call_tokens[2] - 1, tools=FILE_TOOLS)
+    assert [b.type for b in two.content] == ["text", "tool_use", "tool_use"] and two.stop_reason == "max_tokens"
+    assert [b.input for b in two.content[1:]] == [c.input for c in calls[:2]]
     alone = create([user("What is VERSION_TAG in agents/s01_agent_loop.py?")], 3, tools=FILE_TOOLS)
     assert alone.content == [] and alone.stop_reason == "max_tokens" and alone.usage.output_tokens == 0
 

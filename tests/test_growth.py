@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from one_call import OneCallPerTurn
+
 from harness import (CallTrace, CompactionConfig, assistant, compressed_message, count_tokens,
                      estimate_tokens, exact_tokens, placeholder, text, tool_result, tool_use, user)
 from harness.fake import FakeModel, fake_client
@@ -14,6 +16,7 @@ from harness.labs.growth import (CATEGORIES, GrowthSeries, block_category, calls
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
 from harness.session.replacement import summary_message
+from harness.strategies.three_layers import ThreeLayers
 
 ENGLISH = "The window holds what the model can read in one call, and no more than that."
 CHINESE = "模型每一次调用只能读入窗口里的内容，窗口满了就必须先整理旧的对话。"
@@ -124,15 +127,15 @@ def test_block_category(role, block, category):
 def test_recording_client_matches_the_reported_usage_of_every_call(tmp_path):
     client = composition_recorder(fake_client())
     session = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), tmp_path, client=client)
-    assert len(client.records) == len(session.trace) == 14
+    assert len(client.records) == len(session.trace) == 3  # list, the twelve reads in one turn, the answer
     assert [sum(p.values()) for p in client.records] == [t.input_tokens for t in session.trace]
     assert not any(p["placeholders"] or p["summaries"] for p in client.records)
 
 
 def test_recording_client_sees_placeholders_and_summaries_when_compaction_runs(tmp_path):
     client = composition_recorder(fake_client())
-    config = CompactionConfig(threshold=8_000)
-    session = run_scenario(TWELVE_FILES, config, tmp_path, client=client)
+    config = CompactionConfig(threshold=8_000)  # one read per turn, so that micro and auto both act between reads
+    session = run_scenario(TWELVE_FILES, config, tmp_path, client=client, compactor=OneCallPerTurn(ThreeLayers()))
     kinds = [t.kind for t in session.trace]
     assert "summary" in kinds, "the threshold is low enough for auto-compaction"
     assert len(client.records) == len(session.trace)

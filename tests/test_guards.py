@@ -4,6 +4,8 @@ from __future__ import annotations
 import anthropic
 import pytest
 
+from one_call import OneCallPerTurn
+
 from harness import CompactionConfig, Event, InvalidHistory, RunContext, assistant, tool_result, tool_use, user
 from harness.fake import fake_client
 from harness.labs.runs import run_scenario
@@ -31,7 +33,8 @@ class DropOldest(Compactor):
 
 
 def run_twelve(tmp_path, compactor, **config):
-    return run_scenario(TWELVE_FILES, CompactionConfig(**config), tmp_path, compactor=compactor)
+    """The twelve-file task, one read per turn: the loops and trims these tests show act between reads."""
+    return run_scenario(TWELVE_FILES, CompactionConfig(**config), tmp_path, compactor=OneCallPerTurn(compactor))
 
 
 def test_copy_history_is_independent_down_to_the_blocks():

@@ -7,6 +7,8 @@ from pathlib import Path
 import anthropic
 import pytest
 
+from one_call import OneCallPerTurn
+
 from harness import (COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, CompactionConfig, InvalidHistory, SummaryFailed,
                      Toolbox, assistant, compact_focus, count_tokens, estimate_tokens, finish_round, is_placeholder,
                      iter_tool_results, iter_tool_uses, read_transcript, run_agent, text, tool_result, tool_use, user,
@@ -50,11 +52,13 @@ class Scripted:
             "usage": {"input_tokens": count_tokens(request["messages"]), "output_tokens": 1}})
 
 
-def twelve_file_session(tmp_path, config=None, client=None, log=False, **fake_options):
+def twelve_file_session(tmp_path, config=None, client=None, log=False, one_at_a_time=False, **fake_options):
+    """The twelve-file task's session; ``one_at_a_time``: every call sends ``disable_parallel_tool_use``."""
     workspace = TWELVE_FILES.build(tmp_path / "workspace")
     config = (config or CompactionConfig()).with_(transcript_dir=tmp_path / "transcripts")
     model = FakeModel(**fake_options)
-    session = Session(client or model.client(), Toolbox(workspace), config, ThreeLayers(),
+    compactor = OneCallPerTurn(ThreeLayers()) if one_at_a_time else ThreeLayers()
+    session = Session(client or model.client(), Toolbox(workspace), config, compactor,
                       log=SessionLog(tmp_path / "session.jsonl") if log else None)
     return session, model
 
@@ -225,7 +229,7 @@ def test_micro_runs_before_auto_before_the_call(tmp_path):
 def test_on_event_gets_every_event_with_its_numbers(tmp_path):
     seen = []
     config = CompactionConfig(threshold=5000, preserve_tools=frozenset())
-    session, _ = twelve_file_session(tmp_path, config)
+    session, _ = twelve_file_session(tmp_path, config, one_at_a_time=True)  # the layers act between reads
     session.on_event = seen.append
     session.ask(READ_AGENTS)
     assert seen == session.events
@@ -244,7 +248,7 @@ def test_on_event_gets_every_event_with_its_numbers(tmp_path):
 
 
 def test_max_turns_stops_the_loop_with_a_valid_history(tmp_path):
-    session, model = twelve_file_session(tmp_path, CompactionConfig(max_turns=3))
+    session, model = twelve_file_session(tmp_path, CompactionConfig(max_turns=3), one_at_a_time=True)
     result = session.ask(READ_AGENTS)
     assert result.stop == "max_turns"
     assert [t.call for t in result.trace] == [1, 2, 3]
@@ -272,7 +276,7 @@ def test_auto_compaction_that_fails_in_the_loop_leaves_a_valid_history(tmp_path)
 
 
 def test_a_refused_call_leaves_the_calls_before_it_in_the_session_and_a_valid_history(tmp_path):
-    session, model = twelve_file_session(tmp_path, CompactionConfig(micro=False, auto=False))
+    session, model = twelve_file_session(tmp_path, CompactionConfig(micro=False, auto=False), one_at_a_time=True)
     session.messages += [user("go" + " go" * 189_000), {"role": "assistant", "content": [text("Noted.")]}]
     with pytest.raises(anthropic.BadRequestError, match="prompt is too long|exceed context limit"):
         session.ask(READ_AGENTS)  # lists agents/ and reads files until a call no longer fits the window

@@ -8,7 +8,9 @@ import pytest
 
 from harness import CompactionConfig, Workspace, assistant, tool_result, tool_use, user
 from harness.fake import fake_client
+from harness.core.tools import FILE_TOOLS
 from harness.fake.agent import decide
+from harness.fake.tool_roles import Toolkit, offered
 from harness.fake.view import build_view
 from harness.labs.memory_lab import GUARD_REQUEST, SECOND_SESSION, first_session, probe_memory, second_session
 from harness.memory.flush import COMPACTION_NOTICE, FlushBeforeCompaction, notice_in_view
@@ -174,7 +176,14 @@ def test_the_memory_tool_is_accepted_and_checked_first():
         create(tools=[MEMORY_TOOL, MEMORY_TOOL])
 
 
-OFFERED = frozenset({"read_file", "list_files", "bash", "memory"})
+def kit(*names: str) -> Toolkit:
+    """The tools a request offers: the course's file tools of these names, and the memory tool."""
+    return offered({"tools": [t for t in FILE_TOOLS if t["name"] in names]
+                             + ([MEMORY_TOOL] if "memory" in names else [])})
+
+
+OFFERED = kit("read_file", "list_files", "bash", "memory")
+NO_MEMORY = kit("read_file", "list_files", "bash")
 TASK = "What is VERSION_TAG in agents/s01_agent_loop.py?"
 LISTING = ("Here're the files and directories up to 2 levels deep in /memories, excluding hidden items:\n"
            "40B\t/memories\n40B\t/memories/agents.md")
@@ -193,7 +202,7 @@ def test_the_agent_checks_memory_then_reads_what_bears_on_the_task_then_trusts_i
     assert decide(build_view(history), OFFERED).tool_input == {"command": "view", "path": "/memories/agents.md"}
     history += memory_round("t2", {"command": "view", "path": "/memories/agents.md"}, SAVED)
     assert decide(build_view(history), OFFERED).say == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-old" (from memory).'
-    assert decide(build_view(history), OFFERED - {"memory"}).tool == "read_file"  # not offered: no memory at all
+    assert decide(build_view(history), NO_MEMORY).tool == "read_file"  # not offered: no memory at all
 
 
 def test_a_standing_instruction_makes_it_check_the_file_first():
@@ -282,7 +291,7 @@ def test_asked_to_record_progress_it_saves_before_it_ends_a_task_that_used_a_too
     history += memory_round("t3", recording.tool_input, "File created successfully at: /memories/agents.md")
     assert decide(build_view(history), OFFERED, True).say == plain.say  # saved once, then it answers
     question = [user(TASK), assistant('VERSION_TAG in agents/s01_agent_loop.py is "v1-loop".'), user(TASK)]
-    assert decide(build_view(question), OFFERED - {"memory"}, True).tool == "read_file"
+    assert decide(build_view(question), NO_MEMORY, True).tool == "read_file"
 
 
 def test_the_api_memory_instructions_are_read_as_asking_to_record_and_a_description_is_not():

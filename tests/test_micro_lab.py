@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from test_blit import pixels, png_of_full_draw
 
-from harness import (CompactionConfig, InvalidHistory, assistant, estimate_tokens, micro_compact, text,
-                     tool_result, tool_use, user)
+from harness import (CompactionConfig, InvalidHistory, assistant, estimate_tokens, iter_tool_results, micro_compact,
+                     text, tool_result, tool_use, user)
 from harness.labs.micro_lab import (KEEP_RECENT_RANGE, LAB_MAX_TURNS, PRESERVABLE_TOOLS, MicroKnobs,
                                     measure_micro, micro_figure, micro_layer, outline, preserve_set, price_micro,
                                     result_label, result_labels, result_tokens)
@@ -159,7 +159,7 @@ def test_three_layers_runs_the_micro_layer_it_is_given_before_each_call(tmp_path
     session = run_scenario(TWELVE_FILES, CompactionConfig(keep_recent=2, auto=False), tmp_path,
                            compactor=ThreeLayers(micro=spy))
     assert [n for n, *_ in calls] == list(range(1, 2 * len(calls), 2))  # before every call: 1, 3, 5, ... messages
-    assert len(calls) == session.stats.model_calls == 14
+    assert len(calls) == session.stats.model_calls == 3  # list, twelve reads in one turn, the answer
     assert {tuple(knobs) for _, *knobs in calls} == {(2, frozenset({"read_file"}), 100)}
 
 
@@ -198,6 +198,16 @@ def test_measure_micro_runs_the_function_it_is_given_in_both_halves(twelve, tmp_
     assert nothing.after == nothing.before and nothing.cleared == 0 and list(nothing.context) == baseline
 
 
+def expected_calls(keep_recent: int, preserve: frozenset[str]) -> int:
+    """The loop's calls with parallel calls (this fake's rule): a listing, then the twelve reads in one turn.
+    Micro keeps the newest ``keep_recent`` *results*, not turns: read_file not preserved, all but the newest
+    ``keep_recent`` of each turn's reads are cleared before the model reads them, so it reads those again, turn
+    after turn: ceil(12 / keep_recent) turns of reads. At 0, with read_file or list_files cleared, a death spiral."""
+    if keep_recent == 0 and preserve != {"read_file", "list_files"}:
+        return LAB_MAX_TURNS
+    return 3 if "read_file" in preserve else 2 + -(-12 // keep_recent)
+
+
 def expected_cleared(keep_recent: int, preserve: frozenset[str]) -> int:
     """Results 0..12 are list_files then 12 read_file; the oldest 13 - keep_recent are candidates."""
     tools = ["list_files"] + ["read_file"] * 12
@@ -213,7 +223,7 @@ def test_micro_lab_numbers_at_the_ends_and_the_default(twelve, tmp_path, keep_re
         assert lab.cleared == expected_cleared(keep_recent, preserve)
         spiral = keep_recent == 0 and preserve != {"read_file", "list_files"}
         assert lab.hit_max_turns == spiral
-        assert lab.model_calls == (LAB_MAX_TURNS if spiral else 14)
+        assert lab.model_calls == expected_calls(keep_recent, preserve)
         assert len(lab.context) == lab.model_calls
 
 
@@ -246,7 +256,7 @@ def test_the_slider_callback_over_its_whole_range(twelve, knobs, keep_recent, re
     assert cleared == expected_cleared(keep_recent, preserve)
 
     spiral = keep_recent == 0 and preserve != {"read_file", "list_files"}
-    calls = LAB_MAX_TURNS if spiral else 14
+    calls = expected_calls(keep_recent, preserve)
     assert curves.get_title().startswith(f"the loop: {calls} calls,")
     assert ("death spiral" in curves.get_title()) == spiral
     setting, no_micro = curves.lines
@@ -279,7 +289,7 @@ def test_micro_figure_draws_what_the_lab_measured(twelve, tmp_path):
     figure = micro_figure(lab, baseline)
     bars = figure.axes[0]
     assert [p.get_height() for p in bars.patches] == [*lab.before, *lab.after]
-    assert "77% saved" in bars.get_title() and "preserve nothing" in bars.get_title()
+    assert "78% saved" in bars.get_title() and "preserve nothing" in bars.get_title()
 
 
 def test_fewer_results_than_keep_recent_clears_nothing(twelve):
@@ -290,21 +300,24 @@ def test_fewer_results_than_keep_recent_clears_nothing(twelve):
     history, _ = twelve
     for n in range(1, len(history) + 1):
         prefix = copy.deepcopy(history[:n])
-        results = sum(1 for m in prefix if m["role"] == "user" and isinstance(m["content"], list))
+        results = len(iter_tool_results(prefix))  # results, not messages: twelve arrive in one
         for keep_recent in range(results, results + 3):
             assert micro_compact(prefix, keep_recent, frozenset(), 0).cleared == []
 
 
-def test_price_micro_bills_the_same_input_as_the_loop_and_caching_only_changes_the_split(twelve, tmp_path):
-    """Without micro the cache reads nearly everything; clearing a block each call leaves nothing to read."""
+def test_price_micro_bills_the_same_input_as_the_loop_and_costs_more_when_it_clears_unread_results(twelve, tmp_path):
+    """With parallel calls the task is three calls: no prefix is read from the cache (the one long enough to be
+    cached is written on the last call). Micro keeping 3 results clears nine reads the model has not seen yet,
+    so it reads them again: six calls, and more input billed than with no micro at all, cached or not."""
     _, baseline = twelve
     (plain_cached, plain_uncached), (micro_cached, micro_uncached) = (
         price_micro(tmp_path / "plain", SESSION_PRICES, None),
         price_micro(tmp_path / "micro", SESSION_PRICES, micro_compact, 3, frozenset()))
     assert [c.input for c in plain_cached.calls] == [c.input for c in plain_uncached.calls] == baseline
     assert plain_uncached.total("cache_read") == plain_uncached.total("cache_write") == 0
-    assert plain_cached.total("cache_read") > plain_cached.total("input") / 2
-    assert micro_cached.total("cache_read") == 0 < micro_cached.total("cache_write")
-    assert micro_uncached.dollars < plain_uncached.dollars and micro_cached.dollars > plain_cached.dollars
+    assert plain_cached.total("cache_read") == micro_cached.total("cache_read") == 0 < plain_cached.total("cache_write")
+    assert (len(plain_cached.calls), len(micro_cached.calls)) == (3, 6)
+    assert micro_uncached.total("input") > plain_uncached.total("input")
+    assert micro_uncached.dollars > plain_uncached.dollars and micro_cached.dollars > plain_cached.dollars
     lab = measure_micro(twelve[0], 3, frozenset(), tmp_path / "lab")
     assert [c.input for c in micro_cached.calls] == list(lab.context)

@@ -1,5 +1,5 @@
 """The fake reads any text in time linear in its length (harness/fake/reading.py, conversation_forms.py,
-summarizer.py, chapter 00): 100,000 characters of any alphabet within 20x an ordinary input of the same length.
+summarizer.py, view.py, chapter 00): 100,000 characters of any alphabet within 20x an ordinary input of the same length.
 
 A generous timing, not a count: both are measured in the same test, the best of two runs each, the ordinary
 time floored at 5 ms, and an alarm stops a path that backtracks (on the quadratic reading, 100,000
@@ -19,7 +19,10 @@ from benchmarks.reading import HOSTILE, PATHS, filled, measure, render
 SIZE, RATIO, FLOOR, ALARM = 100_000, 20, 0.005, 30
 PIECES = st.sampled_from(["x", "a", "7", "_", "-", "/", ".", " ", "\n", "\t", "'", '"', "`", "(", ")", "[", "]", "{",
                           "}", "<", ">", ":", ";", ",", "?", "!", "role", "summary", "sum", "it", "User", "py",
-                          "version tag", "to", "change", "read_file", "<a>", "</a>", "the conversation"])
+                          "version tag", "to", "change", "read_file", "<a>", "</a>", "the conversation",
+                          "HumanMessage(", "<instructions>", "</instructions>", "#", "1. ", "- X:", "\t", "→",
+                          "extract", "from now on", "never edit", "Summary:", "the summary", "<summary>",
+                          "## USER", ">>"])
 
 
 def best_of_two(read, text: str) -> float:

@@ -10,7 +10,9 @@ from histories import valid_histories
 from harness import (CompactionConfig, Toolbox, Workspace, assistant, is_placeholder, iter_tool_results,
                      tool_result, tool_use, user, validate_messages)
 from harness.fake import fake_client
+from harness.core.tools import FILE_TOOLS
 from harness.fake.agent import decide
+from harness.fake.tool_roles import offered
 from harness.fake.view import build_view
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
@@ -21,7 +23,8 @@ from harness.strategies.recall import (RECALL_TOOL, RECALL_TOOL_NAME, Archive, R
                                        reversible_placeholder)
 
 NOTHING = frozenset()
-OFFERED = frozenset({"read_file", "edit_file", "list_files", "bash", RECALL_TOOL_NAME})
+OFFERED = offered({"tools": [t for t in FILE_TOOLS if t["name"] != "write_file"] + [RECALL_TOOL]})
+NO_RECALL = offered({"tools": [t for t in FILE_TOOLS if t["name"] != "write_file"]})
 CONTENT = 'VERSION_TAG = "v1-loop"\n' + "x = 1\n" * 40
 
 
@@ -91,7 +94,7 @@ def test_the_view_offers_a_recall_for_hidden_fresh_content():
     assert view.recallable == {"a.py": "t1"} and "a.py" not in view.files
     action = decide(view, OFFERED)
     assert (action.tool, action.tool_input) == ("recall", {"id": "t1"})
-    action = decide(view, OFFERED - {RECALL_TOOL_NAME})  # recall not offered: read the file again
+    action = decide(view, NO_RECALL)  # recall not offered: read the file again
     assert (action.tool, action.tool_input) == ("read_file", {"path": "a.py"})
     messages += [assistant([tool_use("r1", "recall", {"id": "t1"})]), user([tool_result("r1", CONTENT)])]
     view = build_view(messages)

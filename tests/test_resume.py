@@ -15,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from histories import sentence
 
+from one_call import OneCallPerTurn
+
 from harness import CompactionConfig, Toolbox, assistant, compressed_message, micro_compact, tool_result, tool_use, user
 from harness.fake import FakeModel
 from harness.labs.runs import run_scenario
@@ -25,6 +27,7 @@ from harness.session.records import CorruptLog, read_log
 from harness.session.resume import resume, resume_naive
 from harness.session.retry import RetryPolicy
 from harness.session.runner import Session
+from harness.strategies.three_layers import ThreeLayers
 from harness.strategies.usage_triggered import UsageTriggered
 
 # --- random sessions ---------------------------------------------------------------------
@@ -212,7 +215,7 @@ def test_a_resumed_session_continues_and_still_replays(tmp_path):
 def test_resume_replays_the_three_layer_strategy_too(tmp_path):
     config = CompactionConfig(threshold=12_000)
     session = run_scenario(LONG_SESSION, config, tmp_path, requests=LONG_SESSION.requests[:8], log=True,
-                           compact_policy=6_000)
+                           compact_policy=6_000, compactor=OneCallPerTurn(ThreeLayers()))  # both layers fire
     kinds = {r.get("layer") for r in read_log(tmp_path / "session.jsonl").records if r["kind"] == "compaction"}
     assert kinds == {"auto", "manual"}
     resumed = resume(tmp_path / "session.jsonl").messages

@@ -1,5 +1,9 @@
 """The course's long session through a port of the s06 lesson's loop (tests/s06_port.py): the fake
-summarises that loop's own summary request, whose history arrives as ``json.dumps(..., default=str)``."""
+summarises that loop's own summary request, whose history arrives as ``json.dumps(..., default=str)``.
+
+The first three tests send ``disable_parallel_tool_use`` (one call per turn): s06 summarises the last 80,000
+characters of its dump, and with parallel calls twelve reads answered together make one message longer than
+that, so a summary made right after it holds no whole message at all (the last test)."""
 from __future__ import annotations
 
 import json
@@ -34,9 +38,10 @@ def expected_facts(messages: list) -> tuple[set[str], set[str], list[str]]:
     return notes, files, requests
 
 
-def run_session(tmp_path, **fake_options) -> tuple[S06Port, FakeModel]:
+def run_session(tmp_path, parallel=False, requests=LONG_SESSION.requests, **fake_options) -> tuple[S06Port, FakeModel]:
     model = FakeModel(**fake_options)
-    port = S06Port(model.client(), LONG_SESSION.build(tmp_path / "ws"), tmp_path / "transcripts", limit=25_000)
+    port = S06Port(model.client(), LONG_SESSION.build(tmp_path / "ws"), tmp_path / "transcripts", limit=25_000,
+                   parallel=parallel)
     history = []
     original_compact = port.compact
 
@@ -44,7 +49,7 @@ def run_session(tmp_path, **fake_options) -> tuple[S06Port, FakeModel]:
         history.append(list(port.messages))
         original_compact(focus)
     port.compact = compact
-    for request in LONG_SESSION.requests:
+    for request in requests:
         port.ask(request)
     port.histories = history
     return port, model
@@ -101,3 +106,15 @@ def test_told_its_limit_the_model_compacts_on_its_own_near_it(tmp_path):
         notes, files, _ = expected_facts(whole_in(dump, before))
         assert all(note in summary for note in notes)
         assert all(f": {path}" in summary for path in files)
+
+
+def test_with_parallel_calls_a_summary_right_after_twelve_results_holds_no_request(tmp_path):
+    """Twelve reads answered in one message (about 91,000 characters of JSON) fill the whole 80,000-character
+    tail s06 sends: the summary sees no whole message, names no request, and the model loses the task."""
+    port, _ = run_session(tmp_path, parallel=True, requests=LONG_SESSION.requests[:1], compact_policy="never")
+    dump, summary = port.summaries[0]
+    assert len(json.dumps(port.histories[0][-1], default=str)) > 80_000 and whole_in(dump, port.histories[0]) == []
+    assert "- No request is visible in what I was given." in summary
+    last = port.messages[-1]["content"]
+    assert [b.text for b in last if b.type == "text"] == ["I have lost track of the current request. "
+                                                          "What should I do next?"]

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import anthropic
 import pytest
+from one_call import OneCallPerTurn
 
 from harness import CompactionConfig, Toolbox, count_tokens, user, validate_messages
 from harness.fake import fake_client
@@ -12,6 +13,7 @@ from harness.labs.runs import MARKER, NotAScratchFolder, run_scenario
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES, WALL_SESSION
 from harness.session.runner import Session
 from harness.strategies.base import Compactor
+from harness.strategies.three_layers import ThreeLayers
 
 UNCOMPRESSED = CompactionConfig(micro=False, auto=False)
 
@@ -59,11 +61,11 @@ def test_wall_session_is_the_long_session_going_on(tmp_path):
 
 def test_wall_session_uncompressed_is_refused_in_its_last_request(tmp_path):
     session = Session(fake_client(), Toolbox(WALL_SESSION.build(tmp_path)), UNCOMPRESSED, Compactor())
-    with pytest.raises(anthropic.BadRequestError, match="prompt is too long: 200042 tokens > 200000 maximum"):
+    with pytest.raises(anthropic.BadRequestError, match="prompt is too long: 203255 tokens > 200000 maximum"):
         for request in WALL_SESSION.requests:
             session.ask(request)
-    assert len(session.answers) == len(WALL_SESSION.requests) - 1
-    assert session.stats.peak_context == 198_049 and session.stats.model_calls == 215
+    assert len(session.answers) == len(WALL_SESSION.requests) - 1  # the last folder's twelve reads do not fit
+    assert session.stats.peak_context == 179_518 and session.stats.model_calls == 142
     validate_messages(session.messages)
 
 
@@ -100,7 +102,7 @@ def uncompressed(tmp_path_factory):
 def test_twelve_files_without_compaction(uncompressed):
     stats = uncompressed.stats
     assert lists_all_twelve(uncompressed.answers[0])
-    assert stats.model_calls == 14  # list, 12 reads, the answer
+    assert stats.model_calls == 3  # list, the 12 reads in one turn, the answer
     assert stats.summary_calls == 0 and stats.re_reads == 0 and stats.compactions == {}
     inputs = [t.input_tokens for t in uncompressed.trace]
     assert inputs == sorted(inputs)  # without compaction the context only grows
@@ -114,17 +116,33 @@ def test_twelve_files_without_compaction(uncompressed):
     CompactionConfig(threshold=5_000),                               # auto summarises repeatedly
     CompactionConfig(threshold=5_000, preserve_tools=frozenset()),  # both
 ], ids=["micro", "auto", "both"])
-def test_twelve_files_with_compaction_still_lists_all_files(tmp_path, uncompressed, config):
-    session = run_scenario(TWELVE_FILES, config, tmp_path / "run")
+def test_twelve_files_one_call_per_turn_with_compaction_still_lists_all_files(tmp_path, uncompressed, config):
+    """One read per turn (``disable_parallel_tool_use``): each layer has something to act on between reads."""
+    session = run_scenario(TWELVE_FILES, config, tmp_path / "run", compactor=OneCallPerTurn(ThreeLayers()))
     assert lists_all_twelve(session.answers[0])
     stats = session.stats
     assert stats.peak_context < uncompressed.stats.peak_context / 2
-    assert stats.input_tokens_billed < uncompressed.stats.input_tokens_billed
+    assert stats.input_tokens_billed < 4 * uncompressed.stats.input_tokens_billed  # fourteen calls instead of three
     assert sum(stats.compactions.values()) >= 1
     if config.auto and config.threshold == 5_000:
         assert stats.compactions["auto"] == stats.summary_calls >= 3
         assert len(list((tmp_path / "run" / "transcripts").glob("*.jsonl"))) == stats.summary_calls
     validate_messages(session.messages + [user("next")])
+
+
+def test_twelve_files_with_parallel_calls_and_compaction_between_reads_and_reading(tmp_path, uncompressed):
+    """The twelve reads arrive in one message. Micro keeping 3 results clears nine before the model reads them:
+    it reads them again (and again), and bills more than no compaction at all. Past a threshold of 5,000 tokens
+    auto-compaction runs before the call that would read them, on the last 80,000 characters of the history:
+    the reads' message alone is longer, so the summary holds no whole message, names no request, and the model
+    has lost the task."""
+    micro = run_scenario(TWELVE_FILES, CompactionConfig(preserve_tools=frozenset()), tmp_path / "micro")
+    assert lists_all_twelve(micro.answers[0]) and micro.stats.re_reads == 18 and micro.stats.model_calls == 6
+    assert micro.stats.input_tokens_billed > uncompressed.stats.input_tokens_billed
+    auto = run_scenario(TWELVE_FILES, CompactionConfig(threshold=5_000), tmp_path / "auto")
+    assert auto.answers == ["I have lost track of the current request. What should I do next?"]
+    assert auto.stats.summary_calls == 1 and auto.stats.model_calls == 3
+    validate_messages(auto.messages + [user("next")])
 
 
 def test_twelve_files_is_deterministic(tmp_path):
@@ -141,14 +159,15 @@ def test_twelve_files_is_deterministic(tmp_path):
 
 
 def test_re_reads_never_increase_as_keep_recent_grows(tmp_path):
-    """Nothing preserved, default threshold: the fewer results micro keeps, the more the agent re-reads."""
+    """Nothing preserved, default threshold: the fewer results micro keeps, the more the agent re-reads. From
+    keep 2 on, keeping more costs context; at keep 1 a turn of re-reads (up to eleven files at once) sets the peak."""
     base = CompactionConfig(preserve_tools=frozenset())
     sessions = [run_scenario(LONG_SESSION, base.with_(keep_recent=k), tmp_path / f"k{k}") for k in range(1, 7)]
     re_reads = [s.stats.re_reads for s in sessions]
     assert re_reads[0] > 0
     assert all(later <= earlier for earlier, later in zip(re_reads, re_reads[1:])), re_reads
     peaks = [s.stats.peak_context for s in sessions]
-    assert peaks == sorted(peaks)  # ...while keeping more costs context
+    assert peaks[1:] == sorted(peaks[1:]) and peaks[0] > peaks[1]  # ...while keeping more costs context
     assert all(s.answers[-1] for s in sessions)
 
 

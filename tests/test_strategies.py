@@ -10,6 +10,7 @@ import pytest
 from test_blit import pixels, png_of_full_draw
 from hypothesis import given, settings
 from histories import valid_histories
+from one_call import OneCallPerTurn
 
 from harness import (SUMMARY_PROMPT, CompactionConfig, RunContext, assistant, build_summary_request,
                      tool_result, tool_use, user, validate_messages)
@@ -20,8 +21,8 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.fake.context_management import CLEARED_RESULT
 from harness.labs.cost import Segment, request_segments
-from harness.labs.strategy_lab import (ClearingKnobs, StrategyRun, aligned_requests, retention_figure, retention_table,
-                                       run_strategy, seen_segments, strategy_table, summary_requests)
+from harness.labs.strategy_lab import (ClearingKnobs, StrategyRun, aligned_requests, listed, retention_figure,
+                                       retention_table, run_strategy, seen_segments, strategy_table, summary_requests)
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request
 from harness.strategies.controls import THREE_QUESTIONS_ABOVE, WholeConversationLayers
@@ -104,13 +105,14 @@ def test_every_hook_of_every_strategy_leaves_a_valid_history(key, history, tmp_p
 
 @pytest.fixture(scope="module")
 def short_runs(tmp_path_factory):
-    """Every strategy, guarded, on the first 5 requests of LONG_SESSION with a 12,000-token window."""
+    """Every strategy, guarded, on the first 5 requests of LONG_SESSION with a 12,000-token window, one call per
+    turn: twelve reads answered together would take twice that window in one message."""
     root = tmp_path_factory.mktemp("short")
     config = CompactionConfig(threshold=10_000)
     runs = {}
     for s in all_strategies(window=12_000)[:len(CLIENT_SIDE)] + control_strategies(window=12_000):
         guarded = Strategy(s.key, s.title, s.modelled_on, s.fires, s.simplified,
-                           lambda make=s.make: Guarded(make(), min_gap=1))
+                           lambda make=s.make: Guarded(OneCallPerTurn(make()), min_gap=1))
         runs[s.key] = run_strategy(guarded, root, config=config, requests=LONG_SESSION.requests[:5], window=None)
     return runs
 
@@ -251,7 +253,7 @@ def test_the_fake_answers_in_sections_only_when_the_instructions_ask():
     sectioned = summarise_text(request["messages"][0]["content"])
     headings = [line for line in sectioned.splitlines() if line[:1].isdigit()]
     assert headings == [f"{n}. {title}:" for n, title in enumerate(SECTIONS, start=1)]
-    assert "- Standing instruction: From now on, never edit anything under tools/" in sectioned
+    assert "- Rule: From now on, never edit anything under tools/" in sectioned
     assert "- User: Which file did I first ask you to change?" in sectioned
     plain = summarise_text("Summarise this.\n\n<conversation>\n" + json.dumps(history)
                            + "\n" + STRUCTURED_PROMPT + "\n</conversation>")
@@ -295,7 +297,7 @@ def test_clearing_on_a_real_session_cuts_the_peak(tmp_path):
     clearing = run_scenario(TWELVE_FILES, CompactionConfig(), tmp_path / "clear",
                             compactor=ServerToolClearing(trigger=8_000, keep=2))
     assert clearing.stats.peak_context < 12_000 < plain.stats.peak_context
-    assert clearing.answers[-1] == plain.answers[-1]  # the notes survive: same final answer
+    assert listed(clearing.answers[-1]) == listed(plain.answers[-1])  # the notes survive: same final answer
 
 
 # --- the chapter's sliders ----------------------------------------------------------------

@@ -198,7 +198,7 @@ def session_run(tmp_path_factory):
 def test_a_session_compacts_several_times(session_run):
     session, _, strategy, _ = session_run
     compactions = [e for e in session.events if e.kind == "history_compacted"]
-    assert len(compactions) >= 3 and len(strategy.snapshots) == len(compactions)
+    assert len(compactions) >= 2 and len(strategy.snapshots) == len(compactions)
     assert session.stats.summary_calls == len(compactions)
 
 

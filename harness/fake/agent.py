@@ -2,8 +2,9 @@
 
 It understands a small set of requests (read a folder, change a VERSION_TAG,
 ask for a VERSION_TAG, count lines, search for TODOs, recall an early
-instruction, say without opening a file what a VERSION_TAG is), each in the
-forms a person types (``reading`` says which, and what it does not read). It needs the
+instruction, say without opening a file what a VERSION_TAG is, keep a rule,
+greet), each in the forms a person types (``reading`` says which, and what it
+does not read). It needs the
 fact itself in view to answer or edit, not just the file (``View.fact``): a
 tag line for a tag question or an edit, a docstring for a purpose note, a
 whole ``wc`` total for a count, a whole match list for a search. When
@@ -15,11 +16,34 @@ shows a recall id, recalls it: chapter 09); it answers recall questions
 
 It never repeats a call that already failed in the same task: it says what failed and ends its turn.
 
-It calls only the tools the request offers. When the natural tool is missing
-it uses another offered one that can do the job (``bash`` with ``cat <path>``
-to read, ``ls <folder>/*.py`` to list; ``write_file`` with the whole new
-content to edit; ``read_file`` instead of ``recall``); when none can, it says
-so and ends its turn.
+It calls only the tools the request offers, and picks them by what they do,
+whatever their names (``tool_roles``: Claude Code's ``Read`` with ``file_path``
+reads as ``read_file`` does). When no tool does the natural job
+it uses another that can (a command tool with ``cat <path>`` to read,
+``ls <folder>/*.py`` to list; a write of the whole new content to edit;
+a read instead of ``recall``); when none can, it says so and ends its turn.
+
+**Parallel tool calls, as this fake makes them** (*this fake*'s rule). Current
+Claude models call independent tools in parallel by default, and
+``tool_choice.disable_parallel_tool_use`` turns that off (the SDK's
+``ToolChoiceAutoParam``: "Whether to disable parallel tool use. Defaults to
+false. If set to true, the model will output at most one tool use."). Here:
+when the next step needs several calls that do not depend on each other's
+results, the agent makes all of them in one turn, after its text, in the order
+it would otherwise make them one by one:
+
+- the reads of every file a listing shows and it has no note for yet, in the
+  listing's order (12 files: one turn of 12 reads);
+- the reads of every file a question names, in the order they are named;
+- memory (chapter 11): the views of the saved files that bear on the task, and
+  the writes of a flush, one per file, in the order of ``memory.digest``.
+
+No cap on their number. A call that needs another's result waits for the
+next turn: a listing comes before the reads of what it lists, a read before
+the edit it informs, a view of a saved file before the write that rewrites
+it. With ``disable_parallel_tool_use`` (``parallel=False``): one call per
+turn, the first of those, which is call for call what this fake did before
+it made parallel calls.
 
 When a request offers the memory tool (chapter 11) it checks memory before it
 works and saves what it learned when told the context will be compacted, or,
@@ -35,54 +59,72 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..core.messages import Block, text
-from .memory import MEMORY, memory_step, pending_write, remembered_tag, written_in_task
-from .reading import (ASK_TAG, COUNT, EDIT, FIRST_CHANGE, INSTRUCTION, NEVER_EDIT, READ_ALL, RECALL_RULE,
-                      RECALL_TAG, SAVE, SEARCH, request_arguments, request_kind)
-from .view import PLAN, TAG_LINE, ToolCall, View, argument, whole_count, whole_matches
+from .memory import MEMORY, memory_steps, pending_writes, remembered_tag, written_in_task
+from .reading import (ASK_TAG, COUNT, EDIT, FIRST_CHANGE, GREETING, INSTRUCTION, NEVER_EDIT, READ_ALL, RECALL_RULE,
+                      RECALL_TAG, SAVE, SEARCH, is_rule, paths_in, request_arguments, request_kind)
+from .tool_roles import Toolkit
+from .view import PLAN, TAG_LINE, ToolCall, View, whole_count, whole_matches
 
 PURPOSE = re.compile(r'^"""\S+: (.+?)\.?$', re.MULTILINE)
+LOST = "I have lost track of the current request. What should I do next?"
+CANNOT = "I do not know how to do that in this workspace."
+Call = tuple[str, dict[str, Any]]  # a tool's name and its input
 
 
 @dataclass(frozen=True)
 class Action:
-    """One reply: text to say, and at most one tool to call (None: the turn ends)."""
+    """One reply: text to say, then the tool calls to make (none: the turn ends), in order."""
     say: str | None = None
-    tool: str | None = None
-    tool_input: dict[str, Any] | None = None
+    calls: tuple[Call, ...] = ()
+
+    @property
+    def tool(self) -> str | None:
+        """The first call's tool (None: no call)."""
+        return self.calls[0][0] if self.calls else None
+
+    @property
+    def tool_input(self) -> dict[str, Any] | None:
+        return self.calls[0][1] if self.calls else None
 
 
-Tools = frozenset[str]  # the names of the tools a request offers
-
-
-def decide(view: View, offered: Tools, record_progress: bool = False, parallel: bool = True) -> Action:
-    """What the agent does next, given only what it can see and the tools it is offered;
+def decide(view: View, kit: Toolkit, record_progress: bool = False, parallel: bool = True) -> Action:
+    """What the agent does next, given only what it can see and the tools it is offered (``kit``);
     ``record_progress``: its instructions ask it to record progress in memory as it works (chapter 11);
-    ``parallel``: the request lets it call several tools in one reply (``tool_choice``'s
-    ``disable_parallel_tool_use``; one call a reply, as today, honours either)."""
+    ``parallel``: False when the request sets ``disable_parallel_tool_use`` (one call per turn)."""
     if view.task is None:
-        return Action("I have lost track of the current request. What should I do next?")
-    if (step := memory_step(view, offered)):
-        return Action(tool=MEMORY, tool_input=step)
+        return Action(f"The last request is done ({view.finished}). What should I do next?" if view.finished
+                      else LOST)
+    if (steps := memory_steps(view, kit)):
+        return _turn(Action(calls=tuple((MEMORY, step) for step in steps)), parallel)
     if (kind := request_kind(view.task)) is None:
-        return Action("I do not know how to do that in this workspace.")
+        return Action(CANNOT)
     pattern, arguments = kind
-    action = HANDLERS[pattern](view, offered, **arguments)
-    failed = next((c for c in view.task_calls if c.is_error and c.name == action.tool
-                   and c.input == action.tool_input), None)
-    if failed is None:
-        return save_first(view, offered, action) if record_progress else action
-    error = (failed.result or "").splitlines()[:1] or ["(no text)"]
-    return Action("\n\n".join(filter(None, [action.say, f"{failed.name} failed: {error[0]} I cannot finish this request."])))
+    action = HANDLERS[pattern](view, kit, **arguments)
+    fresh = tuple(call for call in action.calls if _failed(view, call) is None)
+    if action.calls and not fresh:
+        failed = _failed(view, action.calls[0])
+        error = (failed.result or "").splitlines()[:1] or ["(no text)"]
+        return Action("\n\n".join(filter(None, [action.say, f"{failed.name} failed: {error[0]} I cannot finish "
+                                                                "this request."])))
+    action = Action(action.say, fresh)
+    return _turn(save_first(view, kit, action) if record_progress else action, parallel)
 
 
-def read_all(view: View, offered: Tools, folder: str) -> Action:
+def _turn(action: Action, parallel: bool) -> Action:
+    """The calls of one turn: all of them, or the first when parallel calls are off."""
+    return action if parallel else Action(action.say, action.calls[:1])
+
+
+def _failed(view: View, call: Call) -> ToolCall | None:
+    """The task's failed call that ``call`` would repeat, if any."""
+    return next((c for c in view.task_calls if c.is_error and c.name == call[0] and c.input == call[1]), None)
+
+
+def read_all(view: View, kit: Toolkit, folder: str) -> Action:
     listing = view.listing(folder)
     if listing is None:
-        if "list_files" in offered:
-            return Action(tool="list_files", tool_input={"path": folder})
-        if "bash" in offered:
-            return Action(tool="bash", tool_input={"command": f"ls {shlex.quote(folder)}/*.py"})
-        return cannot("list files")
+        call = kit.call("list", path=folder) or kit.call("run", command=f"ls {shlex.quote(folder)}/*.py")
+        return Action(calls=(call,)) if call else cannot("list files")
     files = [p for p in listing if p.endswith(".py")]
     has_plan = any(f == folder for t in view.all_text for f, _ in PLAN.findall(t))
     plan = "" if has_plan else f"Plan for {folder}/: {', '.join(files)}\n"
@@ -91,13 +133,13 @@ def read_all(view: View, offered: Tools, folder: str) -> Action:
     new_notes = plan + "\n".join(f"Note: {p} — {purpose}" for p, purpose in fresh.items())
     pending = [p for p in files if p not in notes and p not in fresh]
     if pending:
-        return fetch(view, offered, pending[0], say=new_notes.strip() or None)
+        return fetch(view, kit, pending, say=new_notes.strip() or None)
     notes.update(fresh)
     lines = "\n".join(f"- {p}: {notes[p]}" for p in files)
     return Action(f"{new_notes}\n\nWhat each file under {folder}/ does:\n{lines}".strip())
 
 
-def edit_tag(view: View, offered: Tools, path: str, value: str) -> Action:
+def edit_tag(view: View, kit: Toolkit, path: str, value: str) -> Action:
     rule = next((m for t in view.user_texts for m in NEVER_EDIT.findall(t) if path.startswith(m + "/")), None)
     if rule:
         return Action(f"I will not change {path}: you asked me never to edit anything under {rule}/.")
@@ -107,30 +149,33 @@ def edit_tag(view: View, offered: Tools, path: str, value: str) -> Action:
     if shown is None and view.read_twice(path):
         return Action(f"I read {path} and it shows no VERSION_TAG line to change.")
     if shown is None:
-        return fetch(view, offered, path)
+        return fetch(view, kit, [path])
     current = shown.group(1)
     if current == value:
         return Action(f'VERSION_TAG in {path} is already "{value}".')
     old, new = f'VERSION_TAG = "{current}"', f'VERSION_TAG = "{value}"'
-    if "edit_file" in offered:
-        return Action(tool="edit_file", tool_input={"path": path, "old_text": old, "new_text": new})
-    if "write_file" in offered:  # the text that shows the tag line, written back whole
-        return Action(tool="write_file", tool_input={"path": path, "content": shown.string.replace(old, new, 1)})
-    return cannot("edit files")
+    call = (kit.call("edit", path=path, old=old, new=new)  # else the text that shows the tag line, written back whole
+            or kit.call("write", path=path, content=shown.string.replace(old, new, 1)))
+    return Action(calls=(call,)) if call else cannot("edit files")
 
 
-def ask_tag(view: View, offered: Tools, path: str) -> Action:
-    shown = view.fact(path, TAG_LINE)
-    if shown is not None:
-        return Action(f'VERSION_TAG in {path} is "{shown.group(1)}".')
-    if MEMORY in offered and (remembered := remembered_tag(view, path)):
-        return Action(f'VERSION_TAG in {path} is "{remembered}" (from memory).')
-    if view.read_twice(path):
-        return Action(f"I read {path} and it shows no VERSION_TAG line.")
-    return fetch(view, offered, path)
+def ask_tag(view: View, kit: Toolkit, path: str) -> Action:
+    """The VERSION_TAG of every file the question names (each read in the same turn when not in view)."""
+    answers, missing = [], []
+    for named in paths_in(view.task or "") or [path]:
+        shown = view.fact(named, TAG_LINE)
+        if shown is not None:
+            answers.append(f'VERSION_TAG in {named} is "{shown.group(1)}".')
+        elif MEMORY in kit and (remembered := remembered_tag(view, named)):
+            answers.append(f'VERSION_TAG in {named} is "{remembered}" (from memory).')
+        elif view.read_twice(named):
+            answers.append(f"I read {named} and it shows no VERSION_TAG line.")
+        else:
+            missing.append(named)
+    return fetch(view, kit, missing) if missing else Action("\n".join(answers))
 
 
-def recall_tag(view: View, offered: Tools, path: str) -> Action:
+def recall_tag(view: View, kit: Toolkit, path: str) -> Action:
     """Answer from what is in view, never with a tool: the file's fresh content, else the latest
     thing said about its tag (the user's edit request, or the agent's own answer or report)."""
     shown = view.fact(path, TAG_LINE)
@@ -152,62 +197,81 @@ def _tag_said(line: str, path: str, reported: re.Pattern[str]) -> list[str]:
     return reported.findall(line)
 
 
-def count_lines(view: View, offered: Tools, folder: str) -> Action:
-    return _run_once(view, offered, f"wc -l {folder}/*.py", lambda out: whole_count(out) is not None,
+def count_lines(view: View, kit: Toolkit, folder: str) -> Action:
+    command = f"wc -l {folder}/*.py"
+    return _run_once(view, kit.call("run", command=command), lambda c: c.role == "run" and c.command == command,
+                     lambda out: whole_count(out) is not None,
                      lambda out: f"The .py files under {folder}/ have {whole_count(out)} lines in total.",
-                     "its total")
+                     f"I ran `{command}`", "its total", "run commands")
 
 
-def search_todos(view: View, offered: Tools, folder: str) -> Action:
-    return _run_once(view, offered, f"grep -n TODO {folder}/*.py", whole_matches,
-                     lambda out: f"Found {out.count('TODO')} TODO comments under {folder}/.", "every match")
+def search_todos(view: View, kit: Toolkit, folder: str) -> Action:
+    command = f"grep -n TODO {folder}/*.py"
+    if (call := kit.call("run", command=command)) is not None:
+        ran, did = (lambda c: c.role == "run" and c.command == command), f"I ran `{command}`"
+    else:  # a tool that searches files, when none runs commands
+        call = kit.call("search", path=folder, pattern="TODO")
+        ran, did = (lambda c: c.role == "search" and call is not None and c.input == call[1]), \
+            f"I searched {folder}/ for TODO"
+    return _run_once(view, call, ran, whole_matches,
+                     lambda out: f"Found {out.count('TODO')} TODO comments under {folder}/.", did, "every match",
+                     "search files")
 
 
-def first_change(view: View, offered: Tools) -> Action:
+def first_change(view: View, kit: Toolkit) -> Action:
     asked = [m.group("path") for t in view.user_texts if (m := EDIT.search(t))]
     if not asked:
         return Action("I can no longer see which file you first asked me to change.")
     return Action(f"The first file you asked me to change was {asked[0]}.")
 
 
-def recall_rule(view: View, offered: Tools, folder: str) -> Action:
-    rules = [t for t in view.user_texts if INSTRUCTION.search(t) and f"{folder}/" in t]
+def recall_rule(view: View, kit: Toolkit, folder: str) -> Action:
+    """The first rule the user gave about ``folder`` (``folder/`` or "the folder folder"), quoted as said."""
+    about = re.compile(rf"\b{re.escape(folder)}(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
+    rules = [t for t in view.user_texts if is_rule(t) and about.search(t)]
     if not rules:
         return Action(f"I can no longer see anything you told me about {folder}/.")
     return Action(f'You told me: "{rules[0]}"')
 
 
-def acknowledge(view: View, offered: Tools, rule: str) -> Action:
+def acknowledge(view: View, kit: Toolkit, rule: str) -> Action:
     return Action(f"Understood. From now on, {rule}")
 
 
-def save_to_memory(view: View, offered: Tools) -> Action:
+def greet(view: View, kit: Toolkit) -> Action:
+    return Action("Hello! What would you like me to do in this workspace?")
+
+
+def save_to_memory(view: View, kit: Toolkit) -> Action:
     """Write what memory does not hold yet, file by file (chapter 11)."""
-    if MEMORY not in offered:
+    if MEMORY not in kit:
         return cannot("save to memory")
-    write = pending_write(view, written_in_task(view))
-    return Action(tool=MEMORY, tool_input=write) if write else Action("Memory holds what I have learned.")
+    writes = pending_writes(view, written_in_task(view))
+    return Action(calls=tuple((MEMORY, w) for w in writes)) if writes else Action("Memory holds what I have learned.")
 
 
-def save_first(view: View, offered: Tools, action: Action) -> Action:
-    """Before a turn ends on a task that used a workspace tool, the memory write it still owes (chapter 11)."""
+def save_first(view: View, kit: Toolkit, action: Action) -> Action:
+    """Before a turn ends on a task that used a workspace tool, the memory writes it still owes (chapter 11)."""
     worked = any(c.name != MEMORY for c in view.task_calls)
-    if action.tool or MEMORY not in offered or not worked:
+    if action.calls or MEMORY not in kit or not worked:
         return action
-    write = pending_write(view, written_in_task(view))
-    return Action(tool=MEMORY, tool_input=write) if write else action
+    writes = pending_writes(view, written_in_task(view))
+    return Action(calls=tuple((MEMORY, w) for w in writes)) if writes else action
 
 
-def fetch(view: View, offered: Tools, path: str, say: str | None = None) -> Action:
-    """Bring a file's content into view: recall it if a reversible placeholder shows its id and
-    ``recall`` is offered, else read it (``read_file``, or ``cat`` through ``bash``)."""
-    if path in view.recallable and "recall" in offered:
-        return Action(say, "recall", {"id": view.recallable[path]})
-    if "read_file" in offered:
-        return Action(say, "read_file", {"path": path})
-    if "bash" in offered:
-        return Action(say, "bash", {"command": f"cat {shlex.quote(path)}"})
-    return cannot("read files", say)
+def fetch(view: View, kit: Toolkit, paths: list[str], say: str | None = None) -> Action:
+    """Bring files' content into view, all in one turn: recall each one a reversible placeholder shows the id
+    of when ``recall`` is offered, else read it (a tool that reads files, or ``cat`` through one that runs
+    commands)."""
+    calls = []
+    for path in paths:
+        if path in view.recallable and "recall" in kit:
+            calls.append(("recall", {"id": view.recallable[path]}))
+        elif (call := kit.call("read", path=path) or kit.call("run", command=f"cat {shlex.quote(path)}")):
+            calls.append(call)
+        else:
+            return cannot("read files", say)
+    return Action(say, tuple(calls))
 
 
 def cannot(what: str, say: str | None = None) -> Action:
@@ -216,24 +280,21 @@ def cannot(what: str, say: str | None = None) -> Action:
 
 
 def _changed(call: ToolCall, path: str, value: str) -> bool:
-    """A call that set ``path``'s VERSION_TAG to ``value``: an edit_file, or a write_file of the whole file."""
-    written = {"edit_file": "new_text", "write_file": "content"}.get(call.name)
-    return bool(written) and argument(call.input, "path", "") == path and value in argument(call.input, written, "")
+    """A call that set ``path``'s VERSION_TAG to ``value``: an edit, or a write of the whole file."""
+    return call.role in ("edit", "write") and call.path == path and value in call.written()
 
 
-def _run_once(view: View, offered: Tools, command: str, shows: Callable[[str], bool],
-              answer: Callable[[str], str], needed: str) -> Action:
-    """Answer from the task's latest visible output of ``command`` that ``shows`` what is needed; else run
-    it (again), unless the task's latest result is its second run: then say it does not show ``needed``."""
-    done = [c for c in view.task_calls if c.name == "bash" and c.input.get("command") == command
-            and c.result is not None and shows(c.result)]
+def _run_once(view: View, call: Call | None, ran: Callable[[ToolCall], bool], shows: Callable[[str], bool],
+              answer: Callable[[str], str], did: str, needed: str, what: str) -> Action:
+    """Answer from the task's latest visible output of a call ``ran`` recognises that ``shows`` what is needed;
+    else make ``call`` (again), unless the task's latest results hold its second run: then say it does not
+    show ``needed``."""
+    done = [c for c in view.task_calls if ran(c) and c.result is not None and shows(c.result)]
     if done:
         return Action(answer(done[-1].result))
-    if view.ran_twice(command):
-        return Action(f"I ran `{command}`, but its output does not show {needed}.")
-    if "bash" not in offered:
-        return cannot("run commands")
-    return Action(tool="bash", tool_input={"command": command})
+    if view.ran_twice(ran):
+        return Action(f"{did}, but its output does not show {needed}.")
+    return Action(calls=(call,)) if call else cannot(what)
 
 
 def purpose_in_view(view: View, path: str) -> str | None:
@@ -245,16 +306,18 @@ def purpose_in_view(view: View, path: str) -> str | None:
     return "no module docstring" if view.read_twice(path) and view.content(path) is not None else None
 
 
-HANDLERS: dict[re.Pattern[str], Callable[..., Action]] = {  # the request kinds of ``reading``, in its order
+HANDLERS: dict[Any, Callable[..., Action]] = {  # the request kinds of ``reading``, in its order
     READ_ALL: read_all, EDIT: edit_tag, RECALL_TAG: recall_tag, ASK_TAG: ask_tag, COUNT: count_lines,
     SEARCH: search_todos, FIRST_CHANGE: first_change, RECALL_RULE: recall_rule,
-    INSTRUCTION: acknowledge, SAVE: save_to_memory,
+    INSTRUCTION: acknowledge, SAVE: save_to_memory, GREETING: greet,
 }
 
 
 def action_blocks(action: Action, tool_id: str) -> list[Block]:
-    """The assistant content blocks of an action."""
+    """The assistant content blocks of an action: its text, then one tool_use per call, each id made from
+    ``tool_id`` and the call's place (``_1``, ``_2``, ... after the first)."""
     content: list[Block] = [text(action.say)] if action.say else []
-    if action.tool:
-        content.append({"type": "tool_use", "id": tool_id, "name": action.tool, "input": action.tool_input or {}})
+    for n, (name, tool_input) in enumerate(action.calls):
+        content.append({"type": "tool_use", "id": tool_id if n == 0 else f"{tool_id}_{n}", "name": name,
+                        "input": tool_input})
     return content

@@ -1,7 +1,7 @@
 """``tool_choice``: what the request lets or makes the model do with its tools (chapter 00).
 
 - ``auto`` (or none sent): the agent decides (``agent.decide``).
-- ``none``: no tool is offered to it (``reading.offered_tools``), so it calls none.
+- ``none``: no tool is offered to it (``tool_roles.offered``), so it calls none.
 - ``any``: the reply calls a tool: the one the agent would call, or, when it would only talk, the first tool
   the request offers (*this fake*'s pick), with an input built for that tool's schema.
 - ``tool`` (with ``name``): the reply calls that tool: as the agent would call it, or with an input built
@@ -39,12 +39,12 @@ def obey(body: dict[str, Any], action: Action) -> Action:
     if kind not in FORCED or not body.get("tools"):
         return action
     name = choice["name"] if kind == "tool" else action.tool or body["tools"][0]["name"]
-    if action.tool == name:
-        return Action(None, name, action.tool_input)
+    if action.calls and (kind == "any" or all(called == name for called, _ in action.calls)):
+        return Action(None, action.calls)  # the calls the agent would make (several, in parallel) are forced ones
     tool = next(t for t in body["tools"] if t["name"] == name)
     if "input_schema" not in tool:  # a typed tool: the fake serves only the memory tool
-        return Action(None, name, dict(MEMORY_VIEW))
+        return Action(None, ((name, dict(MEMORY_VIEW)),))
     hints = action.tool_input or {}
     fallback = (action.say or "").strip() or next((v for v in hints.values() if isinstance(v, str)), "")
     built = schema_instance(tool["input_schema"], hints, fallback)
-    return Action(None, name, built if isinstance(built, dict) else {})
+    return Action(None, ((name, built if isinstance(built, dict) else {}),))

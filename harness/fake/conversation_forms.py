@@ -14,11 +14,19 @@ summariser recovers the messages from each of these forms:
    the SDK's response blocks), or the same call written bare in a Python
    literal. Every such piece is parsed with ``ast`` and read as literals and
    keyword calls only: nothing is evaluated.
-3. **A plain transcript**, when the text holds no message dict: turns that
+3. **LangChain's messages turned to text**, when the text holds no message
+   dict: ``HumanMessage(content=...)``, ``AIMessage(content=..., tool_calls=[{"name":
+   ..., "args": ..., "id": ...}])``, ``ToolMessage(content=..., tool_call_id=...)`` (what
+   ``str(messages)`` writes, as LangChain's summarization prompt holds them;
+   ``SystemMessage`` is skipped); the results of one turn's calls become one
+   user message. Parsed like form 2, with ``ast``.
+4. **A plain transcript**, when the text holds neither: turns that
    open a line with a speaker, ``User:``, ``Human:``, ``Assistant:``, ``AI:``,
-   ``Claude:``, ``Tool call:``, ``Tool result:`` or ``Tool:`` (also ``[user]``,
-   ``**User:**``, ``**User**:``, ``> User:``); the lines that follow belong to
-   the same turn. An assistant turn or a ``Tool call:`` turn that writes a
+   ``Claude:``, ``Model:``, ``Tool call:``, ``Tool result:`` or ``Tool:`` (also ``[user]``,
+   ``**User:**``, ``**User**:``, ``> User:``, ``User >``), or a line that holds a speaker's
+   name alone, as a heading or in bold (``# USER``, ``## MODEL ✨``, ``**Assistant**``: the
+   chat exports of Aider and Gemini CLI); the lines that follow belong to the
+   same turn. An assistant turn or a ``Tool call:`` turn that writes a
    file tool call (``read_file({"path": "a.py"})``, ``read_file(path='a.py')``,
    ``read_file {"path": "a.py"}``) holds that call; a ``Tool result:`` turn
    answers the latest call, an error when it starts with "Error".
@@ -48,7 +56,8 @@ CLASS_TYPES = {"TextBlock": "text", "ToolUseBlock": "tool_use", "ToolResultBlock
 UNPARSED = (SyntaxError, ValueError, TypeError, RecursionError, MemoryError)  # a piece that does not parse
 
 SPEAKER = re.compile(  # a speaker's name is short (every name in ROLES is), so a long line costs linear time
-    r"^[ \t>#*_]*(?:\[(?P<bracketed>[a-z][a-z _-]{0,23}?)\]|(?P<named>[a-z][a-z _-]{0,23}?)(?:\*\*|__)?[ \t]*:)"
+    r"^[ \t>#*_]*(?:\[(?P<bracketed>[a-z][a-z _-]{0,23}?)\]|(?P<named>[a-z][a-z _-]{0,23}?)(?:\*\*|__)?[ \t]*(?::|>>?)"
+    r"|(?P<alone>[a-z][a-z _-]{0,23}?)(?:\*\*|__)?(?=[^\w\n]*$))"
     r"(?:\*\*|__)?[ \t]*(?P<said>.*)$", re.IGNORECASE | re.MULTILINE)
 ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "claude": "assistant",
          "model": "assistant", "tool call": "call", "tool use": "call", "tool_use": "call", "function call": "call",
@@ -72,8 +81,60 @@ def whole_messages(dump: str) -> list[Message]:
 
 
 def conversation_messages(text: str) -> list[Message]:
-    """The messages ``text`` holds: its message dicts, else its plain transcript."""
-    return whole_messages(text) or transcript_messages(text)
+    """The messages ``text`` holds: its message dicts, else LangChain's message reprs, else its plain
+    transcript."""
+    return whole_messages(text) or langchain_messages(text) or transcript_messages(text)
+
+
+LANGCHAIN_START = re.compile(r"\b(Human|AI|Tool|System)Message\(")
+
+
+def langchain_messages(text: str) -> list[Message]:
+    """Every whole LangChain message repr in ``text`` (form 3 of the module docstring), as API messages."""
+    found: list[Message] = []
+    position, closings = 0, {}
+    while (start := LANGCHAIN_START.search(text, position)) is not None:
+        opening = start.end() - 1
+        if opening not in closings:
+            closings.update(_closings(text, opening))
+        end = closings.get(opening)
+        if end is None:
+            position = start.end()
+            continue
+        try:
+            fields = _python_literal(text[start.start():end])
+        except UNPARSED:
+            fields = None
+        position = end
+        if isinstance(fields, dict) and (message := _langchain_message(start.group(1), fields)) is not None:
+            if found and message["role"] == "user" and _results(message) and _results(found[-1]):
+                found[-1] = {"role": "user", "content": found[-1]["content"] + message["content"]}
+            else:
+                found.append(message)
+    return found
+
+
+def _results(message: Message) -> bool:
+    content = message["content"]
+    return isinstance(content, list) and bool(content) and all(b.get("type") == "tool_result" for b in content)
+
+
+def _langchain_message(kind: str, fields: dict[str, Any]) -> Message | None:
+    """One LangChain message's fields as an API message, or None (a system message, or a malformed one)."""
+    content = fields.get("content", "")
+    if kind == "Human":
+        return _message({"role": "user", "content": content})
+    if kind == "Tool":
+        result = {"type": "tool_result", "tool_use_id": fields.get("tool_call_id"), "content": content,
+                  **({"is_error": True} if fields.get("status") == "error" else {})}
+        return _message({"role": "user", "content": [result]})
+    if kind != "AI":
+        return None
+    parts = [content] if isinstance(content, str) and content else content if isinstance(content, list) else []
+    known = {p.get("id") for p in parts if isinstance(p, dict)}
+    calls = [{"type": "tool_use", "id": c.get("id"), "name": c.get("name"), "input": c.get("args")}
+             for c in fields.get("tool_calls") or [] if isinstance(c, dict) and c.get("id") not in known]
+    return _message({"role": "assistant", "content": parts + calls})
 
 
 def _parse_at(text: str, start: int, decoder: json.JSONDecoder,
@@ -189,11 +250,12 @@ def transcript_messages(text: str) -> list[Message]:
     turns: list[tuple[str, str]] = []  # (role, what the turn's first line says)
     ends: list[int] = []
     for speaker in SPEAKER.finditer(text):
-        role = ROLES.get((speaker.group("bracketed") or speaker.group("named")).strip().lower())
+        name = speaker.group("bracketed") or speaker.group("named") or speaker.group("alone")
+        role = ROLES.get(name.strip().lower())
         if role is not None:  # another word before a colon ("Note: ...") is part of the turn
             if ends:
                 turns[-1] = (turns[-1][0], turns[-1][1] + text[ends[-1]:speaker.start()])
-            turns.append((role, speaker.group("said")))
+            turns.append((role, "" if speaker.group("alone") else speaker.group("said")))
             ends.append(speaker.end())
     if ends:
         turns[-1] = (turns[-1][0], turns[-1][1] + text[ends[-1]:])

@@ -27,15 +27,15 @@ in view (``view``).
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from .reading import CAPABILITY, SENTENCE
+from .reading import CAPABILITY, SENTENCE, is_rule
 from .view import NOTE, PLAN, TAG_LINE, View, argument
 
 MEMORY = "memory"
 RULES = "/memories/rules.md"
 TASK_FOLDER = re.compile(r"\b([a-z]\w*)/")
 TAG_KNOWN = re.compile(r'(?:VERSION_TAG in (\S+\.py) is(?: already)?|Changed VERSION_TAG in (\S+\.py) to) "([^"]+)"')
-STANDING = re.compile(r"^From now on, .+$")
 VERIFY = "check a file before you trust what memory says about it"  # a standing instruction (chapter 11)
 # What the API adds to the system prompt when a request offers the memory tool, in our words (its gist as
 # https://platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool documents it; not its wording).
@@ -81,23 +81,26 @@ def digest(view: View) -> dict[str, str]:
         lines += [f"Note: {p} — {notes[p]}" for p in sorted(notes) if p.startswith(folder + "/")]
         lines += [f'VERSION_TAG in {p} is "{tags[p]}".' for p in sorted(tags) if p.startswith(folder + "/")]
         files[folder_file(folder)] = "\n".join(lines) + "\n"
-    rules = list(dict.fromkeys(t for t in view.user_texts if STANDING.match(t)))
+    rules = list(dict.fromkeys(t for t in view.user_texts if is_rule(t)))
     if rules:
         files[RULES] = "\n".join(rules) + "\n"
     return files
 
 
-def pending_write(view: View, done: set[str]) -> dict[str, str] | None:
-    """The next memory call of a flush: a view of a saved file whose text is not in view, or a create;
-    None when memory already holds what the agent knows (files in ``done`` were written already)."""
+def pending_writes(view: View, done: set[str]) -> list[dict[str, str]]:
+    """The memory calls of a flush, one per file memory does not hold as the agent knows it, in the digest's
+    order: a view of a saved file whose text is not in view (its write waits for the next turn), or a create;
+    [] when memory already holds what the agent knows (files in ``done`` were written already)."""
+    calls = []
     for path, text in digest(view).items():
         if view.memory_files.get(path) == text or path in done:
             continue
         exists = view.memory_listing is not None and path in view.memory_listing
         if exists and path not in view.memory_files and not _viewed_in_task(view, path):
-            return {"command": "view", "path": path}
-        return {"command": "create", "path": path, "file_text": text}
-    return None
+            calls.append({"command": "view", "path": path})
+        else:
+            calls.append({"command": "create", "path": path, "file_text": text})
+    return calls
 
 
 def written_since_notice(view: View) -> set[str]:
@@ -109,18 +112,17 @@ def written_in_task(view: View) -> set[str]:
             if c.name == MEMORY and argument(c.input, "command", "") == "create"}
 
 
-def memory_step(view: View, offered: frozenset[str]) -> dict[str, str] | None:
-    """The memory call to make before the task goes on, or None (memory not offered, or nothing to do)."""
+def memory_steps(view: View, offered: Any) -> list[dict[str, str]]:
+    """The memory calls to make before the task goes on, all independent of each other (the agent makes
+    them in one turn, ``agent``), or [] (memory not offered, or nothing to do)."""
     if MEMORY not in offered:
-        return None
-    if view.flush_notice is not None and (write := pending_write(view, written_since_notice(view))):
-        return write
+        return []
+    if view.flush_notice is not None and (writes := pending_writes(view, written_since_notice(view))):
+        return writes
     if not view.memory_checked:
-        return {"command": "view", "path": "/memories"}
-    for path in relevant_files(view):
-        if path not in view.memory_files and not _viewed_in_task(view, path):
-            return {"command": "view", "path": path}
-    return None
+        return [{"command": "view", "path": "/memories"}]
+    return [{"command": "view", "path": path} for path in relevant_files(view)
+            if path not in view.memory_files and not _viewed_in_task(view, path)]
 
 
 def relevant_files(view: View) -> list[str]:

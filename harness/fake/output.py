@@ -40,9 +40,9 @@ def reply_blocks(body: dict[str, Any], action: Action, tool_id: str) -> list[Blo
     forced = (body.get("tool_choice") or {}).get("type") in FORCED
     said = None if forced else remark(body["messages"])
     if said:
-        action = Action("\n\n".join(filter(None, [said, action.say])), action.tool, action.tool_input)
+        action = Action("\n\n".join(filter(None, [said, action.say])), action.calls)
     schema = ((body.get("output_config") or {}).get("format") or {}).get("schema")
-    if schema is not None and not action.tool:
+    if schema is not None and not action.calls:
         action = Action(json.dumps(schema_instance(schema, {}, (action.say or "").strip()), ensure_ascii=False))
     return think(body, action_blocks(action, tool_id))
 

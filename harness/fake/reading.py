@@ -1,4 +1,4 @@
-"""How the fake model reads a request: what its instructions ask, and which tools it may use (chapter 00).
+"""How the fake model reads a request: what its instructions ask (chapter 00).
 
 A model acts on what it is told, by meaning, not on one exact sentence. The
 fake reads a request the same way, with the rules below; each is a set of
@@ -11,13 +11,16 @@ run of characters, and the summary rule reads each clause once.
 **The instructions.** The latest instruction is the text of the last user
 message (its text blocks, not its tool results) without the material it
 quotes: a block delimited by a tag pair such as
-``<conversation>...</conversation>``, and every line that is a conversation in
-another form (a line holding a message dump, ``"role":`` or ``'role':``, or an
-SDK repr such as ``TextBlock(``; a transcript line that opens with a speaker,
+``<conversation>...</conversation>`` (but a tag whose name holds an
+``INSTRUCTION_TAG`` word, ``<instructions>``, ``<role>``, ``<primary_objective>``,
+wraps instructions: its text is read, as LangChain's summarization prompt
+writes them), and every line that is a conversation in
+another form (a line holding a message dump, ``"role":`` or ``'role':``, an
+SDK repr such as ``TextBlock(``, or LangChain's ``HumanMessage(``; a transcript line that opens with a speaker,
 ``User:``, ``Human:``, ``Assistant:``, ``Tool result:``, ``[user]``,
-``**User:**``; a line of a summary the fake wrote, ``- User: ...``,
-``- Finished: ...``; so an instruction written on the same line as a dump
-is lost with it). The system prompt is read the same way. A sentence that
+``**User:**``, ``User >``, or holds a speaker's name alone, ``## USER``; a line of a
+summary the fake wrote, ``- User: ...``, ``- Finished: ...``, ``- Found: ...``, ``Note: a.py — ...``; so an
+instruction written on the same line as a dump is lost with it). The system prompt is read the same way. A sentence that
 describes a capability ("You can compact your context with the compact
 tool.": it says "you can/may" or names a "tool") is a description, not an
 instruction, in either place.
@@ -26,7 +29,19 @@ instruction, in either place.
 conversation. A *summary word* (summarise/summarize/summary, sum up, recap,
 condense, compress, compact, digest, distil, synopsis, rundown, overview,
 gist, TL;DR, catch me up, brief me, hand off/handoff, hand over/handover;
-not a past form: "[Conversation compressed]" states, it does not ask) is
+not a past form: "[Conversation compressed]" states, it does not ask; a
+third-person form, "summarizes", only in a clause that says what someone is
+for: "an assistant that summarizes conversations") counts when it is *asked
+for*, not *mentioned*: a verb is asked for; a noun (summary, synopsis,
+rundown, overview, gist, handoff, handover; recap, digest or compact after a
+modifier) is asked for when a request verb comes before it in its clause
+("write a summary", "give me the gist") or it opens its clause without a
+definite determiner ("TL;DR of this session"), and mentioned when it labels
+what follows ("Summary:"), is the subject of a statement ("The summary below
+covers the earlier part", as a continuation message says) or the object of
+another verb ("Here is a summary", "another model produced a handoff
+summary"): a message that hands a summary over and asks to go on is a
+request to continue, not to summarise again. A summary word asked for is
 read with what follows it in its clause, after fillers such as "me", "up",
 "a", "of", "note", "summary" ("a handoff note for ...", "a recap of ..."),
 or with the words inside a split verb ("hand this session off", "sum it all
@@ -45,18 +60,28 @@ up": "sum"/"hand", one to four words, then "up", "off" or "over"):
 3. else the work done ("what we did", "what's been done", "what happened",
    "where we are", "everything above", "so far", "our progress", "the
    work"): a summary;
-4. else a pronoun ("summarise it"): a summary only when the instruction also
+4. else a pronoun ("summarise it"): a summary when the instruction also
    speaks of the conversation or the work done ("What have we done so far?
-   Summarise it.");
+   Summarise it."), or when the word opens the instruction (at most four
+   words before it), the instruction names no file or code, and the request
+   holds a conversation for the pronoun to mean (earlier messages, or a
+   conversation quoted in the system prompt or the message: "Summarize it
+   for continuity.");
 5. else nothing ("Summarise.", "TL;DR?", "a handover for whoever picks this
-   up", "in five lines"): a summary;
+   up", "in five lines", "so that another model can go on"): a summary;
 6. else ("the project's plan", "what each does"): not a summary.
+
+A clause that asks to extract (distil, capture, keep, preserve, pull out) what
+matters *from the conversation* asks for a summary too ("extract the most
+relevant context from the conversation history below", LangChain's words in
+gist), the conversation noun within ``EXTRACT_REACH`` characters of the verb.
 
 The request is a summary request when one summary word of the latest
 instruction reads as a summary, or when the latest instruction is not one of
 the agent's requests (below), the last user message has text (not only tool
 results: mid-task, the model goes on working), and the system prompt's
-instruction reads as one ("You summarise conversations." with user "Go.").
+instruction reads as one ("You are an assistant that summarizes conversations." with user "Go."; Gemini
+CLI's compression prompt, in ``system``, with "Write a new <state_snapshot>").
 Tools offered or not, it makes no difference. Each instruction's reading is
 cached by its text, since the fake reads every request.
 **A negation** right before a summary word, "not", "never", "no", "don't",
@@ -68,8 +93,9 @@ a negation does: one anywhere else is not read ("Don't stop: summarise the
 conversation." is a summary request), nor is a refusal in other words
 ("Skip the summary." is one too).
 Limits: it does not understand a summary asked without one of those words
-("Write notes so someone else can continue"), or a pronoun whose antecedent
-is in an earlier message; a clause ends at ``.`` followed by a space, ``!``, ``?``, ``;`` or a
+("Write notes so someone else can continue", "create a checkpoint"), a noun
+such as "summarization", or a pronoun far from the start of an instruction
+whose antecedent is in an earlier message; a clause ends at ``.`` followed by a space, ``!``, ``?``, ``;`` or a
 line end.
 
 **The agent's requests** (``REQUEST_KINDS``; the fake agent's handlers take
@@ -89,9 +115,11 @@ or ``_`` ("to v2"):
   line and each gap at most 120 characters (so a long text is read in linear
   time), with a path anywhere in the request.
 - ``RECALL_TAG`` (path): a VERSION_TAG question about a path "without opening /
-  reading / looking at / checking" a file.
+  reading / looking at / checking" a file, "from memory", "don't read / open /
+  look / check (it)", or "remember".
 - ``ASK_TAG`` (path): the VERSION_TAG and a path with "what", "tell", "show",
-  "give", "which", "report", "print", "know", "check" or a question mark.
+  "give", "which", "report", "print", "know", "check" or a question mark; the
+  agent answers for every path the request names (``paths_in``).
 - ``COUNT`` (folder): count / how many / number of / total ... lines, not TODOs.
 - ``SEARCH`` (folder): search / find / grep / look / list / show / scan /
   count / any / where / how many ... TODO(s); here the folder may also be
@@ -100,21 +128,29 @@ or ``_`` ("to v2"):
   / update.
 - ``RECALL_RULE`` (folder): what / remind / which ... tell / told / say /
   said / instruct / rule / ask ... about / for / regarding / on a folder.
-- ``INSTRUCTION`` (rule): "from now on", "going forward", "from here on",
-  "henceforth", "in (the) future", then the rule.
+- ``INSTRUCTION`` (rule): a standing rule in any words: a time opener
+  anywhere ("from now on", "going forward", "from here on (out)", "henceforth",
+  "in (the) future", "for the rest of this session", "until I say otherwise",
+  "from this point on"; "Please never modify files under tools/ from now on"),
+  or a prohibition about a folder ("never", "do not", "must not", ... "edit",
+  "change", "modify", "touch", "alter", "update", "write to" ... ``name/`` or
+  "the name folder": "Never edit tools/."); the rule is the text without the
+  opener (and a leading "please"). ``is_rule`` says whether a text is one.
 - ``SAVE``: save / store / write / record / put ... to / in / into memory, on one
   line, at most 200 characters apart.
+- ``GREETING``: an instruction that opens with hi, hello, hey, hiya, howdy,
+  greetings or good morning / afternoon / evening / day.
 
 They are tried in that order and the first that matches is the request.
 Limits: one request per message (the first kind that matches wins); a
 folder name has no dots; an unquoted value must hold a digit, ``-`` or
-``_``; a standing rule without one of those openers ("Never edit tools/.")
-is not understood as a rule, nor is an edit said through a pronoun ("change
-it to v2"). Anything else gets the agent's honest "I do not know how to do
+``_``; a standing rule with neither an opener nor a prohibition of that form
+is not understood as a rule ("Hands off tools/", "tools/ is read-only"), nor
+is an edit said through a pronoun ("change it to v2"). Anything else gets the agent's honest "I do not know how to do
 that in this workspace."
 
-The tools a request offers are the names in ``tools``; ``tool_choice``
-``{"type": "none"}`` offers none. A summary is written from what the request
+Which tools the agent may use, and what each does, is ``tool_roles``'s reading.
+A summary is written from what the request
 holds: the system prompt, the history before the last message (as JSON) and
 the last message's text, transcript included.
 """
@@ -129,11 +165,16 @@ from typing import Any, Callable
 from ..core.messages import blocks
 
 TAG_MARK = re.compile(r"<(/?)([A-Za-z][\w-]*)>")  # an opening or a closing tag (``without_tagged_blocks``)
+INSTRUCTION_TAG = {"role", "instruction", "instructions", "objective", "task", "goal", "rule", "rules", "guideline",
+                   "guidelines", "requirement", "requirements", "format", "constraint", "constraints", "directive",
+                   "directives", "prompt", "request", "policy"}  # a word of a tag that holds instructions
+_SPEAKER = (r"\[?(?:user|human|assistant|ai|claude|model|tool(?:[ _](?:result|call|use|output))?"
+            r"|function(?:[ _](?:call|result))?)\]?")
 MATERIAL_LINE = re.compile(  # a line of a conversation in another form: a dump, a repr, a speaker's turn
-    r"""^.*(?:["']role["']\s*:|\b(?:Text|ToolUse|ToolResult)Block\().*$"""
-    r"|^[ \t>#*_]*\[?(?:user|human|assistant|ai|claude|model|tool(?:[ _](?:result|call|use))?)\]?"
-    r"(?:\*\*|__)?\s*[:\]](?:\*\*|__)?.*$"
-    r"|^- (?:User|In progress|Finished|Decision|Error|read|edited): .*$",
+    r"""^.*(?:["']role["']\s*:|\b(?:Text|ToolUse|ToolResult)Block\(|\b(?:Human|AI|Tool|System)Message\().*$"""
+    rf"|^[ \t>#*_]*{_SPEAKER}(?:\*\*|__)?(?:\s*[:\]>]|[^\w\n]*$).*$"
+    r"|^- (?:User|Rule|In progress|Finished|Found|Decision|Error|read|edited|used): .*$"
+    r"|^Note: \S+ — .*$|^Plan for \S+/: .*$",
     re.IGNORECASE | re.MULTILINE)
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 CAPABILITY = re.compile(r"\byou\s+(?:can|could|may|might|are\s+able\s+to)\b|\btools?\b", re.IGNORECASE)
@@ -142,18 +183,19 @@ CAPABILITY = re.compile(r"\byou\s+(?:can|could|may|might|are\s+able\s+to)\b|\bto
 
 _FLAGS = re.IGNORECASE
 SUMMARY_WORD = re.compile(
-    r"\b(?:summari[sz](?:e|ing)|summary|summaries|(?:sum|hand)\s+(?P<inner>(?:[\w'’]+\s+){1,4}?)(?:up|off|over)\b"
-    r"|sum\s+up"
-    r"|recap(?:itulate)?|condense|compress|compact|digest|distil+|synopsis|run-?down|overview|gist"
+    r"\b(?:summari[sz](?:e|es|ing)|summary|summaries|(?:sum|hand)\s+(?P<inner>(?:[\w'’]+\s+){1,4}?)(?:up|off|over)\b"
+    r"|sums?\s+up"
+    r"|recap(?:itulate)?s?|condenses?|compress(?:es)?|compacts?|digest|distil+s?|synopsis|run-?down|overview|gist"
     r"|tl;?\s?dr|catch\s+(?:me|us)\s+up|brief\s+(?:me|us)|hand(?:ing)?[\s-]?off|hand(?:ing)?[\s-]?over)\b",
     _FLAGS)
 CLAUSE_END = re.compile(r"[!?;\n]|\.(?=\s|$)")
 _FILLER = (r"me|us|up|please|briefly|quickly|concisely|again|now|note|notes|summary|summaries|doc|document"
            r"|message|report|of|on|about|a|an|short|brief|quick|detailed|full|complete|concise|little|small")
 FILLERS = re.compile(rf"(?:[\s,:—–-]|(?:{_FILLER})(?![\w./-]))*", _FLAGS)
-_DETERMINER = r"(?:(?:the|this|that|these|those|our|your|my|all(?:\s+of)?(?:\s+the)?|whole)\s+)?"
+_DETERMINER = r"(?:(?:the|this|that|these|those|our|your|my|its|their|all(?:\s+of)?(?:\s+the)?|whole)\s+)?"
 _ADJECTIVE = (r"(?:(?:whole|entire|full|complete|above|below|preceding|previous|following|current|recent|"
-              r"last|earlier|long|chat|conversation)\s+){0,3}")
+              r"last|earlier|long|chat|conversation|internal|prior|past|old|older|ongoing|existing|raw|agent|working"
+              r"|active)\s+){0,3}")
 _CONVERSATION_NOUN = (r"(?:conversation|transcript|chat|dialogue|dialog|discussion|session|exchange|history"
                       r"|messages?|thread|context|log)s?")
 _FOLLOWER = (r"(?=\s*(?:$|[^\w\s]|(?:so|above|below|in|into|for|to|up|until|till|we|i|you|that|which|with|as"
@@ -176,12 +218,38 @@ NEGATED = re.compile(  # a negation right before a summary word (at most NEGATIO
     r"\s+(?:(?:yet|ever|again|even|to|please)\s+)?$", _FLAGS)
 NEGATION_REACH = 40
 NOTHING = re.compile(r"(?:$|for\b|in\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a)\b"
-                     r"|so\s+that\b|and\b|then\b|as\b|with(?:out)?\b|[^\w\s])", _FLAGS)
+                     r"|so\b|and\b|then\b|as\b|with(?:out)?\b|[^\w\s])", _FLAGS)
+# a summary asked for as the context worth keeping, taken from the conversation (LangChain's prompt asks so)
+EXTRACT = re.compile(r"\b(?:extract|distil+|capture|pull\s+out|preserve|keep)\b", _FLAGS)
+FROM_CONVERSATION = re.compile(rf"\bfrom\s+{_DETERMINER}{_ADJECTIVE}{_CONVERSATION_NOUN}\b{_NOT_A_FILE}", _FLAGS)
+EXTRACT_REACH = 160
+# a summary noun, not a verb: the words that make it one, and when it is asked for (``_requested``)
+NOUNS = {"summary", "summaries", "synopsis", "rundown", "run-down", "overview", "gist", "handoff", "hand-off",
+         "handover", "hand-over"}
+AMBIGUOUS_NOUNS = {"recap", "recaps", "digest", "compact", "compacts"}  # a noun after a modifier, else a verb
+DEFINITE = {"the", "this", "that", "these", "those", "its", "their", "his", "her"}
+MODIFIERS = DEFINITE | {"a", "an", "your", "my", "our", "one", "short", "brief", "quick", "detailed", "full", "concise",
+                        "new", "updated", "final", "improved", "complete", "structured", "handoff", "handover",
+                        "hand-off", "hand-over", "compact", "proper", "clean", "thorough", "running", "fresh",
+                        "little", "written", "high-level", "executive", "tl;dr"}
+DETERMINERS = {"a", "an", "the", "this", "that", "these", "those", "your", "my", "our", "its", "their", "his", "her",
+               "one"}
+NOUN_PHRASE = 4  # how far back the determiner of a summary noun may stand ("a short written handoff summary")
+PARTICLES = {"me", "us", "up", "out", "down", "please", "just", "quickly"}
+REQUEST_VERBS = {"write", "give", "provide", "create", "make", "prepare", "generate", "draft", "produce", "compose",
+                 "send", "output", "return", "need", "want", "like", "get", "have", "do", "add", "include",
+                 "update", "refresh", "rewrite", "revise", "redo", "improve", "correct", "fix", "finish", "start",
+                 "begin", "with", "type", "jot", "spit", "deliver", "post", "share", "print", "show"}
+THIRD_PERSON = {"summarizes", "summarises", "condenses", "compresses", "compacts", "recaps", "distils", "distills",
+                "sums"}  # a role's job only in a relative clause: "an assistant that summarizes conversations"
+OPENERS = {"please", "ok", "okay", "now", "so", "and", "then", "just", "quick", "also", "hey", "finally"}
+WORD = re.compile(r"[\w'’;-]+")
 
 
 def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int | None],
-                speaks: Callable[[], bool]) -> bool:
-    """Rules 1-6 of the module docstring, for what follows one summary word: ``text[start:end]``."""
+                speaks: Callable[[], bool], opens: bool) -> bool:
+    """Rules 1-6 of the module docstring, for what follows one summary word: ``text[start:end]``. ``opens``:
+    the word opens the instruction and the request holds a conversation (a pronoun then means it)."""
     if CONVERSATION.match(text, start, end):
         return True
     if first_file(start) is not None:
@@ -189,8 +257,39 @@ def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int
     if WORK_DONE.match(text, start, end):
         return True
     if PRONOUN.match(text, start, end):
-        return speaks()
+        return opens or speaks()
     return bool(NOTHING.match(text, start, end))
+
+
+def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
+    """Whether a summary word is asked for rather than mentioned. A verb is asked for; a noun (``NOUNS``, or
+    an ``AMBIGUOUS_NOUNS`` word after a modifier) is asked for when a request verb comes before it in its clause
+    ("write a summary", "give me the gist", "write the corrected summary": the word before its determiner,
+    within ``NOUN_PHRASE`` words), or when it opens its clause without a definite determiner ("TL;DR of this
+    session", "A recap, please"); it is mentioned when it labels what follows ("Summary:"), is the subject of a
+    statement ("The summary below covers ...") or the object of another verb ("Here is a summary", "another
+    model produced a handoff summary", "check the draft summary"). Reads at most the eight words before it:
+    linear."""
+    found = word.group().lower()
+    before = WORD.findall(said[max(clause_start, word.start() - 80):word.start()].lower())[-8:]
+    if found.split()[0] in THIRD_PERSON:
+        return bool(before) and before[-1] in ("that", "who", "which")
+    if found not in NOUNS and not (found in AMBIGUOUS_NOUNS and before and before[-1] in MODIFIERS):
+        return True
+    if said.startswith(":", word.end()):
+        return False
+    phrase = next((n for n in range(1, min(len(before), NOUN_PHRASE) + 1) if before[-n] in DETERMINERS), 0)
+    if phrase:  # "write the corrected summary": the word before the determiner says what is done with it
+        definite, before = before[-phrase] in DEFINITE, before[:-phrase]
+    else:
+        definite = False
+        while before and before[-1] in MODIFIERS:
+            before.pop()
+    while before and before[-1] in PARTICLES:
+        before.pop()
+    if not before:
+        return not definite
+    return before[-1] in REQUEST_VERBS or all(w in OPENERS for w in before)
 
 
 def _first_from(pattern: re.Pattern[str], text: str, end: int) -> Callable[[int], int | None]:
@@ -208,16 +307,18 @@ def _first_from(pattern: re.Pattern[str], text: str, end: int) -> Callable[[int]
 
 
 @lru_cache(maxsize=2_048)
-def asks_for_summary(instruction: str) -> bool:
+def asks_for_summary(instruction: str, has_conversation: bool = False) -> bool:
     """Whether an instruction's text (already without quoted material) asks for a summary of the
-    conversation: the module's rule, over its sentences that are not capability descriptions. Linear
-    in the text: clause ends are found once, each clause's first file mention once, and a run of
-    fillers shared by several summary words ("summary summary ... x") is read once."""
+    conversation: the module's rule, over its sentences that are not capability descriptions.
+    ``has_conversation``: the request holds a conversation for a pronoun to mean. Linear in the text:
+    clause ends are found once, each clause's first file mention once, and a run of fillers shared by
+    several summary words ("summary summary ... x") is read once."""
     said = " ".join(s for s in SENTENCE.split(instruction) if s and not CAPABILITY.search(s))
     ends = [m.start() for m in CLAUSE_END.finditer(said)]
     clauses: dict[int, Callable[[int], int | None]] = {}
     fillers = (-1, -1, -1)  # the latest run of fillers read: (from, to, clause end)
     spoken: list[bool] = []
+    names_code = has_conversation and FILE_OR_CODE.search(said) is None
 
     def speaks() -> bool:
         if not spoken:
@@ -226,9 +327,14 @@ def asks_for_summary(instruction: str) -> bool:
     for word in SUMMARY_WORD.finditer(said):
         if NEGATED.search(said, max(0, word.start() - NEGATION_REACH), word.start()):
             continue
+        at = bisect_left(ends, word.start())
+        clause_start = ends[at - 1] + 1 if at else 0
+        if not _requested(said, word, clause_start):
+            continue
+        opens = names_code and at == 0 and word.start() <= 60 and len(WORD.findall(said, 0, word.start())) <= 4
         if (inner := word.group("inner")):
             head = FILLERS.match(inner).end()
-            if _as_summary(inner, head, len(inner), _first_from(FILE_OR_CODE, inner, len(inner)), speaks):
+            if _as_summary(inner, head, len(inner), _first_from(FILE_OR_CODE, inner, len(inner)), speaks, opens):
                 return True
             continue
         start = word.end()
@@ -236,23 +342,49 @@ def asks_for_summary(instruction: str) -> bool:
         if not (fillers[0] <= start <= fillers[1] and fillers[2] == end):
             fillers = (start, FILLERS.match(said, start, end).end(), end)
         first_file = clauses.setdefault(end, _first_from(FILE_OR_CODE, said, end))
-        if _as_summary(said, fillers[1], end, first_file, speaks):
+        if _as_summary(said, fillers[1], end, first_file, speaks, opens):
+            return True
+    return _extracts(said, ends)
+
+
+def _extracts(said: str, ends: list[int]) -> bool:
+    """Whether a clause asks to extract (distil, capture, keep) what matters from the conversation: a summary
+    asked in other words. Each look is bounded (``EXTRACT_REACH``), so the text is read in linear time."""
+    for verb in EXTRACT.finditer(said):
+        if NEGATED.search(said, max(0, verb.start() - NEGATION_REACH), verb.start()):
+            continue
+        at = bisect_left(ends, verb.end())
+        end = min(ends[at] if at < len(ends) else len(said), verb.end() + EXTRACT_REACH)
+        if FROM_CONVERSATION.search(said, verb.end(), end):
             return True
     return False
 
 
 def without_tagged_blocks(said: str) -> str:
-    """``said`` without its tagged blocks: each from an opening tag to the last closing tag of its name,
-    left to right, found with one scan of the tags."""
+    """``said`` without the material its tags quote: each block from an opening tag to the last closing tag of
+    its name, left to right, found with one scan of the tags. A tag whose name holds an ``INSTRUCTION_TAG``
+    word (``<instructions>``, ``<primary_objective>``, ``<role>``) wraps instructions: its text is kept, its
+    tags go."""
     tags = list(TAG_MARK.finditer(said))
     last_close = {tag.group(2): tag.start() for tag in tags if tag.group(1)}
     kept, cursor = [], 0
     for tag in tags:
+        if tag.start() < cursor:
+            continue
+        if _instruction_tag(tag.group(2)) and tag.group(2) in last_close:
+            kept.append(said[cursor:tag.start()])
+            cursor = tag.end()
+            continue
         close = last_close.get(tag.group(2), -1)
-        if not tag.group(1) and tag.start() >= cursor and close >= tag.end():
+        if not tag.group(1) and close >= tag.end():
             kept.append(said[cursor:tag.start()])
             cursor = close + len(tag.group(2)) + 3
     return "".join(kept) + said[cursor:]
+
+
+@lru_cache(maxsize=512)
+def _instruction_tag(name: str) -> bool:
+    return bool(set(re.split(r"[_-]", name.lower())) & INSTRUCTION_TAG)
 
 
 def instruction_text(said: str) -> str:
@@ -276,12 +408,14 @@ def system_text(body: dict[str, Any]) -> str:
 
 def is_summary_request(body: dict[str, Any]) -> bool:
     """Whether the request asks for a summary of the conversation (the module's rule)."""
-    latest = latest_instruction(body)
-    if asks_for_summary(latest):
-        return True
     last, system = body["messages"][-1], system_text(body)
-    says = last["role"] == "user" and any(b.get("type") == "text" for b in blocks(last))
-    return says and bool(system) and request_kind(latest) is None and asks_for_summary(instruction_text(system))
+    said = "\n".join(b["text"] for b in blocks(last) if b.get("type") == "text") if last["role"] == "user" else ""
+    latest = instruction_text(said)
+    instructions = instruction_text(system)
+    held = len(body["messages"]) > 1 or latest != said.strip() or instructions != system.strip()
+    if asks_for_summary(latest, held):
+        return True
+    return bool(said) and bool(system) and request_kind(latest) is None and asks_for_summary(instructions, held)
 
 
 def summary_material(body: dict[str, Any]) -> str:
@@ -291,13 +425,6 @@ def summary_material(body: dict[str, Any]) -> str:
     said = "\n".join(b["text"] for b in blocks(last) if b.get("type") == "text")
     parts = [system_text(body), json.dumps(earlier, ensure_ascii=False) if earlier else "", said]
     return "\n\n".join(part for part in parts if part)
-
-
-def offered_tools(body: dict[str, Any]) -> frozenset[str]:
-    """The names of the tools the model may call in this request."""
-    if (body.get("tool_choice") or {}).get("type") == "none":
-        return frozenset()
-    return frozenset(tool["name"] for tool in body.get("tools", []))
 
 
 # --- the agent's request kinds ---------------------------------------------------------------
@@ -401,8 +528,9 @@ READ_ALL = RequestKind(
 EDIT = RequestKind(  # each gap bounded and on one line, so a long text costs linear time
     "EDIT", _words(_PATH), _words(rf"\b(?:change|set|update|bump|make|switch|modify)\b[^\n]{{0,120}}?{_TAG}"
                                   rf"[^\n]{{0,120}}?(?:\bto\b|=)\s*{_VALUE}"))
-RECALL_TAG = RequestKind("RECALL_TAG", _words(_PATH), _words(_TAG),
-                         _words(r"\bwithout\s+(?:opening|reading|looking\s+at|checking)\b"))
+RECALL_TAG = RequestKind("RECALL_TAG", _words(_PATH), _words(_TAG), _words(
+    r"\bwithout\s+(?:re-?)?(?:opening|reading|looking\s+at|checking)\b|\bfrom\s+memory\b|\bremember\b"
+    r"|\b(?:don['’]?t|do\s+not|no\s+need\s+to)\s+(?:re-?)?(?:open|read|look|check)\w*"))
 ASK_TAG = RequestKind("ASK_TAG", _words(_PATH), _words(_TAG),
                       _words(r"\b(?:what|tell|show|give|which|report|print|know|check)\b|\?"))
 COUNT = RequestKind("COUNT", _words(r"\b(?:count|how\s+many|number\s+of|total|tally)\b"), _words(r"\blines?\b"),
@@ -415,16 +543,59 @@ FIRST_CHANGE = RequestKind("FIRST_CHANGE", _words(r"\b(?:which|what)\b"), _words
 RECALL_RULE = RequestKind(
     "RECALL_RULE", _words(r"\b(?:what|remind|which)\b"), _words(r"\b(?:tell|told|say|said|instruct\w*|rules?|ask(?:ed)?)\b"),
     _folder("about|for|regarding|on|concerning"))
-INSTRUCTION = re.compile(
-    r"\b(?:from\s+now\s+on|going\s+forward|from\s+here\s+on(?:\s+out)?|henceforth|in\s+(?:the\s+)?future)"
-    r"\s*[,:]?\s*(?P<rule>.+)", re.IGNORECASE)
-NEVER_EDIT = re.compile(
-    r"\b(?:never|do\s+not|don't|don’t)\s+(?:ever\s+)?(?:edit|change|modify|touch|write\s+to)\s+"
-    r"(?:anything|any\s+files?|files?)?\s*(?:under|in|inside|within)?\s*(?:the\s+)?"
+TIME_OPENER = re.compile(  # words that make an instruction standing
+    r"\b(?:from\s+now\s+on|going\s+forward|from\s+here\s+on(?:\s+out)?|henceforth|in\s+(?:the\s+)?future"
+    r"|for\s+the\s+rest\s+of\s+(?:this|the)\s+(?:session|conversation|chat)|until\s+I\s+say\s+otherwise"
+    r"|from\s+this\s+point\s+(?:on|forward))\b", re.IGNORECASE)
+NEVER_EDIT = re.compile(  # a prohibition about a folder: "never edit anything under tools/", "don't modify tools/"
+    r"\b(?:never|do\s+not|don't|don’t|must\s+not|mustn't|should\s+not|shouldn't|may\s+not)\s+(?:ever\s+)?"
+    r"(?:edit|change|modify|touch|alter|update|write\s+to)\s+"  # each optional word takes its own space after it
+    r"(?:(?:anything|any\s+files?|files?|the\s+files?)\s+)?(?:(?:under|in|inside|within)\s+)?(?:the\s+)?"
     r"(\w(?:[\w-]|/(?=\w))*)(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
+PLEASE = re.compile(r"please\s+", re.IGNORECASE)
+EDGE = " \t\n,:;—–-"
+
+
+class _Rule:
+    """A standing rule, in whatever words: a time opener anywhere ("Going forward, ...", "... from now on")
+    or a prohibition about a folder ("Never edit tools/."). Its ``rule`` is the text without the opener."""
+
+    def search(self, text: str) -> Found | None:
+        opener = TIME_OPENER.search(text)
+        if opener is None and NEVER_EDIT.search(text) is None:
+            return None
+        if opener is None:
+            body = text.strip(EDGE)
+        else:
+            before, after = text[:opener.start()].rstrip(EDGE), text[opener.end():].lstrip(EDGE)
+            body = before + after if not before or not after or after[0] in ".!?" else f"{before} {after}"
+        if (please := PLEASE.match(body)):
+            body = body[please.end():]
+        if not body.strip(".!? "):
+            return None
+        return Found({"rule": body[0].lower() + body[1:] if body[1:2].islower() else body}, 0)
+
+
+INSTRUCTION = _Rule()
+
+
+def is_rule(text: str) -> bool:
+    """Whether a user's message states a standing rule (``INSTRUCTION``'s reading)."""
+    return INSTRUCTION.search(text) is not None
+
+
+GREETING = re.compile(r"^\W*(?:hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day))\b",
+                      re.IGNORECASE)
 SAVE = re.compile(r"\b(?:save|store|write|record|put)\b[^\n]{0,200}?\b(?:to|in|into)\s+(?:your\s+|the\s+)?memory\b",
                   re.IGNORECASE)
-REQUEST_KINDS = (READ_ALL, EDIT, RECALL_TAG, ASK_TAG, COUNT, SEARCH, FIRST_CHANGE, RECALL_RULE, INSTRUCTION, SAVE)
+REQUEST_KINDS = (READ_ALL, EDIT, RECALL_TAG, ASK_TAG, COUNT, SEARCH, FIRST_CHANGE, RECALL_RULE, INSTRUCTION, SAVE,
+                 GREETING)
+PATH_MENTION = re.compile(_PATH)
+
+
+def paths_in(said: str) -> list[str]:
+    """Every path a request names, in order, each once."""
+    return list(dict.fromkeys(m.group("path") for m in PATH_MENTION.finditer(said)))
 
 
 def request_arguments(match: re.Match[str] | Found) -> dict[str, str]:
@@ -437,7 +608,7 @@ def request_arguments(match: re.Match[str] | Found) -> dict[str, str]:
 
 
 @lru_cache(maxsize=4_096)
-def request_kind(said: str) -> tuple[RequestKind | re.Pattern[str], dict[str, str]] | None:
+def request_kind(said: str) -> tuple[Any, dict[str, str]] | None:
     """The first of ``REQUEST_KINDS`` a request's text matches, with its arguments; None for none."""
     for pattern in REQUEST_KINDS:
         if (match := pattern.search(said)):

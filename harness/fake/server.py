@@ -52,13 +52,14 @@ from .memory import API_MEMORY_INSTRUCTIONS, records_as_it_goes
 from .models_api import serve_models
 from .options import reported, reported_usage
 from .output import cap_output, reply_blocks, stop_at_sequence
-from .reading import is_summary_request, offered_tools, summary_material, system_text
+from .reading import is_summary_request, summary_material, system_text
 from .rejection import RequestRejected
 from .request import MEMORY_TYPE, check_request, read_body, request_tokens
 from .streaming import canonical, sse_body
 from .summarizer import SummaryStyle, summarise_text
 from .thinking import displayed
 from .threads import ThreadStore
+from .tool_roles import offered
 from .view import build_view
 from .window import WINDOW_STOP, output_room
 
@@ -183,15 +184,15 @@ class FakeModel:
         return summarise_text(material)
 
     def act(self, body: dict[str, Any], used: int) -> Action:
-        offered = offered_tools(body)
+        kit = offered(body)
         system = system_text(body)
         if self.memory_instructions and any(t.get("type") == MEMORY_TYPE for t in body.get("tools", [])):
             system = f"{system}\n\n{API_MEMORY_INSTRUCTIONS}"
-        action = decide(build_view(body["messages"]), offered, records_as_it_goes(system), allows_parallel(body))
-        if action.tool or not self.wants_compact(system_text(body), used):
+        action = decide(build_view(body["messages"], kit), kit, records_as_it_goes(system), allows_parallel(body))
+        if action.calls or not self.wants_compact(system_text(body), used):
             return action
-        call = compaction_call(body.get("tools", []), offered)
-        return Action(action.say, *call) if call else action
+        call = compaction_call(body.get("tools", []), kit)
+        return Action(action.say, (call,)) if call else action
 
     def wants_compact(self, system: str, used: int) -> bool:
         """Whether the agent compacts after a task, in a request of ``used`` input tokens with ``system``."""

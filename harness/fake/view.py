@@ -2,23 +2,34 @@
 
 The fake agent decides only from this view, and the view is built from
 content alone: the fake knows the API's message format, not the harness's
-placeholder texts. A file's content counts as visible when a whole read of it
-(``read_file``, or ``bash`` running ``cat <path>``) still shows it (its
+placeholder texts. Each call is read by what its tool does (``tool_roles``:
+the tools the request offers, or for one no longer offered its name and
+input), never by its name alone. A file's content counts as visible when a whole read of it
+(any tool that reads files, with no part asked for, ``offset``, ``limit``, ...;
+or a command ``cat <path>``) still shows it (its
 ``VERSION_TAG`` line or its docstring are in the text, whatever replaced the
-rest) and no later edit made it stale; a folder's listing, when a
-``list_files`` result (or ``ls <folder>/*.py``) shows it; a note
+rest; a read in ``cat -n`` form, each line after its number and a tab or an
+arrow, is read without the numbers) and no later edit or write of it (any
+tool's, a patch's) made it stale; a folder's listing, when a
+listing (any tool that lists, by folder or by a ``<folder>/*.py`` pattern; or
+``ls <folder>/*.py``) shows it, a bare name taken to be in the folder; a note
 or a user instruction counts as visible when its text is somewhere in the
 request; a module a user pasted counts too, until an edit of it. A result
 that shows a recall id (chapter 09) hides the content but
 says how to bring it back; a recalled copy counts as a read. A summary the
-fake wrote earlier is recognised by its own lines (``- User: ...``).
+fake wrote earlier is recognised by its own lines (``- User: ...``), in any
+layout and wherever it stands in a message (a message that hands it over
+with other words around it included): its ``- User:`` and ``- Rule:`` lines
+count as the user's words, and its ``- In progress:`` line is the request
+being worked on (none: the agent has lost track, or the last one is done).
 
 A visible read is not a visible fact. What the agent needs from a file (its
 ``VERSION_TAG`` line, its docstring) is looked up in every fresh visible
 read of it and in a pasted copy (``View.fact``), newest first; a read cut
 short, or a placeholder that kept only the head, may show the docstring and
 not the tag line. When no visible text shows the fact, the agent reads again
-(``agent``), once: when the task's latest result is its second read of the
+(``agent``), once: when the task's latest results (the results of its
+latest turn, several with parallel calls) hold its second read of the
 file (``View.read_twice``) and the fact is still not shown, the file itself
 lacks it, and the agent says so. (Once, not never: the latest read may be
 the one a placeholder cut.) The same holds for a count or a search run twice
@@ -41,18 +52,20 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable
 
 from ..core.messages import Message, blocks, result_text
+from .tool_roles import COURSE_KIT, Toolkit, ToolUse, command_line, patched_path
 
 NOTE = re.compile(r"^Note: (\S+) — (.+)$", re.MULTILINE)
 PLAN = re.compile(r"^Plan for (\S+?)/: (.+)$", re.MULTILINE)
-SUMMARY_GOAL = re.compile(r"^- User: (.+)$", re.MULTILINE)
+SUMMARY_GOAL = re.compile(r"^- (?:User|Rule): (.+)$", re.MULTILINE)
 IN_PROGRESS = re.compile(r"^- In progress: (.+)$", re.MULTILINE)
-SUMMARY_LINE = re.compile(r"^- (User|In progress|Finished): |^- No request is visible|^1\. What was accomplished:$",
-                          re.MULTILINE)  # its own lines, the first heading included (a reply cut after it)
+FINISHED = re.compile(r"^- Finished: (.+)$", re.MULTILINE)
+SUMMARY_LINE = re.compile(  # its own lines, the first heading included (a reply cut after it)
+    r"^- (User|Rule|In progress|Finished|Found): |^- No request is visible|^1\. What was accomplished:$", re.MULTILINE)
 TAG_LINE = re.compile(r'^VERSION_TAG = "([^"]*)"$', re.MULTILINE)  # a module's tag line
 FILE_SHOWN = re.compile(r'^VERSION_TAG = "|^"""\S+: ', re.MULTILINE)  # what a read of a course module shows
-EDITING_TOOLS = ("edit_file", "write_file")
 PATH_LINE = re.compile(r"^[\w./\\-]+$")          # one line of a listing (escaped names: harness.core.names)
 COUNT_LINE = re.compile(r"^\s*\d+ \S+$", re.MULTILINE)  # a line of ``wc -l`` output
 MATCH_LINE = re.compile(r"^\S+:\d+:|^exit code 1$", re.MULTILINE)  # a ``grep -n`` match, or grep's "no match"
@@ -63,6 +76,9 @@ RECALL_ID = re.compile(r"; recall id (\S+)\]$")
 FLUSH_NOTICE = re.compile(r"^\[harness\] .*save what you need to memory", re.IGNORECASE)  # chapter 11
 MEMORY_SHOWN = re.compile(r"^Here're the files and directories up to 2 levels deep in |^Here's the content of ")
 MEMORY_LISTED = re.compile(r"^\S+\t(/memories/\S+?)/?$", re.MULTILINE)
+NUMBERED = re.compile(r" *\d+(?:\t|→)")  # a line of a read in ``cat -n`` form: its number, then a tab or an arrow
+PARTIAL = {"limit", "offset", "start_line", "end_line", "view_range", "line_range", "lines", "max_lines", "head",
+           "tail"}  # an argument that makes a read return part of a file
 
 
 @dataclass
@@ -73,6 +89,36 @@ class ToolCall:
     result: str | None  # None: no result yet; placeholders count as no content
     is_error: bool
     read: str | None = None  # the file it read whole, without error (for a recall: the read it brought back)
+    use: ToolUse | None = None  # what the tool does (``tool_roles``); None for memory, recall, compaction, unknown
+    batch: int = -1  # the message whose results answered it
+
+    @property
+    def role(self) -> str | None:
+        return self.use.role if self.use else None
+
+    @property
+    def path(self) -> str | None:
+        """The file or folder the call names: its path argument, or the file its patch changes."""
+        if self.use is None:
+            return None
+        if self.use.patch:
+            patch = self.input.get(self.use.slot("patch") or "")
+            return patched_path(patch) if isinstance(patch, str) else None
+        value = self.input.get(self.use.path or "")
+        return value if isinstance(value, str) else None
+
+    @property
+    def command(self) -> str:
+        """The command line of a run call ("" for any other)."""
+        return command_line(self.use, self.input) if self.role == "run" else ""
+
+    def written(self) -> str:
+        """What an edit or a write puts in the file: the new text, the content, the patch."""
+        if self.use is None:
+            return ""
+        slot = {"edit": "patch" if self.use.patch else "new", "write": "content"}.get(self.role or "")
+        value = self.input.get(self.use.slot(slot) or "") if slot else None
+        return value if isinstance(value, str) else ""
 
 
 @dataclass
@@ -80,13 +126,14 @@ class View:
     user_texts: list[str] = field(default_factory=list)   # every user request visible, oldest first
     all_text: list[str] = field(default_factory=list)     # every text block, oldest first
     task: str | None = None                               # the request being worked on
+    finished: str | None = None                           # no task: the request a summary says is finished
     task_calls: list[ToolCall] = field(default_factory=list)  # tool calls made since that request
     files: dict[str, str] = field(default_factory=dict)   # path -> fresh visible content
     listings: dict[str, list[str]] = field(default_factory=dict)  # folder -> visible listing
     recallable: dict[str, str] = field(default_factory=dict)  # path -> recall id of its hidden, fresh content
     pasted: dict[str, str] = field(default_factory=dict)  # module name -> a module a user pasted, not edited since
     reads: dict[str, list[str]] = field(default_factory=dict)  # path -> every fresh visible read of it, oldest first
-    last_call: ToolCall | None = None  # the call the task's latest result answers (None: no result yet)
+    last_calls: list[ToolCall] = field(default_factory=list)  # the calls the task's latest results answer
     # chapter 11, memory: what the memory tool showed or was given, and the latest compaction notice
     memory_checked: bool = False                          # a view of /memories is in the request
     memory_listing: set[str] | None = None                # the paths the latest visible listing of /memories shows
@@ -104,16 +151,15 @@ class View:
         return next((match for text in texts if (match := pattern.search(text))), None)
 
     def read_twice(self, path: str) -> bool:
-        """Whether the task's latest tool result is a whole read of ``path`` (or a recall of one), and the
+        """Whether the task's latest results hold a whole read of ``path`` (or a recall of one), and the
         task's second at least: the fact still missing, the file itself lacks it."""
-        return (self.last_call is not None and self.last_call.read == path
+        return (any(call.read == path for call in self.last_calls)
                 and sum(call.read == path for call in self.task_calls) >= 2)
 
-    def ran_twice(self, command: str) -> bool:
-        """Whether the task's latest tool result is the output of ``bash`` running ``command``, its second."""
-        def ran(call: ToolCall) -> bool:
-            return call.name == "bash" and argument(call.input, "command", "") == command
-        return self.last_call is not None and ran(self.last_call) and sum(map(ran, self.task_calls)) >= 2
+    def ran_twice(self, ran: Callable[[ToolCall], bool]) -> bool:
+        """Whether the task's latest results hold the output of a call ``ran`` recognises (a command run by
+        any tool that runs commands, a search), its second."""
+        return any(map(ran, self.last_calls)) and sum(map(ran, self.task_calls)) >= 2
 
     def listing(self, folder: str) -> list[str] | None:
         """The files of ``folder``: from a visible list_files result, else from a visible plan."""
@@ -127,8 +173,9 @@ class View:
         return {path: purpose for text in self.all_text for path, purpose in NOTE.findall(text)}
 
 
-def build_view(messages: list[Message]) -> View:
-    """What the fake model reads in a request. Unchecked: the fake server validates the request first."""
+def build_view(messages: list[Message], kit: Toolkit = COURSE_KIT) -> View:
+    """What the fake model reads in a request, its calls read by what their tools do (``kit``: the tools the
+    request offers). Unchecked: the fake server validates the request first."""
     view = View()
     calls: dict[str, ToolCall] = {}
     last_edit: dict[str, int] = {}  # path -> the message of its latest edit
@@ -142,13 +189,14 @@ def build_view(messages: list[Message]) -> View:
                     view.flush_notice = index
                 elif message["role"] == "user":
                     _add_user_text(view, block["text"])
-                    task_start, view.last_call = index, None
+                    task_start, view.last_calls = index, []
             elif kind == "tool_use":
-                calls[block["id"]] = ToolCall(index, block["name"], block["input"], None, False)
+                call = calls[block["id"]] = ToolCall(index, block["name"], block["input"], None, False)
                 if block["name"] == "memory":
                     _memory_use(view, block["input"], index)
-                if block["name"] in EDITING_TOOLS:
-                    path = argument(block["input"], "path", "")
+                    continue
+                call.use = kit.use_of(block["name"], block["input"])
+                if call.role in ("edit", "write") and (path := call.path):
                     view.files.pop(path, None)
                     view.reads.pop(path, None)
                     view.recallable.pop(path, None)
@@ -158,7 +206,13 @@ def build_view(messages: list[Message]) -> View:
                 call = calls[block["tool_use_id"]]
                 content = result_text(block)
                 call.is_error = bool(block.get("is_error"))
-                source, view.last_call = _origin(call, calls), call
+                source = _origin(call, calls)
+                if view.last_calls and view.last_calls[-1].batch != index:
+                    view.last_calls = []
+                call.batch = index
+                view.last_calls.append(call)
+                if source.role == "read" and NUMBERED.match(content):
+                    content = unnumbered(content)
                 call.read = None if call.is_error else read_path(source)
                 call.result = content if shows_output(source, content) else None
                 if call.name == "memory":
@@ -171,6 +225,14 @@ def build_view(messages: list[Message]) -> View:
         view.all_text = remembered + view.all_text
         view.user_texts = [line for text in remembered for line in text.splitlines() if line] + view.user_texts
     return view
+
+
+def unnumbered(text: str) -> str:
+    """A read in ``cat -n`` form without its line numbers, when every line has one; else as it is."""
+    lines = text.split("\n")
+    if not all(NUMBERED.match(line) for line in lines if line.strip()):
+        return text
+    return "\n".join(line[NUMBERED.match(line).end():] if NUMBERED.match(line) else line for line in lines)
 
 
 def _memory_use(view: View, tool_input: dict, index: int) -> None:
@@ -216,16 +278,18 @@ def shows_output(call: ToolCall, content: str) -> bool:
         return True  # an error is shown as it reads
     if call.name == "memory":
         return bool(MEMORY_SHOWN.search(content)) or argument(call.input, "command", "") != "view"
-    if call.name == "read_file" or read_path(call) is not None:
+    if call.role == "read" or read_path(call) is not None:
         return bool(FILE_SHOWN.search(content))
     if listed_folder(call) is not None:
         lines = content.splitlines()
         return content == "(empty)" or (bool(lines) and all(PATH_LINE.match(line) for line in lines))
-    words = _bash_words(call)
+    words = _run_words(call)
     if words[:1] in (["wc"], ["grep"]):
         return bool((COUNT_LINE if words[0] == "wc" else MATCH_LINE).search(content))
-    if call.name in EDITING_TOOLS:
-        return argument(call.input, "path", "\0") in content
+    if call.role == "search":
+        return bool(MATCH_LINE.search(content))
+    if call.role in ("edit", "write"):
+        return (call.path or "\0") in content
     return bool(content.strip())
 
 
@@ -253,28 +317,34 @@ def argument(tool_input: dict, name: str, default: str) -> str:
 
 
 def read_path(call: ToolCall) -> str | None:
-    """The file this call read whole: ``read_file`` without a limit, or ``bash`` running ``cat <path>``."""
-    if call.name == "read_file":
-        return None if "limit" in call.input else argument(call.input, "path", ".")
-    words = _bash_words(call)
+    """The file this call read whole: a read (by any tool that reads files) asking for no part of it, or a
+    command running ``cat <path>``."""
+    if call.role == "read":
+        return None if PARTIAL & call.input.keys() else (call.path or ".")
+    words = _run_words(call)
     return words[1] if len(words) == 2 and words[0] == "cat" else None
 
 
 def listed_folder(call: ToolCall) -> str | None:
-    """The folder this call listed: ``list_files``, or ``bash`` running ``ls <folder>/*.py``."""
-    if call.name == "list_files":
-        return argument(call.input, "path", ".").rstrip("/")
-    words = _bash_words(call)
+    """The folder this call listed: a listing (by any tool that lists), or a command ``ls <folder>/*.py``.
+    A listing by pattern alone lists the pattern's folder."""
+    if call.role == "list":
+        if call.path is not None or call.use is None or call.use.slot("pattern") is None:
+            return (call.path or ".").rstrip("/") or "."
+        pattern = call.input.get(call.use.slot("pattern"))
+        folder = pattern.rpartition("/")[0] if isinstance(pattern, str) else ""
+        return folder or "."
+    words = _run_words(call)
     if len(words) == 2 and words[0] == "ls" and words[1].endswith("/*.py"):
         return words[1].removesuffix("/*.py")
     return None
 
 
-def _bash_words(call: ToolCall) -> list[str]:
-    """The words of a bash call's command line ([] for any other call, or a line that does not parse)."""
-    if call.name != "bash":
+def _run_words(call: ToolCall) -> list[str]:
+    """The words of a run call's command line ([] for any other call, or a line that does not parse)."""
+    if call.role != "run":
         return []
-    return list(_command_words(argument(call.input, "command", "")))
+    return list(_command_words(call.command))
 
 
 @lru_cache(maxsize=4_096)
@@ -316,16 +386,23 @@ def _remember(view: View, call: ToolCall, content: str, file_path: str | None) -
         view.files[file_path] = call.result
         view.reads.setdefault(file_path, []).append(call.result)
     elif (folder := listed_folder(call)) is not None:
-        view.listings[folder] = call.result.splitlines()
+        view.listings[folder] = [_under(folder, line) for line in call.result.splitlines() if line != "(empty)"]
+
+
+def _under(folder: str, entry: str) -> str:
+    """A listed entry as a workspace path: a bare name is taken to be inside the listed folder."""
+    return entry if "/" in entry or folder in (".", "") else f"{folder}/{entry}"
 
 
 def _add_user_text(view: View, text: str) -> None:
-    if is_summary_text(text):
+    if is_summary_text(text):  # a summary the fake wrote, in any layout, or a message that hands one over
         view.user_texts.extend(SUMMARY_GOAL.findall(text))
         in_progress = IN_PROGRESS.findall(text)
         view.task = in_progress[-1] if in_progress else None
+        finished = FINISHED.findall(text)
+        view.finished = None if in_progress or not finished else finished[-1]
     else:
         view.user_texts.append(text)
-        view.task = text
+        view.task, view.finished = text, None
         if FILE_SHOWN.search(text):
             view.pasted.update((name, text) for name in PASTED_MODULE.findall(text))

@@ -282,8 +282,9 @@ WRONG = {  # step -> [(a typical wrong version, what the check's line must say)]
     "choose_to_clear": [
         (choose_with_a_plain_lookup, "one tool_use gone, keep_recent=3, preserve=[], min_chars=100: at result, "
                                      "yours raised KeyError. Hint: A KeyError on an unknown id"),
-        (choose_unclamped, "the 12-file history[:5] (2 results), keep_recent=3, preserve=[], min_chars=0: at "
-                           "result.result, yours has 1 item, more than it should. Hint: Fewer results than keep_recent"),
+        (choose_unclamped, "the 12-file history (13 results), keep_recent=14, preserve=[], min_chars=0: at "
+                           "result.result, yours has 12 items, more than it should. "
+                           "Hint: Fewer results than keep_recent"),
         (choose_by_the_seeds_slice, "keep_recent=0, preserve=[], min_chars=100: at result.result, yours has 0 items, "
                                     "fewer than it should. Hint: keep_recent=0"),
         (choose_at_least_min_chars, "Off by one at the boundary"),

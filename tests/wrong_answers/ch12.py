@@ -58,7 +58,7 @@ def verify_in_steps(messages, draft, config, view_chars=None):
 
 WRONG = {  # step -> [(a typical wrong version, what the check's line must say)]
     "my_merge_request": [(merge_with_a_tail_from_the_end,
-                          "the chapter's summary 2, tail 1000, focus None: at request.prompt.conversation")],
+                          "history 0 after a summary, tail 40, focus None: at request.prompt.conversation")],
     "my_verify_request": [(verify_ignoring_the_view, "view 10000000: at request.prompt.conversation")],
 }
 

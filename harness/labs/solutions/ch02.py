@@ -154,7 +154,7 @@ def _settings(keep_recent: int, preserve: frozenset[str], min_chars: int) -> str
 def _aimed() -> list[tuple[str, list[Message], int, frozenset[str], int, str]]:
     """Small cases, each made to catch one mistake (the last field), before the broad ones."""
     twelve, nothing, reads = list(twelve_file_history()), frozenset(), frozenset({"read_file"})
-    return [("the 12-file history[:5] (2 results)", twelve[:5], 3, nothing, 0, "clamp"),
+    return [("the 12-file history (13 results)", twelve, 14, nothing, 0, "clamp"),  # fewer than keep_recent
             ("the 12-file history", twelve, 0, nothing, 100, "zero"),
             ("the 12-file history, one tool_use gone", _a_use_gone(), 3, nothing, 100, "unknown"),
             ("results of 99, 100 and 101 characters", _boundary(), 3, nothing, 100, "boundary"),

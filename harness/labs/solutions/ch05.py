@@ -99,7 +99,7 @@ SESSIONS = [
      (TWELVE_FILES, None, DEFAULTS.with_(threshold=10_000, keep_recent=1), {})),
     ("twelve files, all three layers", (TWELVE_FILES, None, DEFAULTS.with_(threshold=10_000),
                                         {"compact_policy": "after_task"})),
-    ("twelve files, max_turns 5", (TWELVE_FILES, None, DEFAULTS.with_(max_turns=5), {})),
+    ("twelve files, max_turns 2", (TWELVE_FILES, None, DEFAULTS.with_(max_turns=2), {})),  # the task takes 3
     ("4 requests, THRESHOLD 12,000", (LONG_SESSION, LONG_SESSION.requests[:4], DEFAULTS.with_(threshold=12_000), {})),
     ("4 requests, THRESHOLD 8,000, no tool preserved",  # auto measures what micro left
      (LONG_SESSION, LONG_SESSION.requests[:4], DEFAULTS.with_(threshold=8_000, preserve_tools=frozenset()), {})),
@@ -139,7 +139,7 @@ def session_left(run_loop, args, compactor=None) -> dict[str, Any]:
                 "tool_calls": session.tool_calls, "log": read_log(root / "check" / "session.jsonl").records}
 
 
-SESSION_TRAPS = {"twelve files, all three layers": "manual", "twelve files, max_turns 5": "max_turns",
+SESSION_TRAPS = {"twelve files, all three layers": "manual", "twelve files, max_turns 2": "max_turns",
                  "4 requests, THRESHOLD 8,000, no tool preserved": "order"}
 
 

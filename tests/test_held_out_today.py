@@ -1,0 +1,180 @@
+"""The held-out phrasings of issue 31 (tests/held_out_today.py, written before the rules and never used to tune
+them), through the real SDK. A case the rules do not read is marked ``xfail(strict=True)`` with why: if it ever
+starts to hold, the mark must go. ``test_how_many_hold`` records the count the report gives."""
+from __future__ import annotations
+
+import pytest
+
+import held_out_today as held
+from harness import assistant, build_summary_request, tool_result, user
+from harness.core.tools import FILE_TOOLS
+from harness.fake import FakeModel
+from harness.labs.scenarios import LONG_SESSION
+
+MODEL = "claude-haiku-4-5"
+S01 = held.S01
+ASK = f"What is VERSION_TAG in {S01}?"
+ANSWER = f'VERSION_TAG in {S01} is "v1-agent".'
+HISTORY = [user(LONG_SESSION.requests[1]), assistant("Understood. From now on, never edit anything under tools/; "
+                                                      "it is vendored code."),
+           user(ASK), assistant(ANSWER)]
+CANNOT = "I do not know how to do that in this workspace."
+# the cases the rules do not read: (list, index) -> why
+MISSES: dict[tuple[str, int], str] = {
+    ("SUMMARY_REQUESTS", 0): "no summary word: a prompt 'for continuing our conversation'",
+    ("SUMMARY_REQUESTS", 2): "'a compact record of the session': record is not a summary word",
+    ("SUMMARY_REQUESTS", 4): "'write up everything above as a status report': no summary word",
+    ("SUMMARY_REQUESTS", 6): "'create a checkpoint of this session': checkpoint is not a summary word",
+    ("SUMMARY_REQUESTS", 7): "'boil all of this down': not a summary word",
+    ("SUMMARY_REQUESTS", 9): "'a summarization assistant': the noun summarization is not read",
+    ("TRANSCRIPT_STYLES", 0): "'distill this ... the files': a pronoun beside a file noun is not the conversation",
+    ("TRANSCRIPT_STYLES", 1): "BOT is not a speaker's name",
+    ("TRANSCRIPT_STYLES", 2): "'[0] user:': an index before the speaker is not read",
+    ("TRANSCRIPT_STYLES", 3): "Q: and A: are not speakers, and 'recap this exchange' comes after them",
+    ("TRANSCRIPT_STYLES", 4): "me: and you: are not speakers",
+    ("RULES", 1): "'leave tools/ alone' is no prohibition the refusal reads",
+    ("RULES", 2): "'files under tools/ are read-only': no opener, no prohibition",
+    ("RULES", 4): "'hands off tools/': no opener, no prohibition",
+    ("FROM_MEMORY", 2): "'off the top of your head' is not read as 'without a tool'",
+    ("FROM_MEMORY", 3): "'no tools please' is not read as 'without a tool'",
+    ("FROM_MEMORY", 4): "'from what you already saw' is not read as 'without a tool'",
+}
+
+
+def create(messages, system=None, tools=None, model=None):
+    model = model or FakeModel()
+    options = {**({"system": system} if system else {}), **({"tools": tools} if tools else {})}
+    reply = model.client().messages.create(model=MODEL, max_tokens=4_000, messages=messages, **options)
+    return model.requests[-1], reply
+
+
+def cases(name: str, items: list) -> list:
+    return [pytest.param(i, item, id=f"{name}-{i}", marks=[pytest.mark.xfail(strict=True, reason=MISSES[name, i])]
+                         if (name, i) in MISSES else []) for i, item in enumerate(items)]
+
+
+def run_tools(workspace, messages, tools, execute, **options) -> tuple[str, list[str]]:
+    """The SDK loop with ``execute(name, input)`` running each call: (the final answer, the tools called)."""
+    client, called = FakeModel().client(), []
+    for _ in range(40):
+        reply = client.messages.create(model=MODEL, max_tokens=4_000, messages=messages, tools=tools, **options)
+        content = [b.model_dump(include={"type", "text", "id", "name", "input"}) for b in reply.content]
+        messages = messages + [assistant(content)]
+        uses = [b for b in content if b["type"] == "tool_use"]
+        if not uses:
+            return "\n".join(b["text"] for b in content), called
+        called += [b["name"] for b in uses]
+        messages = messages + [user([tool_result(b["id"], execute(workspace, b["name"], b["input"])) for b in uses])]
+    raise AssertionError("no end of turn")
+
+
+def strings(tool: dict) -> list[str]:
+    return [p for p, s in tool["input_schema"]["properties"].items() if s["type"] == "string"]
+
+
+def execute_by_shape(tools: list[dict]):
+    """Runs a held-out tool by the shape the test knows it has: one string (read, list, run), two (write),
+    three (edit: path, old, new)."""
+    shapes = {t["name"]: t for t in tools}
+
+    def execute(workspace, name, tool_input):
+        tool = shapes[name]
+        values = [tool_input[p] for p in strings(tool)]
+        if tool in held.READ_TOOLS:
+            return workspace.read_file(values[0])
+        if tool in held.LIST_TOOLS:
+            return workspace.bash(f"ls {values[0]}") if "glob" in tool_input else "\n".join(
+                line.rsplit("/", 1)[-1] for line in workspace.list_files(values[0]).splitlines())
+        if tool in held.RUN_TOOLS:
+            return workspace.bash(values[0])
+        if len(values) == 3:
+            return workspace.edit_file(*values)
+        return workspace.write_file(*values)
+    return execute
+
+
+@pytest.mark.parametrize("i, case", cases("SUMMARY_REQUESTS", held.SUMMARY_REQUESTS))
+def test_held_out_summary_requests_get_a_summary(i, case):
+    system, said = case
+    kind, reply = create(HISTORY + [user(said)], system=system, tools=FILE_TOOLS)
+    assert kind == "summary" and f"- User: {ASK}" in reply.content[0].text
+
+
+@pytest.mark.parametrize("i, style", cases("TRANSCRIPT_STYLES", held.TRANSCRIPT_STYLES))
+def test_held_out_transcript_styles_are_read(i, style):
+    kind, reply = create([user(style.format(user=ASK, assistant=ANSWER))])
+    assert kind == "summary"
+    assert f"- User: {ASK}" in reply.content[0].text and f"- Found: {ANSWER}" in reply.content[0].text
+
+
+@pytest.mark.parametrize("i, wrapper", cases("CONTINUATIONS", held.CONTINUATIONS))
+def test_held_out_continuations_resume_the_pending_request(i, wrapper):
+    request = build_summary_request([user(ASK)], model=MODEL, max_tokens=2_000, tail_chars=None)
+    summary = FakeModel().client().messages.create(**request).content[0].text
+    kind, reply = create([user(wrapper.format(summary=summary))], tools=FILE_TOOLS)
+    assert kind == "agent" and [(b.type, b.input) for b in reply.content] == [("tool_use", {"path": S01})]
+
+
+@pytest.mark.parametrize("i, tool", cases("READ_TOOLS", held.READ_TOOLS))
+def test_held_out_read_tools_are_used_to_read(tmp_path, i, tool):
+    answer, called = run_tools(LONG_SESSION.build(tmp_path), [user(ASK)], [tool], execute_by_shape([tool]))
+    assert answer == ANSWER and called == [tool["name"]]
+
+
+@pytest.mark.parametrize("i, pair", cases("EDIT_TOOLS", held.EDIT_TOOLS))
+def test_held_out_edit_tools_are_used_to_edit(tmp_path, i, pair):
+    workspace = LONG_SESSION.build(tmp_path)
+    edit = 'In agents/s03_todo_write.py, change VERSION_TAG to "v3-held".'
+    answer, called = run_tools(workspace, [user(edit)], list(pair), execute_by_shape(list(pair)))
+    assert answer == 'Changed VERSION_TAG in agents/s03_todo_write.py to "v3-held".'
+    assert 'VERSION_TAG = "v3-held"' in (workspace.root / "agents/s03_todo_write.py").read_text()
+
+
+@pytest.mark.parametrize("i, tool", cases("LIST_TOOLS", held.LIST_TOOLS))
+def test_held_out_list_tools_are_used_to_list(tmp_path, i, tool):
+    tools = [tool, held.READ_TOOLS[0]]
+    answer, called = run_tools(LONG_SESSION.build(tmp_path), [user(LONG_SESSION.requests[0])], tools,
+                               execute_by_shape(tools))
+    assert called[0] == tool["name"] and "What each file under agents/ does:" in answer
+    assert answer.count("\n- agents/") == 12
+
+
+@pytest.mark.parametrize("i, tool", cases("RUN_TOOLS", held.RUN_TOOLS))
+def test_held_out_run_tools_are_used_to_run(tmp_path, i, tool):
+    answer, called = run_tools(LONG_SESSION.build(tmp_path), [user("Count the lines of every .py file under agents/.")],
+                               [tool], execute_by_shape([tool]))
+    assert answer == "The .py files under agents/ have 1833 lines in total." and called == [tool["name"]]
+
+
+@pytest.mark.parametrize("i, greeting", cases("GREETINGS", held.GREETINGS))
+def test_held_out_greetings_get_a_greeting(i, greeting):
+    kind, reply = create([user(greeting)], tools=FILE_TOOLS)
+    assert kind == "agent" and [b.type for b in reply.content] == ["text"] and reply.content[0].text != CANNOT
+
+
+@pytest.mark.parametrize("i, rule", cases("RULES", held.RULES))
+def test_held_out_rules_are_kept_and_quoted(i, rule):
+    _, ack = create([user(rule)], tools=FILE_TOOLS)
+    said = [user(rule), assistant(ack.content[0].text)]
+    _, told = create(said + [user("What did I tell you about tools/?")], tools=FILE_TOOLS)
+    _, edit = create(said + [user('In tools/t03_edit.py, change VERSION_TAG to "v3-x".')], tools=FILE_TOOLS)
+    assert told.content[0].text == f'You told me: "{rule}"'
+    assert edit.content[0].text.startswith("I will not change tools/t03_edit.py")
+
+
+@pytest.mark.parametrize("i, question", cases("FROM_MEMORY", held.FROM_MEMORY))
+def test_held_out_from_memory_answers_from_what_is_visible(i, question):
+    _, reply = create(HISTORY + [user(question)], tools=FILE_TOOLS)
+    assert [b.type for b in reply.content] == ["text"] and '"v1-agent"' in reply.content[0].text
+
+
+@pytest.mark.parametrize("i, task", cases("NOT_SUMMARIES", held.NOT_SUMMARIES))
+def test_held_out_file_summaries_stay_tasks(i, task):
+    assert create(HISTORY + [user(task)], tools=FILE_TOOLS)[0] == "agent"
+
+
+def test_how_many_hold():
+    total = sum(len(getattr(held, name)) for name in ("SUMMARY_REQUESTS", "TRANSCRIPT_STYLES", "CONTINUATIONS",
+                                                        "READ_TOOLS", "EDIT_TOOLS", "LIST_TOOLS", "RUN_TOOLS",
+                                                        "GREETINGS", "RULES", "FROM_MEMORY", "NOT_SUMMARIES"))
+    assert (total, total - len(MISSES)) == (61, 44)
