@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from one_call import OneCallPerTurn
+from harness.strategies.one_call import OneCallPerTurn
 
 from harness import CompactionConfig, validate_messages
 from harness.core.auto import compressed_message, tail_request

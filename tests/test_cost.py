@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from histories import valid_histories
 
-from one_call import OneCallPerTurn
+from harness.strategies.one_call import OneCallPerTurn
 
 from harness import (CallTrace, CompactionConfig, assistant, count_tokens, micro_compact, tool_result,
                      tool_use, user, validate_messages)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from one_call import OneCallPerTurn
+from harness.strategies.one_call import OneCallPerTurn
 
 from harness import (CallTrace, CompactionConfig, assistant, compressed_message, count_tokens,
                      estimate_tokens, exact_tokens, placeholder, text, tool_result, tool_use, user)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import anthropic
 import pytest
 
-from one_call import OneCallPerTurn
+from harness.strategies.one_call import OneCallPerTurn
 
 from harness import CompactionConfig, Event, InvalidHistory, RunContext, assistant, tool_result, tool_use, user
 from harness.fake import fake_client

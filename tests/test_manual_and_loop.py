@@ -7,7 +7,7 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from one_call import OneCallPerTurn
+from harness.strategies.one_call import OneCallPerTurn
 
 from harness import (COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, CompactionConfig, InvalidHistory, SummaryFailed,
                      Toolbox, assistant, compact_focus, count_tokens, estimate_tokens, finish_round, is_placeholder,

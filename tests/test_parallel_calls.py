@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from one_call import OneCallPerTurn
+from harness.strategies.one_call import OneCallPerTurn
 
 from harness import CompactionConfig, Toolbox, assistant, tool_result, user
 from harness.core.tools import FILE_TOOLS

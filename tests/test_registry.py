@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import anthropic
 import pytest
-from one_call import OneCallPerTurn
+from harness.strategies.one_call import OneCallPerTurn
 
 from harness import CompactionConfig, validate_messages
 from harness.fake import fake_client

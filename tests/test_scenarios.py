@@ -5,7 +5,7 @@ from pathlib import Path
 
 import anthropic
 import pytest
-from one_call import OneCallPerTurn
+from harness.strategies.one_call import OneCallPerTurn
 
 from harness import CompactionConfig, Toolbox, count_tokens, user, validate_messages
 from harness.fake import fake_client

@@ -10,7 +10,7 @@ import pytest
 from test_blit import pixels, png_of_full_draw
 from hypothesis import given, settings
 from histories import valid_histories
-from one_call import OneCallPerTurn
+from harness.strategies.one_call import OneCallPerTurn
 
 from harness import (SUMMARY_PROMPT, CompactionConfig, RunContext, assistant, build_summary_request,
                      tool_result, tool_use, user, validate_messages)
