@@ -8,11 +8,9 @@
 #
 # - turn a session's trace into two curves: the context sent per call and the input billed so far;
 # - take a request apart into what it is made of;
-# - run a session into the context window and tell the API's two window errors apart.
+# - run a session into the context window and tell what the API does at its edge.
 #
-# Everything runs offline. The "model" is a deterministic fake of Claude behind the real `anthropic`
-# SDK: it answers `client.messages.create(...)` as the API does, reports the input tokens of each
-# request, and refuses one that does not fit the window, with the API's own error.
+# Everything runs offline, on a deterministic fake of Claude behind the real `anthropic` SDK.
 
 # %%
 # %matplotlib inline
@@ -24,8 +22,9 @@ from IPython.display import display
 from ipywidgets import IntSlider
 
 from harness import CompactionConfig, Toolbox, context_window, count_tokens, validate_messages
+from harness.core.loop import run_agent
 from harness.core.tokens import text_tokens
-from harness.fake import fake_client
+from harness.fake import FakeModel, fake_client
 from harness.labs.growth import composition_recorder, growth_series
 from harness.labs.panel import panel
 from harness.labs.plots import composition_figure, growth_figure, session_growth_figure
@@ -35,6 +34,7 @@ from harness.labs.scratch import own_scratch
 from harness.labs.steps import answer
 from harness.session.runner import Session
 from harness.strategies.base import Compactor
+from harness.strategies.one_call import OneCallPerTurn
 
 WORK = own_scratch("00")                   # _work/00, in a fresh folder of its own for each run
 NO_COMPACTION = CompactionConfig(micro=False, auto=False)
@@ -48,20 +48,21 @@ assert NO_COMPACTION.model == "claude-haiku-4-5" and CLAUDE_WINDOW == 200_000
 assert NO_COMPACTION.max_tokens == 1_024 and PRICE_PER_MILLION == 1.00
 
 # %% [markdown]
-# The model, its window and its price are real: `claude-haiku-4-5` has a 200K-token window and costs
-# USD 1 per million input tokens [1]. Its page marks it *legacy*; the course keeps it for its 200K
-# window. Everything else is measured on the fake, so each result carries a label:
+# The model, window and price are real: `claude-haiku-4-5`, 200K tokens, USD 1 per million input
+# tokens [1] (*legacy*; kept for its 200K window). The rest is measured on the fake, so each result
+# carries a label:
 #
 # - *any model*: a different model that saw the same context would do the same;
-# - *this fake*: it follows from how our fake decides (what it reads, and when);
-# - *this design*: a choice of this harness or of the seed it follows.
+# - *this fake*: it follows from how our fake decides (what it reads, and when, and how many at once);
+# - *this design*: a choice of this harness or of the sources it follows.
 
 # %% [markdown]
 # ## 1 · One request, twelve files
 #
-# The first task is seed 001's worked example: a folder `agents/` with 12 Python files of about 150
-# lines, and one request, *read every .py file under agents/ and summarise what each does*.
-# `composition_recorder` wraps the client and remembers what each request was made of.
+# The course started from *the s06 lesson* [7], a Chinese-language lesson on *the s06 agent*
+# (`agents/s06_context_compact.py` of shareAI-lab/learn-claude-code [6]). Its worked example: a folder
+# `agents/` of 12 Python files of about 150 lines, and *read every .py file under agents/ and summarise
+# what each does*. `composition_recorder` remembers what each request was made of.
 
 # %%
 twelve_client = composition_recorder(fake_client())
@@ -76,9 +77,9 @@ print(twelve.stats)
 assert len(files) == 12 and all(140 <= n <= 160 for n in lines)
 
 # %% [markdown]
-# Each model call answers with one tool call (list the folder, then read a file) until the agent can
-# write its summary. `growth_series` turns the trace into per-call numbers: the input tokens of each
-# call, and the running total billed.
+# Claude may call several tools in one turn by default [8], and so does the fake (*this fake*, rule in
+# `harness/fake/agent.py`): it lists the folder, reads all 12 files in one turn, then answers.
+# `growth_series` gives each call's input tokens and the running total billed.
 
 # %%
 twelve_series = growth_series(twelve.trace)
@@ -87,31 +88,38 @@ for call, context, billed in zip(twelve_series.calls, twelve_series.context, twe
     print(f"{call:5} {context:9,} {billed:15,}")
 
 # %% [markdown]
-# One request took 14 model calls. The last sent 24,808 tokens, about 12% of the window, and the
-# session billed 166,848 input tokens, 6.7 times the final context: each call sends the whole history
-# again (*any model*; the 6.7 is this session's).
+# Every call re-sends the whole history and is billed for it (*any model*): the bill sums the contexts.
+# The number of calls is *this fake*'s; a control asks for one tool call per turn (`OneCallPerTurn`
+# sends `disable_parallel_tool_use` [8]).
+
+# %%
+one_at_a_time = growth_series(run_scenario(TWELVE_FILES, NO_COMPACTION, WORK / "twelve_one",
+                                           compactor=OneCallPerTurn(Compactor())).trace)
+for label, s in (("parallel calls", twelve_series), ("one call per turn", one_at_a_time)):
+    print(f"{label:18} calls {len(s):2}, last context {s.context[-1]:,} "
+          f"({s.context[-1] / CLAUDE_WINDOW:.0%} of the window), billed {s.billed[-1]:,} "
+          f"= {s.billed[-1] / s.context[-1]:.1f} x the last context")
 
 # %%
 twelve_ratio = twelve_series.billed[-1] / twelve_series.context[-1]
-print(f"calls {len(twelve_series)}, last context {twelve_series.context[-1]:,} "
-      f"({twelve_series.context[-1] / CLAUDE_WINDOW:.0%} of the window), billed {twelve_series.billed[-1]:,} "
-      f"= {twelve_ratio:.1f} x the last context")
-
-# %%
-assert len(twelve_series) == 14
-assert twelve_series.context[-1] == 24_808
+one_ratio = one_at_a_time.billed[-1] / one_at_a_time.context[-1]
+assert twelve.stats.model_calls == len(twelve_series) == 3 and len(one_at_a_time) == 14
+assert (twelve_series.context[-1], one_at_a_time.context[-1]) == (24_485, 24_808)
 assert round(twelve_series.context[-1] / CLAUDE_WINDOW, 2) == 0.12
-assert twelve_series.billed[-1] == 166_848
-assert round(twelve_ratio, 1) == 6.7
+assert (twelve_series.billed[-1], one_at_a_time.billed[-1]) == (25_775, 166_848)
+assert (round(twelve_ratio, 1), round(one_ratio, 1)) == (1.1, 6.7)
+
+# %% [markdown]
+# Parallel: 3 calls, 25,775 tokens billed, 1.1 times the final 24,485. One per turn: 14 calls, 166,848,
+# 6.7 times (both *this fake*). The same files arrive either way; fewer turns re-send less.
 
 # %% [markdown]
 # ## 2 · A working session, until the API refuses
 #
-# `LONG_SESSION`, which later chapters reuse, is 71 requests over four folders: read a folder, change a
-# `VERSION_TAG`, count lines, search for TODOs, and near the end, questions about instructions given at
-# the start. It ends at 125,406 tokens, under the window, so here the work goes on: `WALL_SESSION` adds
-# 13 requests over three new folders. We send them one at a time, note the model calls after each (the
-# slider needs that), and stop when the SDK raises `anthropic.BadRequestError`.
+# `LONG_SESSION`, reused later, is 71 requests over four folders: read a folder, change a `VERSION_TAG`,
+# count lines, search for TODOs, then questions about instructions given at the start. It ends at 125,112
+# tokens, so `WALL_SESSION` adds 13 requests over three new folders. We send them one at a time and stop
+# when the SDK raises `anthropic.BadRequestError`.
 
 # %%
 long_root = WORK / "long"
@@ -139,9 +147,8 @@ print(f"request {len(request_ends) + 1}, model call {refused_call}: refused with
 print(refused.body["error"]["message"])
 
 # %% [markdown]
-# `re_reads` = 0: with nothing removed, the agent never reads an unchanged file again (*this fake*; a
-# real model might). The 15 `reads_after_edit` are reads of a file it had changed, which no compaction
-# causes. From chapter 02 on, compaction can make `re_reads` grow.
+# `re_reads` = 0: with nothing removed, the agent never reads an unchanged file again (*this fake*). The
+# 15 `reads_after_edit` re-read a changed file, which no compaction causes.
 
 # %%
 assert session.stats.re_reads == 0 and session.stats.reads_after_edit == 15
@@ -151,10 +158,11 @@ display(growth_figure({"no compaction": series}, window=CLAUDE_WINDOW, refused=(
                       title="the long session with no compaction, up to the refused call"))
 
 # %% [markdown]
-# On the left, the context climbs and never comes down: `LONG_SESSION` ends at 125,406 tokens, the next
-# 12 requests at 179,834. The 84th asks for the 12 files of `examples/`; after the listing and 10 reads
-# the context is 198,049 tokens, 99.0% of the window, after 215 calls. The API refuses call 216 (the red
-# cross). On the right, the bill: 21,685,505 input tokens, about 109 times the final context.
+# On the left, the context climbs and never comes down: `LONG_SESSION` ends at 125,112 tokens, the next
+# 12 requests at 179,386. The 84th asks for the 12 files of `examples/`; after the listing the context is
+# 179,518 tokens, 89.8% of the window, after 142 calls. Call 143 carries all 12 reads of one turn; the API
+# refuses it (red cross). On the right, the bill: 14,498,069 tokens, about 81 times the final context.
+# These counts are *this fake*'s trajectory, shaped by its parallel calls.
 
 # %%
 unfinished = [tool for t in session.trace[request_ends[-1]:] for tool in t.tools]
@@ -167,28 +175,27 @@ print(f"request {len(request_ends) + 1} before the refusal: {unfinished.count('l
 assert [folder for folder, _ in LONG_SESSION.folders] == ["agents", "core", "tools", "plugins"]
 assert [folder for folder, _ in WALL_SESSION.folders[4:]] == ["tests", "scripts", "examples"]
 assert WALL_SESSION.requests[:71] == LONG_SESSION.requests and len(WALL_SESSION.requests) == 84
-assert series.context[request_ends[70] - 1] == 125_406  # the end of LONG_SESSION, as in later chapters
-assert series.context[request_ends[-1] - 1] == 179_834  # the end of request 83
+assert series.context[request_ends[70] - 1] == 125_112  # the end of LONG_SESSION, as in later chapters
+assert series.context[request_ends[-1] - 1] == 179_386  # the end of request 83
 assert refused is not None and refused.status_code == 400
 assert refused.body["error"]["type"] == "invalid_request_error"
-assert len(request_ends) == 83 and len(series) == 215 and refused_call == 216
+assert len(request_ends) == 83 and len(series) == 142 and refused_call == 143
 assert WALL_SESSION.requests[83] == "Read every .py file under examples/ and summarise what each does."
-assert unfinished == ["list_files"] + ["read_file"] * 10
+assert unfinished == ["list_files"] + ["read_file"] * 12
+assert session.trace[-1].tools == ("read_file",) * 12  # call 142 asked for all 12 reads at once
 assert list(series.context) == sorted(series.context), "with no compaction the context never shrinks"
-assert series.context[-1] == max(series.context) == 198_049
-assert round(series.context[-1] / CLAUDE_WINDOW, 3) == 0.990
-assert series.billed[-1] == 21_685_505
-assert round(series.billed[-1] / series.context[-1]) == 109
+assert series.context[-1] == max(series.context) == 179_518
+assert round(series.context[-1] / CLAUDE_WINDOW, 3) == 0.898
+assert series.billed[-1] == 14_498_069
+assert round(series.billed[-1] / series.context[-1]) == 81
 
 # %% [markdown]
 # ## 3 · What the context is made of
 #
-# `composition` sorts every token of a request into one category. The system prompt and tool schemas
-# count as *system*; a tool call is the model's request to run a tool, a tool result what it returned.
-# *Placeholders* (chapter 02) and *summaries* (chapter 03) stay empty here. On the fake the categories
-# add up exactly to the reported input tokens (*this fake*). The real API also adds a tool-use system
-# prompt whenever tools are sent, a few hundred tokens that depend on the model [2], which no category
-# here holds.
+# `composition` sorts every token of a request into one category (system prompt and tool schemas are
+# *system*; *placeholders* and *summaries* stay empty until chapters 02 and 03). On the fake they add up
+# exactly to the reported input (*this fake*); the real API also adds a tool-use system prompt of a few
+# hundred tokens whenever tools are sent [2].
 
 # %%
 display(composition_figure(long_client.records, title="the long session, call by call"))
@@ -202,27 +209,32 @@ for category, tokens in last.items():
 assert len(long_client.records) == len(session.trace)
 assert all(sum(parts.values()) == t.input_tokens for parts, t in zip(long_client.records, session.trace))
 assert last["placeholders"] == last["summaries"] == 0
-assert round(last["tool results"] / sum(last.values()), 3) == 0.954
+assert round(last["tool results"] / sum(last.values()), 3) == 0.952
 assert last["user text"] == 1_393
 
 # %% [markdown]
-# 95.4% of the last request is tool output; the 84 requests the user typed take 1,393 tokens. That is
-# where compaction will cut (the share is the task's: any model reading these files gets them back).
+# 95.2% of the last request is tool output; the 84 requests the user typed take 1,393 tokens. That is
+# where compaction will cut (*this fake*'s share: it reads whole files, and every file it is asked for).
 #
 # ## 4 · Why this is a wall
 #
 # **The window is finite** (*any model*). A model reads at most its window in one call, reply
-# included [3]. The API refuses a request that does not fit with one of two 400 errors:
+# included [3]. A request that does not fit:
 #
-# | when | the error | quoted in |
+# | what is over the window | what the API does | source |
 # |---|---|---|
-# | the input alone is over the window | *prompt is too long: N tokens > 200000 maximum* | [4] |
-# | the input plus `max_tokens` is over it | *input length and `max_tokens` exceed context limit: N + M > ...* | [5] |
+# | the input alone | a 400, *prompt is too long: N tokens > 200000 maximum* | [4] |
+# | input + `max_tokens`, Sonnet 4.5 and newer | serves it; the reply gets what the window leaves and, cut there, stops with `model_context_window_exceeded` | [9] |
+# | input + `max_tokens`, earlier models | a 400, *input length and `max_tokens` exceed context limit* | [5] |
 #
-# The fake uses the same words. With `max_tokens` = 1,024, an input above 198,976 tokens is refused.
-# Call 215 sent 198,049 (+ 1,024 = 199,073, accepted). Call 216 carried one more file read, 1,993
-# tokens, and would have sent 200,042: over the window itself, so *prompt is too long*. One file is
-# wider than the 1,024-token gap where the other error lives.
+# The fake counts every model it serves among the newer ones, Haiku 4.5 included (released after Sonnet
+# 4.5; `harness/fake/window.py`). The loop (`harness/core/loop.py`) handles both: a 400 is raised, and
+# `Session.ask` keeps the calls before it; a stop at the window ends the run without running the cut
+# reply's tool calls.
+#
+# Call 142 sent 179,518 (+ 1,024 = 180,542, fits). Call 143 added the 12 reads of one turn, 23,737
+# tokens, to 203,255: the input alone is over, so *prompt is too long*. One turn of parallel reads is 23
+# times the 1,024-token band of the other case.
 
 # %%
 reserve_limit = CLAUDE_WINDOW - NO_COMPACTION.max_tokens  # the largest input a request may send
@@ -234,19 +246,33 @@ print(f"call {refused_call}: {refused_input:,} tokens ({step:,} more), refused")
 
 # %%
 assert reserve_limit == 198_976
-assert series.context[-1] + NO_COMPACTION.max_tokens == 199_073 <= CLAUDE_WINDOW
-assert refused_input == 200_042 and step == 1_993 > NO_COMPACTION.max_tokens
+assert series.context[-1] + NO_COMPACTION.max_tokens == 180_542 <= CLAUDE_WINDOW
+assert refused_input == 203_255 and step == 23_737 and round(step / NO_COMPACTION.max_tokens) == 23
 assert refused.body["error"]["message"] == \
     f"prompt is too long: {refused_input} tokens > {CLAUDE_WINDOW} maximum"
 
 # %% [markdown]
-# Nothing else broke: the history is a valid request, only too large. The way on is to send fewer
-# tokens: compaction, from chapter 02 on.
+# The other case, on a pretend window (`FakeModel(window=...)`) that leaves call 142 3 tokens for its
+# reply: the 12 read calls do not fit, and none runs.
+
+# %%
+before_142 = session.messages[:-2]         # a new list: the input of call 142
+tight = FakeModel(window=series.context[-1] + 3)
+cut = run_agent(tight.client(), before_142, system=session.system, tools=session.toolbox, config=NO_COMPACTION,
+                compactor=Compactor())
+print(f"call 142, 3 tokens of room: stop {cut.stop!r}, tool calls run: {len(cut.tool_calls)}")
+
+# %%
+assert cut.stop == "model_context_window_exceeded" and cut.tool_calls == []
+assert all(b["type"] != "tool_use" for m in before_142[len(session.messages) - 2:] for b in m["content"])
+
+# %% [markdown]
+# Nothing else broke: the history is valid, only too large. The way on is to send fewer tokens:
+# compaction, from chapter 02 on.
 #
-# The average pace hides how close the wall is: about 1,766 tokens a request over `LONG_SESSION`, which
-# would fill the window after about 113 requests. It was full at request 84, because reading a folder
-# adds 20,000 to 24,000 tokens at once (10 or 12 files of about 2,000 tokens); the first request alone
-# took the context to 24,808. (The pace is *this fake*'s: it reads whole folders when asked to.)
+# The average pace, 1,762 tokens a request over `LONG_SESSION`, would fill the window after about 113
+# requests; it was full at request 84, because reading a folder adds 20,000 to 24,000 tokens at once (10
+# or 12 files of about 2,000 tokens; the first request, 24,485). The pace is *this fake*'s.
 
 # %%
 per_request = series.context[request_ends[70] - 1] / 71
@@ -264,7 +290,7 @@ for folder, files in WALL_SESSION.folders[1:6]:            # the folders read in
 # %%
 validate_messages(session.messages)  # the history is still one the API accepts
 assert session.messages[-1]["content"][0]["type"] == "tool_result"
-assert round(per_request) == 1_766
+assert round(per_request) == 1_762
 assert round(requests_to_fill) == 113
 assert len(request_ends) + 1 == 84
 assert list(folder_reads) == ["core", "tools", "plugins", "tests", "scripts"]
@@ -272,15 +298,14 @@ each_read = [tokens for _, tokens in folder_reads.values()]
 assert round(min(each_read), -3) == 20_000 and round(max(each_read), -3) == 24_000
 assert {files for files, _ in folder_reads.values()} == {10, 12}
 assert all(round(tokens / files, -2) == 2_000 for files, tokens in folder_reads.values())
-assert series.context[request_ends[0] - 1] == 24_808  # the first request: read the 12 files of agents/
+assert series.context[request_ends[0] - 1] == 24_485  # the first request: read the 12 files of agents/
 
 # %% [markdown]
 # **Attention thins.** Request 2 must hold for the whole session: *never edit anything under tools/*.
-# Its 17 tokens were 0.068% of what the model read when it was given, and 0.0086% at the last call,
-# diluted about 8 times (*any model*: it is arithmetic). What that does to a real model's answers is
-# empirical: Anthropic's guide says accuracy and recall degrade as the token count grows, *context
-# rot* [3]. *This fake* cannot show it: it never forgets what it can still see, so it still recalls the
-# rule at the end.
+# Its 17 tokens were 0.068% of what the model read when it was given, 0.0095% at the last call: diluted
+# about 7 times (arithmetic on *this fake*'s trajectory). Anthropic's guide says accuracy and recall
+# degrade as the token count grows, *context rot* [3]. *This fake* cannot show it: it never forgets what
+# it can still see.
 
 # %%
 rule = LONG_SESSION.requests[1]
@@ -293,17 +318,15 @@ print(f"share of the context when given: {share_then:.3%}; at the last call: {sh
 
 # %%
 assert rule_tokens == 17
-assert round(share_then, 5) == 0.00068 and round(share_now, 6) == 0.000086
-assert round(share_then / share_now) == 8
+assert round(share_then, 5) == 0.00068 and round(share_now, 6) == 0.000095
+assert round(share_then / share_now) == 7
 recall_answer = session.answers[WALL_SESSION.requests.index("What did I tell you about tools/?")]
 assert recall_answer.startswith("You told me"), "without compaction the rule is still visible"
 
 # %% [markdown]
-# **Cost compounds** (*any model* billed for its whole input on every call). Of the 21,685,505 input
-# tokens billed, 99.1% had been sent before; only the 198,049 of the final context were ever new. At
-# USD 1 per million (`PRICE_PER_MILLION`) the input costs USD 21.69; sending each token once would cost
-# USD 0.20. Both are without prompt caching, which bills a re-sent prefix for less: chapter 09 prices
-# it. The sizes are this session's, shaped by what *this fake* read.
+# **Cost compounds** (*any model* billed for its whole input on every call). Of the 14,498,069 tokens
+# billed, 98.8% had been sent before. At USD 1 per million the input costs USD 14.50; each token once,
+# USD 0.18. Both are without prompt caching (chapter 09); the sizes are *this fake*'s session.
 
 # %%
 resent = 1 - series.context[-1] / series.billed[-1]
@@ -313,25 +336,25 @@ print(f"input cost at ${PRICE_PER_MILLION:.2f} per million tokens: ${cost:,.2f};
       f"each token once: ${cost_once:,.2f}")
 
 # %%
-assert round(resent, 3) == 0.991
-assert round(cost, 2) == 21.69 and round(cost_once, 2) == 0.20
+assert round(resent, 3) == 0.988
+assert round(cost, 2) == 14.50 and round(cost_once, 2) == 0.18
 
 # %% [markdown]
-# **How fast does the bill grow?** "With the square of the length", says the shorthand. Split the 215
-# calls in halves: the last 108 billed 2.29 times the first 107.
+# **How fast does the bill grow?** "With the square of the length", says the shorthand. The last 71 of
+# the 142 calls billed 1.84 times the first 71.
 #
 # | a context that | ratio of the halves |
 # |---|---|
-# | starts at nothing and grows the same every call (square law) | 3.02 |
-# | follows the fitted line: starts at 16,886, climbs 778 a call | 2.44 |
-# | this session | 2.29 |
+# | starts at nothing and grows the same every call (square law) | 2.97 |
+# | follows the fitted line: starts at 34,340, climbs 948 a call | 1.98 |
+# | this session | 1.84 |
 # | never grows | 1 |
 #
 # With a context of *a* + *b*·*k* at call *k*, the bill after *n* calls is *a*·*n* + *b*·*n*(*n* + 1)/2:
-# the square term wins in the long run, but the constant *a* pulls the ratio towards 1. Here *a* is
-# not the 574 tokens of system prompt and tools but front-loading: three folders are read within the
-# first 12 requests, so after a quarter of the calls the context is 35% of its final size. Uneven
-# growth takes 2.44 down to 2.29. The arithmetic is *any model*'s; the 2.29 is *this fake*'s session.
+# the square term wins in the long run, but *a* pulls the ratio towards 1. Here *a* is front-loading,
+# not the 574 tokens of system prompt and tools: three folders are read in the first 12 requests, so a
+# quarter of the way the context is 41% of its final size. The arithmetic is *any model*'s; the 1.84,
+# *this fake*'s.
 
 # %%
 def half_ratio(contexts):
@@ -365,12 +388,12 @@ print(f"system prompt and tools: {fixed_part} tokens | context after a quarter o
 
 # %%
 assert measured == (series.billed[-1] - series.billed[half - 1]) / series.billed[half - 1]
-assert (half, len(calls) - half) == (107, 108)
-assert round(measured, 2) == 2.29 and round(square_law, 2) == 3.02 and round(flat) == 1
-assert (round(line_start), round(line_slope)) == (16_886, 778) and round(line_ratio, 2) == 2.44
+assert (half, len(calls) - half) == (71, 71)
+assert round(measured, 2) == 1.84 and round(square_law, 2) == 2.97 and round(flat) == 1
+assert (round(line_start), round(line_slope)) == (34_340, 948) and round(line_ratio, 2) == 1.98
 assert fixed_part == 574 < line_start
-assert round(quarter_share, 2) == 0.35
-assert request_ends[0] == 14  # the first request: 12 files read in 14 calls
+assert round(quarter_share, 2) == 0.41
+assert request_ends[0] == 3  # the first request: 12 files read in one turn, 3 calls
 assert [WALL_SESSION.requests.index(f"Read every .py file under {folder}/ and summarise what each does.")
         for folder in ("agents", "core", "tools")] == [0, 5, 11]  # three folders within the first 12 requests
 assert flat < measured < line_ratio < square_law
@@ -378,10 +401,9 @@ assert flat < measured < line_ratio < square_law
 # %% [markdown]
 # ## 5 · Try it: grow the session request by request
 #
-# Move the slider to run only the first *n* of the 83 answered requests (the fake is deterministic, so
-# the first *n* requests of a longer run are exactly a shorter run). The axes stay fixed to the whole
-# session. The callback, `session_growth_figure` in `harness/labs/plots.py`, is a pure function: data
-# in, figure out.
+# The slider shows the first *n* of the 83 answered requests (the fake is deterministic: the first *n*
+# requests of a longer run are a shorter run). The callback, `session_growth_figure` in
+# `harness/labs/plots.py`, is a pure function.
 
 # %% tags=["nbval-ignore-output"]
 growth_slider = panel(session_growth_figure, series=series, request_ends=request_ends,
@@ -392,12 +414,13 @@ growth_slider = panel(session_growth_figure, series=series, request_ends=request
 # %% [markdown]
 # ## Summary
 #
-# - Without compaction the context only grows, until the API refuses: call 216, at 200,042 tokens
-#   (*any model*: the window is the API's hard limit).
-# - Tool results are 95.4% of the context; the user's own words, 1,393 tokens.
-# - Every call pays for the whole history: about 109 times the final context (USD 21.69 uncached,
-#   against USD 0.20), faster than linear but not a square (2.29, not 3.02).
-# - A 17-token rule fell from 0.068% to 0.0086% of what the model reads.
+# - Without compaction the context grows until the API refuses (*any model*); here at call 143, 203,255
+#   tokens (*this fake*).
+# - Input + `max_tokens` over the window: a stop, `model_context_window_exceeded`, on newer models, a 400
+#   on earlier ones; the loop handles both.
+# - Tool results are 95.2% of the context; the user's words, 1,393 tokens.
+# - Every call pays for the whole history: 81 times the final context (USD 14.50 against 0.18), faster
+#   than linear but not a square (1.84, not 2.97).
 
 # %% [markdown]
 # ## Exercises
@@ -415,7 +438,8 @@ answer("first_call_over_half", first_call_over_half)
 
 # %% [markdown]
 # ### 2. The price of one request
-# What did the 12-file task's input cost, in dollars, at `PRICE_PER_MILLION`, without caching?
+# What did the 12-file task's input cost with parallel calls, in dollars, at `PRICE_PER_MILLION`, without
+# caching?
 #
 # *Hint:* the last value of `twelve_series.billed` is the whole bill in tokens.
 
@@ -429,7 +453,7 @@ answer("twelve_cost", twelve_cost)
 # ### 3. The straight-line prediction
 # If the context grew by the same *g* tokens every call, *n* calls would bill g·n(n+1)/2 tokens.
 # Compute that for the long session, with *g* its final context over its number of calls. Is the real
-# bill higher or lower, and why is section 4's ratio still only 2.29?
+# bill higher or lower, and why is section 4's ratio still only 1.84?
 #
 # *Hint:* on the left curve of section 2, where does the context run above the line from zero to the
 # final context, and where below?
@@ -441,37 +465,38 @@ predicted_bill = None  # tokens (a number)
 if answer("predicted_bill", predicted_bill):
     n = len(series)
     above = sum(1 for k, tokens in zip(series.calls, series.context) if tokens > series.context[-1] / n * k)
-    print(f"The real bill is {series.billed[-1] / predicted_bill:.2f} x the prediction, almost the same total, "
-          f"spread differently: {above} of the {n} calls, nearly all early, run above the line (three folders "
-          "are read in the first 12 requests) and the long stretch of small requests runs below it. A dearer "
-          "early half makes the second half look cheaper by comparison.")
+    print(f"The real bill is {series.billed[-1] / predicted_bill:.2f} x the prediction: {above} of the {n} "
+          "calls run above the line, because the context jumps early (three folders are read in the first 12 "
+          "requests, each folder's files in one turn) and then climbs slowly. A dearer early half makes the "
+          "second half look cheaper by comparison.")
 
 # %% [markdown]
-# ### 4. A larger reply reserve
-# With `max_tokens` = 16,384, at which model call would this session have been refused, and with which
-# error? Write `"prompt is too long"` or `"input length and max_tokens"`.
+# ### 4. An earlier model, a larger reply reserve
+# On a model that answers input plus `max_tokens` over the window with a 400, and with `max_tokens` =
+# 32,000, at which model call would this session have been refused, and with which error? Write
+# `"prompt is too long"` or `"input length and max_tokens"`.
 #
-# *Hint:* a call is refused once its input plus `max_tokens` is over the window; the calls before it
-# are the same as above.
+# *Hint:* such a model refuses a call once its input plus `max_tokens` is over the window; the calls
+# before it are the same as above.
 
 # %% tags=["answer"]
-call_refused_at_16k = None  # an int: the model call
-error_at_16k = None         # one of the two strings above
+call_refused_at_32k = None  # an int: the model call
+error_at_32k = None         # one of the two strings above
 
 # %%
-answer("call_refused_at_16k", call_refused_at_16k)
-answer("error_at_16k", error_at_16k)
+answer("call_refused_at_32k", call_refused_at_32k)
+answer("error_at_32k", error_at_32k)
 
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch00.py`).
+# Answer each before you look (`RECAP` in `harness/labs/solutions/ch00.py`).
 #
-# 1. Why was the 12-file task billed about 6.7 times its final context?
-# 2. What are the API's two context-window errors, and why was call 216 refused with *prompt is too long*?
+# 1. Why was the 12-file task billed 6.7 times its final context one call per turn, 1.1 with parallel calls?
+# 2. What does the API do when the input, or input + `max_tokens`, is over the window? Why was call 143
+#    refused with *prompt is too long*?
 # 3. What is almost all of the context made of, and what does that tell compaction?
-# 4. Why did the second half of the calls bill 2.29 times the first half, and not the 3.02 of a square law?
+# 4. Why did the second half of the calls bill 1.84 times the first, not a square law's 2.97?
 # 5. Which lesson of the chapter does this fake not show, and why?
 
 # %% [markdown]
@@ -481,4 +506,8 @@ answer("error_at_16k", error_at_16k)
 # 2. Anthropic, "Tool use pricing and tokens" — https://docs.anthropic.com/en/docs/tool-use-pricing-and-tokens (the tool-use system prompt added when tools are sent)
 # 3. Anthropic, "Context windows" — https://platform.claude.com/docs/en/build-with-claude/context-windows (the reply counts in the window; context rot)
 # 4. anthropics/claude-code issue #12186 — https://github.com/anthropics/claude-code/issues/12186 (the *prompt is too long* wording)
-# 5. anthropics/claude-code issue #228 — https://github.com/anthropics/claude-code/issues/228 (the *input length and `max_tokens`* wording)
+# 5. anthropics/claude-code issue #228 — https://github.com/anthropics/claude-code/issues/228; docker/docker-agent issue #569 — https://github.com/docker/docker-agent/issues/569 (the *input length and `max_tokens`* 400)
+# 6. shareAI-lab/learn-claude-code, `agents/s06_context_compact.py` at commit 7864a30804828223862c3d665c39579db823fc50 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (*the s06 agent*)
+# 7. *The s06 lesson*, "Context Compact" (three layers, `KEEP_RECENT` = 3, the 12-file example): not publicly available
+# 8. Anthropic, "Parallel tool use" — https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use
+# 9. Anthropic, "Handling stop reasons" — https://platform.claude.com/docs/en/api/handling-stop-reasons (`model_context_window_exceeded`, "available by default in Sonnet 4.5 and newer models")
