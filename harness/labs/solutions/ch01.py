@@ -100,8 +100,9 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "conversation it fired at message 1,003 instead of 264, at 190,570 real tokens, 95% of the window.",
     "From the messages.count_tokens endpoint, which uses Claude's tokenizer but needs the network, a key "
     "and a model, is one more round trip per count, and is called an estimate by Anthropic; or from the "
-    "usage every response reports, free but after the call: the size of the request just sent.",
+    "usage every response reports, free but after the call: the size of the request just sent (with "
+    "caching on, input_tokens plus the two cache fields; input_tokens alone is the uncached part).",
     "The history only grows at the end and text_tokens remembers every text it has counted, so a check "
     "encodes only what is new; from scratch it encodes everything again: 327 texts instead of 43 over the "
-    "14 requests of the 12-file task.",
+    "14 requests of the 12-file task run one call per turn.",
 ]
