@@ -215,39 +215,48 @@ assert not any(MODELS[name].compaction for name in PAGES["context editing"] - PA
 
 # %% [markdown]
 # Fable 5.2 and Mythos 5.2 are newer than the lists; the fake takes them to compact (unverified). The
-# refusal's wording is *this fake*'s. So sections 6-8 run on Claude Sonnet 4.6 (`COMPACTION_MODEL`); live,
-# set a listed model in `CLAUDE_MODEL`.
+# refusal's wording is *this fake*'s. Sections 6-8 run on Sonnet 4.6 (`COMPACTION_MODEL`); live, set a
+# listed model in `CLAUDE_MODEL`.
 #
 # ## 5 · Clearing on the server: tool results and thinking
 #
 # `ServerToolClearing` and `ServerCompaction` (chapter 08's strategies) add their edit to every call and
 # read what the server did from each response. Below: clearing past 5,000 input tokens, keeping the newest
-# tool use (live on Claude, offline on the fake).
+# tool use, then the newest 12 (live on Claude, offline on the fake).
 
 # %%
-clearing = ServerToolClearing(trigger=5_000, keep=1)
-if live:
-    managed = Session(client, toolbox, config, clearing)
-    managed.ask(request)
-else:
-    managed = run_scenario(TWELVE_FILES, config, WORK / "managed", compactor=clearing)
-applied = [e.detail for e in managed.events if e.kind == clearing.name]
-print("requests the server edited:", len(applied), "| the last:", applied[-1] if applied else None)
-print("history kept by the client:", len(managed.messages), "messages, nothing removed")
+clearings = {keep: ServerToolClearing(trigger=5_000, keep=keep) for keep in (1, 12)}
+managed, applied = {}, {}
+for keep, clearing in clearings.items():
+    if live:
+        managed[keep] = Session(client, toolbox, config, clearing)
+        managed[keep].ask(request)
+    else:
+        managed[keep] = run_scenario(TWELVE_FILES, config, WORK / f"managed {keep}", compactor=clearing)
+    applied[keep] = [e.detail for e in managed[keep].events if e.kind == clearing.name]
+    results = sum(b["type"] == "tool_result" for m in managed[keep].messages if isinstance(m["content"], list)
+                  for b in m["content"])
+    print(f"keep {keep:2}: {managed[keep].stats.model_calls:2} calls, {managed[keep].stats.re_reads} re-reads, "
+          f"requests edited: {len(applied[keep])}, the last {applied[keep][-1] if applied[keep] else None}; "
+          f"the client holds all {results} results")
 
 # %%
 if not live:
-    assert len(applied) == 10 and applied[-1] == {"cleared_tool_uses": 12, "cleared_input_tokens": 21_585}
-    assert len(managed.messages) == len(offline.messages)  # the edit never touches the client's history
+    assert [(m.stats.model_calls, m.stats.re_reads) for m in managed.values()] == [(14, 66), (3, 0)]
+    assert len(applied[1]) == 12 and applied[1][-1] == {"cleared_tool_uses": 78, "cleared_input_tokens": 150_716}
+    assert applied[12] == [{"cleared_tool_uses": 1, "cleared_input_tokens": 83}]  # the listing
+    for run in managed.values():  # the edit never touches the client's history: every result is there, whole
+        assert sum(b["type"] == "tool_result" for m in run.messages if isinstance(m["content"], list)
+                   for b in m["content"]) == len(run.tool_calls)
 
 # %% [markdown]
-# The counts are *this fake*'s (how many calls it makes, how it reads); that the client's history stays
-# whole holds for *any model*: the server edits only what the model is sent [2].
+# `keep` counts tool uses, not turns [2]: `keep=1` clears 11 of one turn's 12 reads before the model has
+# read them, and *this fake* reads them again (66 re-reads); keeping 12 costs none (chapter 02 meets the
+# same failure). That the client's history stays whole holds for *any model* [2].
 #
-# With thinking on, each reply opens with a signed thinking block, which the client must send back
-# unchanged; they pile up like tool results. `clear_thinking_20251015` drops those of older turns. Below, four
-# requests of chapter 00's long session with thinking on, keeping the newest thinking turn and, the control,
-# all of them (`keep="all"`):
+# With thinking on, each reply opens with a signed thinking block, sent back unchanged; they pile up like
+# tool results. `clear_thinking_20251015` drops those of older turns. Below, four requests of chapter 00's
+# long session, keeping the newest thinking turn and, the control, all (`keep="all"`):
 
 # %%
 class ThinkingOn(Compactor):
@@ -280,13 +289,13 @@ print("thinking blocks the client still holds:", held)
 
 # %%
 last_cleared = thinking["keep 1 turn"].cleared[-1][0]
-assert thinking["keep all"].cleared[-1] == [] and held == 18
+assert thinking["keep all"].cleared[-1] == [] and held == 7
 saved = thinking["keep all"].inputs[-1] - thinking["keep 1 turn"].inputs[-1]
-assert saved == last_cleared["cleared_input_tokens"] == 635
+assert saved == last_cleared["cleared_input_tokens"] == 348
 assert last_cleared["cleared_thinking_turns"] == 2
 
 # %% [markdown]
-# Keeping one turn, the last request read 635 tokens fewer; the client still holds all 18 blocks. The
+# Keeping one turn, the last request read 348 tokens fewer; the client still holds all 7 blocks. The
 # numbers are *this fake*'s (its thinking is a short plan); what is cleared, and that the client keeps it
 # all, is the API's rule [2]. Its two conditions, broken:
 
@@ -327,14 +336,14 @@ print(f"the loop dropped the {len(whole)} messages before the reply; the block's
 print(f"requests that open with it, unchanged: calls {opened[0]} to {opened[-1]} of {len(recorder.records)}")
 
 # %%
-assert event.call == 39 and (event.tokens_before, event.tokens_after) == (50_304, 1_094)
-assert block["content"] == event.detail["summary"] and len(whole) == 77
+assert event.call == 17 and (event.tokens_before, event.tokens_after) == (50_150, 1_187)
+assert block["content"] == event.detail["summary"] and len(whole) == 33
 assert sorted(block) == ["content", "encrypted_content", "signature", "tool_changes", "type"]
 assert opened == list(range(event.call + 1, len(recorder.records) + 1))  # every later request, none before
 
 # %% [markdown]
 # The next request three ways, each to a fresh fake with the same edit: as the loop keeps it; the whole
-# history with the block in the middle (the page's "append", and this chapter's way before); without the block.
+# history with the block in the middle (the page's "append"); without the block.
 
 # %%
 question = harness.user("What did I tell you about tools/?")
@@ -361,13 +370,13 @@ for label, messages in ways.items():
 
 # %%
 assert outcome["block first"] == [] and outcome["block in the middle"] == "CompactionBlockMisplacedError"
-assert outcome["block dropped"] == [("compaction", 75_005), ("message", 2_070)]  # all of it, summarised again
-assert read["block first"] == 26_373 and sum(n for _, n in outcome["block dropped"]) == 77_075
+assert outcome["block dropped"] == [("compaction", 74_788), ("message", 2_213)]  # all of it, summarised again
+assert read["block first"] == 26_403 and sum(n for _, n in outcome["block dropped"]) == 77_001
 
 # %% [markdown]
-# Sent first, the block stands for the 77 messages: the model read 26,373 tokens. In the middle, the fake
-# answers the SDK's 400. Dropped, the server summarised the whole history again (75,005 tokens) and billed
-# 77,075 input tokens instead of 26,373, and would on every request past the trigger. The rule is the API's
+# Sent first, the block stands for the 33 messages: the model read 26,403 tokens. In the middle, the fake
+# answers the SDK's 400. Dropped, the server summarised the whole history again (74,788 tokens) and billed
+# 77,001 input tokens instead of 26,403, and would on every request past the trigger. The rule is the API's
 # [3, 5], for *any model*; the numbers are *this fake*'s.
 #
 # ## 7 · Compaction on demand: the manual layer
@@ -397,15 +406,14 @@ print(f"the next request, the block first: the model read {after.usage.input_tok
 assert summary_reply.stop_reason == "compaction" and len(summary_reply.content) == 1
 assert summary_reply.usage.input_tokens == 0  # the step is billed as an iteration, not in the top-level fields
 assert step.input_tokens > held_tokens  # the step read the history and the summary prompt
-assert (held_tokens, step.output_tokens, after.usage.input_tokens) == (25_103, 561, 1_150)
+assert (held_tokens, step.output_tokens, after.usage.input_tokens) == (25_026, 561, 1_150)
 
 # %% [markdown]
-# The history of 25,103 tokens became a request of 1,150 (*this fake*'s summary, at its length).
-# The SDK's tool runner sends the same request: `compact_before_next_turn()` schedules it, and once the turn
-# is done the runner yields the compaction and carries on from the block [6]. The context-editing page calls
-# the runner's compaction client-side [2]; in the installed SDK the summary is the server's. Below, the runner
-# unmodified (it threads by default; the fake serves threads), through a listening client that keeps what
-# each request sent (the reply counts are *this fake*'s):
+# The history of 25,026 tokens became a request of 1,150 (*this fake*'s summary, at its length).
+# The SDK's tool runner sends the same request: `compact_before_next_turn()` schedules it; once the turn is
+# done the runner yields the compaction and carries on from the block [6]. The context-editing page calls
+# it client-side [2]; in the installed SDK the summary is the server's. Below, the runner unmodified,
+# through a client that keeps what each request sent (reply counts: *this fake*'s, parallel reads):
 
 # %%
 @beta_tool
@@ -447,7 +455,7 @@ print("request", at + 2, "opens with:", [b["type"] for b in next_request["messag
 # %%
 assert stops[at - 1:at + 1] == ["tool_use", "compaction"] and at == 2 and stops[-1] == "end_turn"
 assert compaction_request["compaction"] == {"type": "summarize"} and "context_management" not in compaction_request
-assert next_request["messages"][0]["content"][0]["type"] == "compaction" and len(stops) == 16
+assert next_request["messages"][0]["content"][0]["type"] == "compaction" and len(stops) == 5
 
 # %% [markdown]
 # Live, the same request on Claude, when `CLAUDE_MODEL` runs compaction:
@@ -532,8 +540,7 @@ assert raised == {"block not first": "CompactionBlockMisplacedError",
 # All of the above works inside one conversation. Managed Agents go further:
 #
 # - **Memory stores**: a workspace's text documents, mounted in a session's sandbox as a folder the agent
-#   reads and writes with its file tools; every change is kept as a version [9]. Chapter 11's memory tool
-#   is the same idea, on the client.
+#   reads and writes with its file tools, every change versioned [9]; chapter 11's memory tool, on the server.
 # - **Dreams** (research preview): a pass over a memory store and past sessions' transcripts that writes a
 #   new, reorganised store, duplicates merged and stale entries replaced; the input store is never changed [10].
 # - **Sessions compact on their own**: the threshold page says compaction is always on for Managed Agents [3].
@@ -543,8 +550,7 @@ assert raised == {"block not first": "CompactionBlockMisplacedError",
 #
 # ## 10 · Which to use?
 #
-# - **The API's surfaces**: the least code, and your history stays whole; but beta, on listed models, and
-#   no other provider runs them. The docs advise on-demand compaction wherever it is available [8].
+# - **The API's surfaces**: the least code, your history stays whole; but beta, on listed models only. The docs advise on-demand compaction wherever it is available [8].
 # - **Your layers** run anywhere, are testable offline and can be changed.
 # - Both lose cache hits when they rewrite old messages: `clear_at_least` is the API's answer [2],
 #   chapter 09's cache-aware policy ours.
@@ -557,7 +563,8 @@ assert raised == {"block not first": "CompactionBlockMisplacedError",
 # - Four surfaces, three layers: the two clearing edits are server-side micro-compaction, `compact_20260112`
 #   auto-compaction, on-demand `compaction` (which `compact_before_next_turn()` sends) the manual layer.
 # - A `compaction` block goes first, alone, and unchanged; each broken rule is a typed error. Dropped, the
-#   fake server summarised the whole history again (75,005 tokens) instead of reading 26,373.
+#   fake server summarised the whole history again (74,788 tokens) instead of reading 26,403.
+# - `keep` counts tool uses: keep at least one turn's parallel calls.
 
 # %% [markdown]
 # ## Exercises
@@ -593,8 +600,8 @@ if answer("dropped_messages", dropped_messages):
 # %% [markdown]
 # ### 3. Clearing the inputs too
 # Run the twelve-file task on the fake with section 5's clearing plus `clear_tool_inputs=True`. How many
-# input tokens did the server clear at the last call? Predict first: more than section 5's 21,585, or
-# fewer?
+# input tokens did the server clear at the last call? Predict first: more than section 5's 150,716
+# (`keep=1`), or fewer?
 #
 # *Hint:* `run_scenario(TWELVE_FILES, harness.CompactionConfig(), WORK / "ex3", compactor=...)`, then the
 # `detail` of the last event whose `kind` is the strategy's `name`.
@@ -604,7 +611,7 @@ cleared_with_inputs = None  # an int
 
 # %%
 if answer("cleared_with_inputs", cleared_with_inputs):
-    print(f"{cleared_with_inputs - 21_585:,} tokens more than without clearing the inputs: the tool_use "
+    print(f"{cleared_with_inputs - applied[1][-1]['cleared_input_tokens']:,} tokens more than without clearing the inputs: the tool_use "
           "inputs (the file paths) went too. Our micro-compaction keeps them: chapter 02 says why.")
 
 # %% [markdown]
@@ -624,8 +631,7 @@ if answer("claude_count", claude_count):
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch10.py`).
+# Answer each before you look (`RECAP` in `harness/labs/solutions/ch10.py`).
 #
 # 1. What must be set for `default_client()` to return real Claude?
 # 2. Which of our layers does each of the API's four compaction surfaces stand for?

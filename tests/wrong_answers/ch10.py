@@ -5,8 +5,8 @@ from __future__ import annotations
 WRONG = {}  # chapter 10 has no step to write
 
 WRONG_VALUES = {  # answer -> [(a typical wrong value, what the line must say)]
-    "dropped_messages": [(37, "too low")],             # the messages the loop kept after the block, not those dropped
-    "cleared_with_inputs": [(21_585, "too low")],      # section 5's figure, without the inputs
+    "dropped_messages": [(19, "too low")],             # the messages the loop kept after the block, not those dropped
+    "cleared_with_inputs": [(150_716, "too low")],     # section 5's figure, without the inputs
     "my_edit": [({"type": "clear_tool_uses_20250919", "keep": {"type": "tool_uses", "value": 5},
                   "exclude_tools": ["bash"]}, "its exclude_tools is not those two tools"),
                 ({"type": "clear_tool_uses_20250919", "keep": 5, "exclude_tools": ["bash", "read_file"]},

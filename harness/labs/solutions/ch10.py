@@ -97,8 +97,8 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "First in messages, in place of the messages it summarises, the only block with content, exactly as it came. "
     "Edited, its signature no longer verifies (compaction_content_mismatch, or _signature_invalid, "
     "_tool_changes_mismatch for the other fields); in the middle of the whole history it is "
-    "compaction_block_misplaced; dropped, the server summarised the whole history again (75,005 tokens on the "
-    "fake) and billed 77,075 input tokens instead of 26,373.",
+    "compaction_block_misplaced; dropped, the server summarised the whole history again (74,788 tokens on the "
+    "fake) and billed 77,001 input tokens instead of 26,403.",
     "The on-demand request: the whole history with compaction={'type': 'summarize'} and no context_management, "
     "once the turn is done. The response holds the compaction block alone, stop_reason 'compaction'; the "
     "runner yields it and goes on with the block first, instead of the old messages.",
