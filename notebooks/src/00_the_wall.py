@@ -508,6 +508,6 @@ answer("error_at_32k", error_at_32k)
 # 4. anthropics/claude-code issue #12186 — https://github.com/anthropics/claude-code/issues/12186 (the *prompt is too long* wording)
 # 5. anthropics/claude-code issue #228 — https://github.com/anthropics/claude-code/issues/228; docker/docker-agent issue #569 — https://github.com/docker/docker-agent/issues/569 (the *input length and `max_tokens`* 400)
 # 6. shareAI-lab/learn-claude-code, `agents/s06_context_compact.py` at commit 7864a30804828223862c3d665c39579db823fc50 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (*the s06 agent*)
-# 7. *The s06 lesson*, "Context Compact" (three layers, `KEEP_RECENT` = 3, the 12-file example): not publicly available
+# 7. *The s06 lesson*, "Context Compact", on the s06 agent of shareAI-lab/learn-claude-code (three layers, `KEEP_RECENT` = 3, the 12-file example): not publicly available
 # 8. Anthropic, "Parallel tool use" — https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use
 # 9. Anthropic, "Handling stop reasons" — https://platform.claude.com/docs/en/api/handling-stop-reasons (`model_context_window_exceeded`, "available by default in Sonnet 4.5 and newer models")

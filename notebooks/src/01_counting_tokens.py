@@ -461,4 +461,4 @@ answer("mixed_direction", mixed_direction)
 # 3. Anthropic, "Token counting" — https://platform.claude.com/docs/en/build-with-claude/token-counting (free, rate-limited, an estimate)
 # 4. anthropic-sdk-python, `anthropic/types/usage.py` — https://github.com/anthropics/anthropic-sdk-python/blob/main/src/anthropic/types/usage.py (the cache fields of `Usage`); Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (total = read + creation + `input_tokens`)
 # 5. shareAI-lab/learn-claude-code, `agents/s06_context_compact.py` at commit 7864a30804828223862c3d665c39579db823fc50 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (`estimate_tokens`, `THRESHOLD`)
-# 6. The s06 lesson (chapter 00): not publicly available
+# 6. The s06 lesson, on the s06 agent of shareAI-lab/learn-claude-code (chapter 00): not publicly available
