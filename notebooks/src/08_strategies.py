@@ -546,8 +546,8 @@ assert {k: sum(r.amnesia.remembered.values()) for k, r in by_key.items()} == {
 # Double s06's summary tail (`CompactionConfig(tail_chars=160_000)`). Predict which of the 8 facts it
 # keeps: write the set of their names.
 #
-# *Hint:* s06 first summarised during request 7, near 50,000 tokens. How many characters is that
-# (chapter 01), and does 160,000 reach back to request 2?
+# *Hint:* s06 first summarised during request 7, near 50,000 tokens: does 160,000 characters reach back
+# to request 2? Then recall s06 whole, which was sent everything.
 
 # %% tags=["answer"]
 ex1_kept = None  # e.g. {"first file changed", "c01_config's tag"}

@@ -224,7 +224,8 @@ def summary_where_codex_puts_it(value: Any) -> str | None:
 
 ANSWERS = [
     Answer("ex1_kept", "08", longer_tail_kept,
-           hint="A fact is kept if some summary was sent it, or if it came after s06's last summary."),
+           hint="A fact is kept if it came after s06's last summary, or if every summary from then on carried "
+                "it; a summary cut short drops what it writes last."),
     Answer("ex4_keep", "08", ninth_fact_kept_by,
            hint="Which runs wrote a summary after request 19, and what does clearing never touch?"),
     Answer("ex2_knob", "08", lambda: {"clear_at_least": 1_000_000}, accepts=clears_nothing,
