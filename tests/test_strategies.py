@@ -21,7 +21,8 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.fake.context_management import CLEARED_RESULT
 from harness.labs.cost import Segment, request_segments
-from harness.labs.strategy_lab import (ClearingKnobs, StrategyRun, aligned_requests, listed, retention_figure,
+from harness.labs.strategy_lab import (ClearingKnobs, StrategyRun, aligned_requests, listed, one_call_per_turn,
+                                       retention_figure,
                                        retention_table, run_strategy, seen_segments, strategy_table, summary_requests)
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request
@@ -324,6 +325,26 @@ def test_the_clearing_figure_draws_every_slider_position(knobs, clearing_knobs):
     spiral = knobs.get("keep") == 0
     assert ("max_turns" in ax.get_title()) == spiral
     assert ax.get_legend().get_texts()[2].get_text() == f"trigger ({knobs.get('trigger', 10_000):,})"
+
+
+def test_one_call_per_turn_keeps_the_strategy_and_asks_for_one_call():
+    """Chapter 08's runs: the same strategy, its compactor wrapped so every call sends disable_parallel_tool_use."""
+    clearing = next(s for s in all_strategies() if s.key == "clearing")
+    wrapped = one_call_per_turn(clearing)
+    made = wrapped.make()
+    assert (wrapped.key, wrapped.title, wrapped.fires, wrapped.model) == (clearing.key, clearing.title,
+                                                                          clearing.fires, clearing.model)
+    assert isinstance(made, OneCallPerTurn) and made.inner == clearing.make()
+    options = made.request_options(None)
+    assert options["tool_choice"] == {"type": "auto", "disable_parallel_tool_use": True}
+    assert options["context_management"] == clearing.make().request_options(None)["context_management"]
+
+
+def test_the_clearing_sliders_start_where_section_3_stands(clearing_knobs):
+    """One call per turn, as chapter 08's section 3: 10 tool uses (17,713 tokens) cleared at the last call, the
+    same answer (with parallel calls the twelve reads arrive together and 28 tool uses go)."""
+    title = clearing_knobs().figure.axes[0].get_title()
+    assert title.startswith("last call: 10 tool uses cleared (17,713 tokens)") and "same answer" in title
 
 
 def test_the_clearing_figure_is_one_figure_updated_in_place(clearing_knobs, tmp_path):

@@ -12,6 +12,12 @@ a strategy whose request does not fit gets the API's 400. The baseline
 cannot fit by construction: it runs on the model's real window, and
 chapter 08 shows where the pretend one refuses it.
 
+Chapter 08 runs every strategy with one tool call per turn (``one_call_per_turn``):
+with parallel calls a turn of twelve reads adds about 25,000 tokens at once, more
+than the room a matched trigger leaves under the pretend window, and the chapter
+compares strategies, not margins. The clearing sliders do the same, so their
+first position is the chapter's section 3.
+
 Every run is also priced in dollars, with and without prompt caching
 (chapter 09's cache model, ``SESSION_PRICES``). The cache sees each request
 as the model sees it: after the server's context management, so a clearing
@@ -20,7 +26,7 @@ that rewrites an old block costs a cache write, as it would on the API.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +39,7 @@ from ..fake.context_management import apply_context_management, compaction_block
 from ..fake.request import request_tokens
 from ..session.runner import Session
 from ..strategies.base import Compactor
+from ..strategies.one_call import OneCallPerTurn
 from ..strategies.registry import PRETEND_WINDOW, Strategy, all_strategies
 from ..strategies.server_side import ServerCompaction, ServerToolClearing
 from .blit import Blitted
@@ -44,6 +51,11 @@ from .runs import run_scenario
 from .scenarios import LONG_SESSION, TWELVE_FILES, Scenario
 from .tables import Table
 from .style import FORGOTTEN, REMEMBERED, RETENTION, SINGLE_WIDE, STRATEGY_COLOURS, new_figure
+
+
+def one_call_per_turn(strategy: Strategy) -> Strategy:
+    """``strategy`` with the model asked for at most one tool call per turn (``OneCallPerTurn``)."""
+    return replace(strategy, make=lambda: OneCallPerTurn(strategy.make()))
 
 
 @dataclass
@@ -173,7 +185,8 @@ def listed(answer: str) -> str:
 
 
 class ClearingKnobs:
-    """Chapter 08's slider callback: the API's clearing knobs on TWELVE_FILES, beside no compaction.
+    """Chapter 08's slider callback: the API's clearing knobs on TWELVE_FILES, beside no compaction, one tool
+    call per turn (as section 3).
 
     The baseline runs once, and one figure is laid out once with its still parts drawn once; every
     call runs the clearing session for its knobs and redraws only what moved (a new figure per move
@@ -181,7 +194,8 @@ class ClearingKnobs:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
-        self.plain = run_scenario(TWELVE_FILES, CLEARING_CONFIG, self.root / "none", compactor=Compactor())
+        self.plain = run_scenario(TWELVE_FILES, CLEARING_CONFIG, self.root / "none",
+                                  compactor=OneCallPerTurn(Compactor()))
         self.figure = new_figure(SINGLE_WIDE)
         self.ax = self.figure.subplots()
         baseline = agent_context(self.plain)
@@ -202,7 +216,8 @@ class ClearingKnobs:
         clearing = ServerToolClearing(trigger=trigger, keep=keep, clear_at_least=clear_at_least or None,
                                       exclude_tools=("read_file",) if exclude_reads else (),
                                       clear_tool_inputs=clear_inputs)
-        session = run_scenario(TWELVE_FILES, CLEARING_CONFIG, self.root / "clearing", compactor=clearing)
+        session = run_scenario(TWELVE_FILES, CLEARING_CONFIG, self.root / "clearing",
+                               compactor=OneCallPerTurn(clearing))
         context = agent_context(session)
         self.curve.set_data(range(1, len(context) + 1), context)
         self.trigger_line.set_ydata([trigger, trigger])

@@ -58,11 +58,11 @@ def all_strategies(window: int = PRETEND_WINDOW) -> tuple[Strategy, ...]:
                  f"estimate over {CompactionConfig().threshold:,} tokens",
                  "nothing: the reference defaults (keep 3, read_file preserved, 80,000-char tail)",
                  ThreeLayers),
-        Strategy("usage", "usage-triggered replacement", "Codex compact.rs and seed 000",
+        Strategy("usage", "usage-triggered replacement", "Codex compact.rs and the usage-triggered design",
                  f"reported usage of a round >= {int(0.9 * window):,} (90%)",
-                 "seed 000's layout, the summary before the kept user messages (Codex puts it after); "
-                 "the summary sees the 80,000-char tail (Codex: the whole history); user messages kept "
-                 "within 20,000 characters (Codex: 20,000 tokens); no mid-turn trigger",
+                 "the usage-triggered design's layout, the summary before the kept user messages "
+                 "(Codex puts it after); the summary sees the 80,000-char tail (Codex: the whole history); "
+                 "user messages kept within 20,000 characters (Codex: 20,000 tokens); no mid-turn trigger",
                  lambda: UsageTriggered(threshold=int(0.9 * window))),
         Strategy("structured", "micro + nine-section summary", "Claude Code",
                  f"count over {matched:,} ({MATCHED:.0%})",

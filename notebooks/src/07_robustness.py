@@ -4,11 +4,9 @@
 # **Promise:** chapter 06's session survives a crash at any byte of its log, a failing summariser, and a
 # model with a five times larger window; you see every compaction, failed ones too, in one widget.
 #
-# Here chapter 06's logged, usage-triggered session goes wrong on purpose; the fixes are ours.
-#
-# Each result carries a label: *any model* (a different model seeing the same context would do the same),
-# *this fake* (it follows from how our fake decides), or *this design* (a choice of this harness or of the
-# seed).
+# Each result carries a label: *any model* (another model seeing the same context would do the same),
+# *this fake* (how our fake decides), or *this design* (a choice of this harness or of a
+# system it follows).
 #
 # ## What you will be able to do
 #
@@ -20,8 +18,9 @@
 # %% [markdown]
 # ## Setup
 #
-# Chapter 06's session in a folder of its own: the first 8 long-session requests, usage-triggered, with a
-# session log. The crashes below damage that log.
+# Chapter 06's session, in a folder of its own: the first 8 long-session requests, usage-triggered, logged;
+# the crashes below damage its log. *This fake* makes independent calls in one turn, so 8
+# requests take 19 calls.
 
 # %%
 # %matplotlib inline
@@ -64,8 +63,8 @@ print(f"{len(REQUESTS)} requests: {session.stats.model_calls} agent calls, {sess
       f"the log holds {len(records)} records")
 
 # %%
-assert (session.stats.model_calls, session.stats.compactions) == (48, {"history_compacted": 7})
-assert len(records) == 103 and resume(LOG).messages == session.messages
+assert (session.stats.model_calls, session.stats.compactions) == (19, {"history_compacted": 2})
+assert len(records) == 40 and resume(LOG).messages == session.messages
 
 # %% [markdown]
 # ## 1. A crash at any byte
@@ -75,11 +74,10 @@ assert len(records) == 103 and resume(LOG).messages == session.messages
 # - **One record, one line, one write**, appending. A crash can only cut the last line short: a *torn*
 #   line. After every round the file is flushed to disk (`fsync`).
 # - **Readers forgive a torn last line, nothing else.** No proper prefix of a JSON object is valid JSON,
-#   so `read_log`, the one reader, reports an unparsable last line without its newline and leaves it out.
+#   so `read_log` reports an unparsable last line without its newline and leaves it out.
 #   Any other bad line is a `CorruptLog`.
-# - **Reopening repairs in one step.** To *reopen* a log is to open it to go on writing (`SessionLog`,
-#   `reopen`). One truncate cuts a torn line off, or a 1-byte write adds a lost newline. Either step is whole
-#   or not done, and harmless to repeat.
+# - **Reopening** a log to write on (`SessionLog`, `reopen`) **repairs in one step**: one truncate cuts a
+#   torn line off, or a 1-byte write adds a lost newline; either is whole or not done, and harmless to repeat.
 #
 # `tests/test_crash_safety.py` cuts a log at every byte, repairs, resumes and sends the next request. First,
 # a write cut 40 characters into a record:
@@ -127,7 +125,7 @@ except BadRequestError as error:
     refused = error.status_code
 
 # %%
-assert last_call + 2 == 102 and records[last_call + 1]["message"]["content"][0]["tool_use_id"] == open_call["id"]
+assert last_call + 2 == 39 and records[last_call + 1]["message"]["content"][0]["tool_use_id"] == open_call["id"]
 assert refused == 400
 
 # %% [markdown]
@@ -154,7 +152,7 @@ def my_interruption(history):
 my_interruption = check(my_interruption)
 
 # %% [markdown]
-# The cell below continues as `reopen` does, with your answer: open the log (cutting the torn line), replay,
+# Below, as `reopen` does, with your answer: open the log (cutting the torn line), replay,
 # record the answer, go on. The fake reads the file again and answers as before (*this fake*); a real model
 # may choose otherwise.
 
@@ -206,7 +204,7 @@ assert refusals == {10: 10, 11: 11}
 #
 # Two levels (*this design*; the failures are injected by *this fake*):
 #
-# - **Retry only what can succeed**, after a pause that doubles (1 s, then 2 s; recorded here, not waited).
+# - **Retry only what can succeed**, after a pause that doubles (1 s, then 2 s; recorded, not waited).
 #   Only *transient* failures are retried: 408, 409, 429, 5xx, a lost connection, a timeout. The `anthropic`
 #   SDK retries the same, twice by default [3]. The harness turns the SDK's retries off for the summary
 #   call, so one policy decides: 3 tries would otherwise be up to 9 requests.
@@ -214,11 +212,11 @@ assert refusals == {10: 10, 11: 11}
 #   (`compaction_failed`). After 3 in a row, a circuit breaker turns auto-compaction off
 #   (`auto_compaction_stopped`). Claude Code added such a breaker in 2.1.76 [4].
 #
-# First, two failures, then a success:
+# Two failures, then a success:
 
 # %%
 paused = []
-flaky = run_scenario(LONG_SESSION, CONFIG, WORK / "flaky", requests=REQUESTS[:1], log=True,
+flaky = run_scenario(LONG_SESSION, CONFIG, WORK / "flaky", requests=REQUESTS[:3], log=True,
                      compactor=UsageTriggered(retry=RetryPolicy(attempts=3, sleep=paused.append)), fail_summaries=2)
 first = next(e for e in flaky.events if e.kind.startswith(("history", "compaction")))
 print(first.kind, "after", first.detail["tries"], "tries; paused", paused)
@@ -228,8 +226,8 @@ assert first.kind == "history_compacted" and first.detail["tries"] == 3 and paus
 assert RetryPolicy().attempts * (1 + DEFAULT_MAX_RETRIES) == 9  # were the SDK's own retries left on
 
 # %% [markdown]
-# A refused request is not retried. A summary request over the window gets the API's 400, raised after one
-# try (*any model*: the fake applies the API's limit).
+# A refused request is not retried (*this design*, as in the SDK [3]): it would be refused again. A summary
+# request over the window gets the API's 400 after one try (the fake applies the API's limit).
 
 # %%
 def sized(tokens):
@@ -260,10 +258,10 @@ assert (too_long.status_code, is_transient(too_long), len(sent), refused_pauses)
 assert too_long.body["error"]["message"] == "prompt is too long: 200001 tokens > 200000 maximum"
 
 # %% [markdown]
-# Now a summariser that never recovers, 2 tries per compaction:
+# A summariser that never recovers, 2 tries per compaction:
 
 # %%
-broken = run_scenario(LONG_SESSION, CONFIG, WORK / "broken", requests=REQUESTS[:3], log=True,
+broken = run_scenario(LONG_SESSION, CONFIG, WORK / "broken", requests=REQUESTS[:6], log=True,
                       compactor=UsageTriggered(retry=RetryPolicy(attempts=2, sleep=lambda s: None)),
                       fail_summaries=10**6)
 failures = [e for e in broken.events if e.kind in ("compaction_failed", "auto_compaction_stopped",
@@ -285,8 +283,9 @@ assert broken.stats.peak_context > 20_000  # it keeps working, uncompressed
 # ## 5. A threshold per model
 #
 # A fixed 8,000 is far too early for a 1M-token window. `UsageTriggered(threshold=...)` takes tokens (an
-# `int`) or a fraction of the model's window (a `float`), from `MODEL_WINDOWS`. The seed's 8,000 is 4% of this course's 200,000-token window. That
-# model is Claude Haiku 4.5, now a legacy model, kept for its 200K window [5].
+# `int`) or a fraction of the model's window (a `float`), from `MODEL_WINDOWS`. The usage-triggered design's
+# 8,000 (chapter 06) is 4% of this course's 200,000-token window. That model, Claude Haiku 4.5, is legacy,
+# kept for its 200K window [5].
 
 # %%
 for model in ("claude-sonnet-4-5", "claude-haiku-4-5-20251001", "claude-sonnet-5"):
@@ -298,11 +297,11 @@ assert resolve_threshold(0.04, DEFAULT_MODEL) == 8_000 and context_window(DEFAUL
 assert context_window("claude-sonnet-5") == 1_000_000 and resolve_threshold(0.8, "claude-sonnet-5") == 800_000
 eight_thousand = [e for e in session.events if e.kind == "history_compacted"]
 fractional = UsageTriggered(threshold=0.04, retry=NO_WAIT)
-same = run_scenario(LONG_SESSION, CONFIG, WORK / "fraction", requests=REQUESTS[:1], compactor=fractional)
+same = run_scenario(LONG_SESSION, CONFIG, WORK / "fraction", requests=REQUESTS[:3], compactor=fractional)
 same_events = [e for e in same.events if e.kind == "history_compacted"]
 print("thresholds used:", [e.detail["threshold"] for e in same_events], "after calls", [e.call for e in same_events])
-assert [e.detail["threshold"] for e in same_events] == [8_000, 8_000]
-assert [e.call for e in same_events] == [e.call for e in eight_thousand[:2]]  # the same compactions as with 8,000
+assert [e.detail["threshold"] for e in same_events] == [8_000]
+assert [e.call for e in same_events] == [e.call for e in eight_thousand[:1]]  # the same compaction as with 8,000
 
 # %% [markdown]
 # ### Count down from the window
@@ -321,11 +320,16 @@ BIG = "claude-sonnet-5"  # a 1M-token window
 BUFFER = 13_000          # our safety buffer: the one Claude Code is reported to use (unverified, [7])
 CC_SUMMARY_CAP, CC_BUFFER = 20_000, 13_000  # Claude Code's cap on the summary's reserve, its buffer: as read in [7]
 CC_OBSERVED_1M = {"#40757": 420_000, "#72600": 468_102}  # auto-compaction seen on 1M windows [9]: about 420K, 468K
+CC_AUTO_WINDOW = 500_000  # its auto-compact window as 2.1.196 showed it, nothing configured: "auto (500k tokens)" [9]
 CODEX_FRACTION, GEMINI_FRACTION, GEMINI_KEEP = 0.9, 0.5, 0.3
 
 
 def claude_code(model):
     return threshold_below_window(model, output_reserve=min(max_output(model), CC_SUMMARY_CAP), buffer=CC_BUFFER)
+
+
+def claude_code_auto(model):
+    return min(context_window(model), CC_AUTO_WINDOW) - min(max_output(model), CC_SUMMARY_CAP) - CC_BUFFER
 
 
 def this_chapter(model):
@@ -334,7 +338,9 @@ def this_chapter(model):
 
 SYSTEMS = [  # (who, rule, the rule as a function of the model, source)
     ("Claude Code", f"window - min(max output, {CC_SUMMARY_CAP:,}) - {CC_BUFFER:,}", claude_code,
-     "UNVERIFIED (closed source): the formula read from its bundle [7]; on 1M, users report about 420K and 468K [9]"),
+     "UNVERIFIED (closed source): the formula read from its bundle [7], on the model's window [8]"),
+    ("Claude Code, auto window", f"the same on min(window, {CC_AUTO_WINDOW:,})", claude_code_auto,
+     "UNVERIFIED: the 500K window 2.1.196 showed [9]; a user saw 468,102 [9]"),
     ("Codex CLI", f"{CODEX_FRACTION:.0%} of the window", lambda m: resolve_threshold(CODEX_FRACTION, m),
      "[10], ModelInfo::auto_compact_token_limit (config key model_auto_compact_token_limit sets another)"),
     ("Gemini CLI", f"{GEMINI_FRACTION:.0%} of the window, keeps the newest {GEMINI_KEEP:.0%}",
@@ -356,12 +362,14 @@ for who, text, rule, source in SYSTEMS:
 
 # %%
 assert (max_output(DEFAULT_MODEL), context_window(BIG), max_output(BIG)) == (64_000, 1_000_000, 128_000)
-assert triggers == {"Claude Code": (167_000, 967_000), "Codex CLI": (180_000, 900_000),
+assert triggers == {"Claude Code": (167_000, 967_000), "Claude Code, auto window": (167_000, 467_000),
+                    "Codex CLI": (180_000, 900_000),
                     "Gemini CLI": (100_000, 500_000), "API compact_20260112": (150_000, 150_000),
                     "API clear_tool_uses_20250919": (100_000, 100_000), "this chapter": (123_000, 859_000)}
 assert (MIN_COMPACTION_TRIGGER, CLEARING_KEEP) == (50_000, 3) and BUFFER == CC_BUFFER == 13_000
 assert all(400_000 < seen < triggers["Claude Code"][1] for seen in CC_OBSERVED_1M.values())
 assert [round(seen, -3) for seen in CC_OBSERVED_1M.values()] == [420_000, 468_000]
+assert triggers["Claude Code, auto window"][1] <= CC_OBSERVED_1M["#72600"] < CC_AUTO_WINDOW  # fired just past it
 assert COMPACTION_TRIGGER / context_window(DEFAULT_MODEL) == 0.75
 assert COMPACTION_TRIGGER / context_window(BIG) == 0.15
 codex_room = context_window(DEFAULT_MODEL) - triggers["Codex CLI"][0]
@@ -373,9 +381,11 @@ assert all(context_window(m) - this_chapter(m) == max_output(m) + BUFFER for m i
 # to the window, not the reply: 90% of 200,000 leaves 20,000 tokens, less than a 64,000-token reply. Our row
 # keeps the largest reply and the buffer free on both.
 #
-# Claude Code's row is unverified: it is closed source, and the formula was read from its bundle [7]. Its
-# docs default the window to the model's [8], hence 967,000 on 1M; users report auto-compaction at about
-# 420,000 and 468,000 [9]. Our buffer, 13,000, is that reported one.
+# Claude Code's rows are unverified: closed source, formula read from its bundle [7]. It counts down from its
+# *auto-compact window*, which a setting may lower [8]; on the model's 1M, 967,000. Version 2.1.196 showed
+# "auto (500k tokens)" unconfigured, and a user of it saw auto-compaction at 468,102, just past the 467,000
+# that gives [9]. How "auto" is chosen, and an earlier 420,000 [9], we could not verify. Our 13,000 buffer is
+# that reported one.
 #
 # ### The margin, checked by the fake
 #
@@ -415,9 +425,9 @@ assert replies == {**{label: ("end_turn", 12) for label in list(sizes)[:4]},
 # %% [markdown]
 # ## 6. The compaction inspector
 #
-# One card per compaction: the reported tokens, the threshold, items removed and kept, and, folded, the
-# summary the model received. Failures and a stopped breaker have cards too, so
-# no failure is silent. Below, this chapter's four sessions (live only when the notebook runs).
+# One card per compaction: reported tokens, threshold, items removed and kept, and, folded, the
+# summary. Failures and a stopped breaker have cards too, so
+# no failure is silent. Below, this chapter's four sessions.
 
 # %%
 all_events = session.events + after.events + flaky.events + broken.events
@@ -521,8 +531,9 @@ answer("retried", retried)
 #    https://github.com/anthropics/claude-code/issues/31806 (the formula, read from the bundle; unverified)
 # 8. Claude Code docs, "Environment variables" — https://code.claude.com/docs/en/env-vars
 #    (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`; read as quoted by claude-code-log.com, not opened here)
-# 9. anthropics/claude-code issues #40757, #72600 — https://github.com/anthropics/claude-code/issues/40757,
-#    https://github.com/anthropics/claude-code/issues/72600 (420K, 468K)
+# 9. anthropics/claude-code issues #40757 (about 420K), #72600 (468,102 on 2.1.196, no overrides) and #72414
+#    ("auto (500k tokens)" on 2.1.196) — https://github.com/anthropics/claude-code/issues/40757,
+#    https://github.com/anthropics/claude-code/issues/72600, https://github.com/anthropics/claude-code/issues/72414
 # 10. openai/codex, `codex-rs/protocol/src/openai_models.rs` —
 #     https://github.com/openai/codex/blob/main/codex-rs/protocol/src/openai_models.rs (90%)
 # 11. google-gemini/gemini-cli, `packages/core/src/services/chatCompressionService.ts` —

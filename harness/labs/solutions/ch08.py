@@ -32,13 +32,14 @@ from tempfile import TemporaryDirectory
 from typing import Any
 
 from ...core.config import CompactionConfig
+from ...strategies.one_call import OneCallPerTurn
 from ...strategies.registry import all_strategies, control_strategies
 from ...strategies.server_side import ServerToolClearing
 from ..amnesia import PROBES, WORK_REQUESTS, Probe, probe_amnesia, tag_from_memory
 from ..runs import run_scenario
 from ..scenarios import TWELVE_FILES
 from ..scratch import scratch_folder
-from ..strategy_lab import cleared_so_far, run_strategy
+from ..strategy_lab import cleared_so_far, one_call_per_turn, run_strategy
 from . import Answer, Step
 
 T03 = "tools/t03_edit.py"
@@ -138,7 +139,7 @@ STEPS = [
 def longer_tail_kept() -> set[str]:
     """Exercise 1: the facts s06 keeps with a 160,000-character summary tail."""
     with TemporaryDirectory() as root:
-        run = run_strategy(all_strategies()[1], root, config=CompactionConfig(tail_chars=160_000))
+        run = run_strategy(one_call_per_turn(all_strategies()[1]), root, config=CompactionConfig(tail_chars=160_000))
     return {fact for fact, kept in run.amnesia.remembered.items() if kept}
 
 
@@ -147,7 +148,7 @@ def ninth_fact_kept_by() -> set[str]:
     kept = set()
     with TemporaryDirectory() as root:
         for strategy in all_strategies() + control_strategies():
-            run = run_strategy(strategy, root)
+            run = run_strategy(one_call_per_turn(strategy), root)
             if probe_amnesia(run.session, (ninth_probe(),)).score == 1.0:
                 kept.add(strategy.key)
     return kept
@@ -157,7 +158,7 @@ def clearing_run(knob: dict[str, Any]) -> Any:
     """Section 3's task, the 12-file one, with the API's clearing at trigger 10,000 and one knob set."""
     with scratch_folder(Path("_work/08_strategies")) as root:
         return run_scenario(TWELVE_FILES, CompactionConfig(), root / "ex2",
-                            compactor=ServerToolClearing(trigger=10_000, **knob))
+                            compactor=OneCallPerTurn(ServerToolClearing(trigger=10_000, **knob)))
 
 
 def clears_nothing(value: Any) -> str | None:
@@ -188,7 +189,7 @@ def usage_run() -> Any:
     until the process exits."""
     folder = tempfile.mkdtemp(prefix="ch08-usage-")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return run_strategy(next(s for s in all_strategies() if s.key == "usage"), folder)
+    return run_strategy(one_call_per_turn(next(s for s in all_strategies() if s.key == "usage")), folder)
 
 
 def _as_json(messages: Any) -> list[str]:
@@ -223,7 +224,8 @@ def summary_where_codex_puts_it(value: Any) -> str | None:
 
 ANSWERS = [
     Answer("ex1_kept", "08", longer_tail_kept,
-           hint="A fact is kept if some summary was sent it, or if it came after s06's last summary."),
+           hint="A fact is kept if it came after s06's last summary, or if every summary from then on carried "
+                "it; a summary cut short drops what it writes last."),
     Answer("ex4_keep", "08", ninth_fact_kept_by,
            hint="Which runs wrote a summary after request 19, and what does clearing never touch?"),
     Answer("ex2_knob", "08", lambda: {"clear_at_least": 1_000_000}, accepts=clears_nothing,
@@ -239,13 +241,11 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "fire; and a strategy that fires earlier looks cheaper for that reason alone, so every trigger sits "
     "at the same share of the same window (85%) unless a system's own proportion is the point.",
     "Its summary request quotes only the last 80,000 characters of the history, and requests 2 and 3 were "
-    "not in them; no summariser keeps words it was never sent. The control, the same questions asked of "
-    "the whole conversation, keeps them.",
-    "It lived only in a tool result: every summarising strategy summarised after request 31, and this "
-    "fake's summaries keep no tool output. Clearing removes tool results but never assistant text, and "
-    "the agent's own answer quoting the tag stayed in the context.",
+    "not in them; no summariser keeps words it was never sent.",
+    "Its first two summaries kept them, but its third ran into the 2,000-token cap and was cut before its "
+    "list of the user's requests, which this fake writes last: a reply stopped at max_tokens loses its end.",
     "Without caching, clearing sends the fewest tokens: it keeps the context near its trigger and writes no "
-    "summary. With caching, past its trigger the server clears all but the newest tool uses on every "
+    "summary. With caching, past its trigger this fake's server clears all but the newest tool uses on every "
     "request, so the cleared point moves on each call and everything after it is written to the cache "
     "again; summaries rewrite the history only three times. clear_at_least did not help here, because "
     "every clearing after the first frees more than it asks.",
