@@ -19,9 +19,9 @@
 # ## Setup
 #
 # Two runs with compaction off: `twelve`, the 12-file task of chapter 02, and `first20`, the
-# first 20 requests of chapter 00's long session (a baseline). The
-# fake makes independent calls in one turn (*this fake*, like current models): a listing's twelve
-# reads go out together, their results in one message.
+# first 20 requests of chapter 00's long session (a baseline). The fake makes independent calls
+# in one turn (*this fake*, like current models): a listing's twelve reads go out together,
+# their results in one message.
 
 # %%
 # %matplotlib inline
@@ -80,7 +80,7 @@ assert SAWTOOTH_REQUESTS == LONG_SESSION.requests[:20]
 #
 # The reference agent [1] compacts when its estimate, `len(str(messages)) // 4`, passes
 # **50,000** tokens. It checks before every model call, right after micro-compaction. The
-# 12-file history is below; 20,000 would fire.
+# 12-file history is below it; 20,000 would fire.
 
 # %%
 THRESHOLD = CompactionConfig().threshold
@@ -431,7 +431,7 @@ failures = [what_it_did(auto_compact, args)["outcome"] for name, args in cases i
 assert failures == [Raised("SummaryFailed")] * 4
 
 # %% [markdown]
-# From here on, *your* `my_auto_compact` runs in the reference agent's three layers.
+# From here on, *your* `my_auto_compact` runs in the reference's three layers.
 #
 # ## 6. Several compactions in one run: the sawtooth
 #
@@ -464,19 +464,20 @@ assert run.peak == 49_901 and run.peak < THRESHOLD < max(t.estimated for t in fi
 
 # %% [markdown]
 # Each tooth drops to a few hundred tokens; how many, and when, is *this fake*'s trajectory.
-# The second starts at 72,235:
-# request 28 reads `plugins/`' twelve files in one turn (*this fake*), and the threshold is
-# checked only before a call (*this design*). Its summary is nearly empty:
+# The second starts at 72,235: request 28 reads the twelve files of `plugins/` in one turn
+# (*this fake*), and the threshold is checked only before a call (*this design*). Its summary is
+# nearly empty:
 
 # %%
 second = autos[1]
 results_message = read_transcript(second.detail["transcript"])[-1]  # the twelve results, in one message
-print(f"request 28: {LONG_SESSION.requests[27]}\nits last message: {len(json.dumps(results_message, ensure_ascii=False)):,}"
+size = len(json.dumps(results_message, ensure_ascii=False))
+print(f"request 28: {LONG_SESSION.requests[27]}\nits last message: {size:,}"
       f" characters of JSON\nthe summary:\n{second.detail['summary']}\nthe agent's answer: {long.answers[27]}")
 
 # %%
 assert LONG_SESSION.requests[27].startswith("Read every .py file under plugins/") and second.tokens_after < 100
-assert len(json.dumps(results_message, ensure_ascii=False)) > config.tail_chars
+assert size > config.tail_chars
 assert "- No request is visible in what I was given." in second.detail["summary"]
 assert long.answers[27] == "I have lost track of the current request. What should I do next?"
 
@@ -547,9 +548,9 @@ assert (GIST_WORDS, LOSSY_BUDGET) == (8, 3)  # the lossy rule's two knobs
 # %% [markdown]
 # The third compaction came mid-request 55, an edit. The lossy gist dropped the new value, so
 # no message the agent saw held it: *any model* would ask or guess; *this fake* says it cannot,
-# and request 56 reads the old tag. Treat the copying fake's results
-# as a best case; even it fails request 69. Request 3, the first change, fell outside the first
-# tail (*any model* has lost it); naming the oldest change in view, unhedged, is *this fake*'s.
+# and request 56 reads the old tag. Treat the copying fake's results as a best case; even it
+# fails request 69. Request 3, the first change, fell outside the first summary's tail (*any
+# model* has lost it); naming the oldest change in view, unhedged, is *this fake*'s.
 
 # %% [markdown]
 # ## 7. Why the tail, not the head
@@ -613,10 +614,10 @@ current = json.dumps(LONG_SESSION.requests[8])[1:-1]  # the request as it is wri
 assert current in tail and current not in head
 
 # %% [markdown]
-# The head's summary would send the agent back to a finished task; the tail's, the one your
-# function wrote, knows the current one. The head cannot name it for *any model*: the request is
-# not in what was sent. The tail's price: what was said early is cut off, such as the user's
-# rule "never edit anything under tools/" (request 2):
+# The head's summary would send the agent back to a finished task; the tail's (yours) knows the
+# current one. The head cannot name it for *any model*: the request is not in what was sent.
+# The tail's price: what was said early is cut off, such as the user's rule "never edit
+# anything under tools/" (request 2):
 
 # %%
 rule = LONG_SESSION.requests[1]
@@ -702,7 +703,8 @@ assert all(len(full[tool_id]) > 100 for items in lost.values() for tool_id, _ in
 # ## Your turn: the THRESHOLD slider
 #
 # The slider runs the first 20 requests with your `THRESHOLD` and `my_auto_compact` (all eight
-# positions run first). Watch the teeth, the re-reads and the input tokens billed (uncached). At 80,000 nothing compacts: these requests peak at 76,354 uncompressed.
+# positions run first). Watch the teeth, the re-reads and the input tokens billed (uncached).
+# At 80,000 nothing compacts: these requests peak at 76,354 uncompressed.
 
 # %% tags=["nbval-ignore-output"]
 threshold_slider = panel(
