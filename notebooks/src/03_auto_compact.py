@@ -4,22 +4,24 @@
 # **Promise:** you will write the function that swaps the whole history for one summary,
 # losing nothing on disk, and watch it drive a long session.
 #
-# Micro-compaction (chapter 02) slows the context's growth but cannot stop it. Auto-compaction
-# is the second layer. Before a model call, if the history is over `THRESHOLD` tokens:
+# Micro-compaction (chapter 02) slows the context's growth but cannot stop it. Auto-compaction,
+# the second layer, runs before a model call when the history is over `THRESHOLD` tokens:
 # (1) write the whole history to a transcript file, (2) ask the model for a summary, (3) replace
 # the history by one user message that names the transcript and holds the summary.
 #
 # ## What you will be able to do
 #
-# - write `auto_compact` in three steps, in the right order, and run a long session with it;
+# - write `auto_compact` in three steps, in order, and run a long session on it;
 # - say why the summary gets the *tail* of the history, and what the tail costs;
 # - say why a transcript has already lost tool outputs, and what keeps them.
 
 # %% [markdown]
 # ## Setup
 #
-# Two runs with compaction off: `twelve`, the 12-file task of chapter 02 (a history to try
-# things on), and `first20`, the first 20 requests of chapter 00's long session (a baseline).
+# Two runs with compaction off: `twelve`, the 12-file task of chapter 02, and `first20`, the
+# first 20 requests of chapter 00's long session (a baseline). The fake makes independent calls
+# in one turn (*this fake*, like current models): a listing's twelve reads go out together,
+# their results in one message.
 
 # %%
 # %matplotlib inline
@@ -69,8 +71,8 @@ print(f"first20: {len(first20.trace)} calls, context up to {max(t.estimated for 
       f"{first20.stats.re_reads} re-reads")
 
 # %%
-assert (len(twelve), estimate_tokens(twelve)) == (28, 25_128)
-assert (len(first20.trace), max(t.estimated for t in first20.trace), first20.stats.re_reads) == (67, 77_057, 0)
+assert (len(twelve), estimate_tokens(twelve)) == (6, 24_879)
+assert (len(first20.trace), max(t.estimated for t in first20.trace), first20.stats.re_reads) == (36, 76_354, 0)
 assert SAWTOOTH_REQUESTS == LONG_SESSION.requests[:20]
 
 # %% [markdown]
@@ -78,7 +80,7 @@ assert SAWTOOTH_REQUESTS == LONG_SESSION.requests[:20]
 #
 # The reference agent [1] compacts when its estimate, `len(str(messages)) // 4`, passes
 # **50,000** tokens. It checks before every model call, right after micro-compaction. The
-# 12-file history is far below; a lower threshold would fire.
+# 12-file history is below it; 20,000 would fire.
 
 # %%
 THRESHOLD = CompactionConfig().threshold
@@ -95,8 +97,8 @@ print(f"THRESHOLD = {THRESHOLD:,}; twelve needs it: {needs_auto_compact(twelve)}
 assert THRESHOLD == 50_000 and not needs_auto_compact(twelve) and needs_auto_compact(twelve, 20_000)
 
 # %% [markdown]
-# Your `auto_compact` is three small functions and a fourth that calls them in order. Each is
-# tried on this small history:
+# Your `auto_compact` is three small functions and a fourth that calls them, each tried on this
+# small history:
 
 # %%
 small = [
@@ -117,11 +119,11 @@ assert (len(small), estimate_tokens(small)) == (5, 125)
 #
 # Before anything is thrown away, the whole history goes to disk, one JSON object per line
 # (JSONL). If the summary then fails, the history stays as it was (*this design*). Name each
-# file from a counter and open it with mode `"x"`, which fails if the file exists [4]; then try
-# the next number.
+# file from a counter, opened with mode `"x"`, which fails if the file exists [4]; then try the
+# next number.
 #
-# **Write it.** Fill in each stub and run the check after it. Until yours passes, the chapter
-# runs the reference (in `harness/labs/solutions/ch03.py`); a collapsed hint cell follows each stub.
+# **Write it.** Fill in each stub, then run its check. Until yours passes, the chapter runs the
+# reference (`harness/labs/solutions/ch03.py`); a collapsed hint follows each stub.
 
 # %% tags=["stub"]
 def save_transcript(messages, folder):
@@ -157,9 +159,9 @@ assert sorted(p.name for p in folder.glob("*.jsonl")) == ["transcript_0001.jsonl
 # %% [markdown]
 # ### Two compactions in one second
 #
-# The reference names a transcript `transcript_{int(time.time())}.jsonl` and opens it with
-# `"w"` [1]. Two compactions within one second get the same name, and the second silently
-# replaces the first. We replay that with two fixed clock readings, 0.5 s apart:
+# The reference names a transcript `transcript_{int(time.time())}.jsonl`, opened with `"w"`
+# [1]: two compactions within one second share the name, and the second silently replaces the
+# first. Replayed with two clock readings 0.5 s apart:
 
 # %%
 def reference_transcript_name(now):
@@ -184,10 +186,9 @@ assert names == ["transcript_0001.jsonl", "transcript_0002.jsonl"]
 # %% [markdown]
 # ## 3. Step 2: the summary request
 #
-# The summary is an ordinary model call with no tools and no system prompt. Its one user
-# message holds the prompt and the history as JSON. The prompt asks the three things seed 001
-# says work needs to continue: what was done, where things stand, which decisions were made
-# and why.
+# The summary is an ordinary model call, no tools, no system prompt: one user message with the
+# prompt and the history as JSON. The prompt asks what the s06 lesson (chapter 00) says work needs
+# to continue: what was done, where things stand, which decisions were made and why.
 
 # %%
 print(SUMMARY_PROMPT)
@@ -199,7 +200,7 @@ assert SUMMARY_PROMPT.count("?") == 3 and "accomplished" in SUMMARY_PROMPT
 # Build the keyword arguments of `client.messages.create`. The conversation is the *last*
 # `config.tail_chars` characters of the history as JSON (80,000, as in [1]), in
 # `<conversation>` tags after the prompt. Dump with `ensure_ascii=False`: the reference writes
-# `é` as the six characters `\u00e9`, which fills the 80,000 sooner. `focus` is `None` here.
+# `é` as six characters, `\u00e9`, filling the 80,000 sooner. `focus` is `None` here.
 
 # %% tags=["stub"]
 def my_summary_request(messages, config, focus=None):
@@ -232,7 +233,7 @@ assert sorted(request) == ["max_tokens", "messages", "model"] and request["max_t
 assert config.tail_chars == 80_000
 
 # %% [markdown]
-# The 12-file history's JSON is longer than 80,000 characters, so the conversation sent starts
+# The 12-file history's JSON is over 80,000 characters, so the conversation sent starts
 # mid-message:
 
 # %%
@@ -241,12 +242,12 @@ tail_start = my_summary_request(twelve, config)["messages"][0]["content"].split(
 print(f"history as JSON: {len(dump):,} characters; the conversation sent starts {tail_start[:60]!r}")
 
 # %%
-assert len(dump) == 104_162
+assert len(dump) == 103_165
 
 # %% [markdown]
 # Now send it. Two failures must leave the history alone: the call raises (network, server
-# error, a request too long), or the reply holds no text. Turn both into `SummaryFailed`, so
-# the caller has one thing to catch. The reply's text is that of all its `text` blocks.
+# error, a request too long), or the reply holds no text. Turn both into `SummaryFailed`, the
+# one thing the caller catches. The reply's text is that of all its `text` blocks.
 
 # %% tags=["stub"]
 def ask_for_summary(client, request):
@@ -280,13 +281,13 @@ for name, failing in [("a server error", fake_client(fail_summaries=1)),
 
 # %%
 assert summary.startswith("1. What was accomplished:") and "- In progress: In a.py, change VERSION_TAG" in summary
-assert (usage.input_tokens, usage.output_tokens) == (228, 77)
+assert (usage.input_tokens, usage.output_tokens) == (228, 90)
 
 # %% [markdown]
-# *This fake*'s summaries are extractive: files touched, notes, decisions, the current request
-# and every user request it finds, verbatim. The 12-file summary lists 9 files read, not 12,
-# and no request. Only the last 80,000 of 104,162 characters were sent. *Any model* sent this
-# tail misses the request and the first three reads: they are not in it.
+# *This fake*'s summaries are extractive (files touched, notes, decisions, every user request
+# verbatim), from the messages it reads whole. The last 80,000 of 103,165 characters start inside
+# the message of twelve results: the summary keeps the answer's twelve notes, no read, no
+# request. *Any model* sent this tail misses the request and the reads: they are not in it.
 
 # %%
 twelve_summary, twelve_usage = ask_for_summary(client, my_summary_request(twelve, config))
@@ -294,18 +295,19 @@ print(twelve_summary)
 print(f"\nthe summary call: {twelve_usage.input_tokens:,} tokens in, {twelve_usage.output_tokens:,} out")
 
 # %%
-assert "3. Key decisions:" in twelve_summary and twelve_summary.count("- read: agents/") == 9
+assert "3. Key decisions:" in twelve_summary and twelve_summary.count("- read: agents/") == 0
+assert twelve_summary.count("Note: agents/") == 12 and "1. What was accomplished:\n- nothing recorded" in twelve_summary
 assert "- No request is visible in what I was given." in twelve_summary
 assert json.dumps(TWELVE_FILES.requests[0])[1:-1] not in tail_start  # the request is not in the tail sent
-assert (twelve_usage.input_tokens, twelve_usage.output_tokens) == (21_963, 358)
+assert (twelve_usage.input_tokens, twelve_usage.output_tokens) == (21_837, 318)
 
 # %% [markdown]
-# Those 80,000 characters are 21,963 input tokens; seed 001 reckons about 20,000.
+# Those 80,000 characters are 21,837 input tokens; the s06 lesson reckons about 20,000.
 #
 # ## 4. Step 3: replace the history by one message
 #
 # Save, summarise, and only then replace. `messages[:] = [...]` replaces the *contents* of the
-# loop's list, so the loop keeps the same object. If `ask_for_summary` raises, the replacement
+# loop's list, so the loop keeps its object. If `ask_for_summary` raises, the replacement
 # never runs. Return an `AutoReport`; `build` is the request builder, yours by default.
 
 # %% tags=["stub"]
@@ -344,9 +346,9 @@ assert (report.messages_before, len(history), report.transcript.name) == (5, 1, 
 assert read_transcript(report.transcript) == small
 
 # %% [markdown]
-# On the 12-file history, 28 messages and 25,128 tokens become one message of a few hundred
-# tokens (seed 001 says about 500). When the summary fails, nothing is replaced, and the
-# transcript is still there:
+# On the 12-file history, 6 messages and 24,879 tokens become one message of a few hundred
+# tokens (the s06 lesson says about 500). When the summary fails, nothing is replaced; the
+# transcript stays:
 
 # %%
 history = copy.deepcopy(twelve)
@@ -364,19 +366,19 @@ print(f"history unchanged: {untouched == twelve}; "
       f"transcripts on disk: {count_before} -> {len(list(auto_folder.glob('*.jsonl')))}")
 
 # %%
-assert (report.messages_before, report.tokens_before, len(history), report.tokens_after) == (28, 25_128, 1, 416)
+assert (report.messages_before, report.tokens_before, len(history), report.tokens_after) == (6, 24_879, 1, 389)
 assert report.tokens_after < 500
 assert untouched == twelve and len(list(auto_folder.glob("*.jsonl"))) == count_before + 1
 
 # %% [markdown]
-# The reference [1] differs on an empty reply: it becomes the summary `"No summary
-# generated."`, and the history is replaced by that one line.
+# The reference [1] differs on an empty reply: the history becomes the one line `"No summary
+# generated."`.
 #
 # ## 5. Check yours against the harness
 #
-# `compare` runs yours and `harness.auto_compact` on 49 cases: this chapter's histories, 40
-# random ones, a focus, and three failing calls. The history afterwards (the path as
-# `<transcript>`), the transcripts and the report must match.
+# `compare` runs yours and `harness.auto_compact` on 49 cases (this chapter's histories, 40
+# random ones, a focus, three failing calls): the history after (the path as `<transcript>`),
+# the transcripts and the report must match.
 
 # %%
 from harness import auto_compact  # the harness's own layer, now that yours is checked
@@ -429,14 +431,12 @@ failures = [what_it_did(auto_compact, args)["outcome"] for name, args in cases i
 assert failures == [Raised("SummaryFailed")] * 4
 
 # %% [markdown]
-# From here on the chapter runs *your* `my_auto_compact` in the reference agent's three layers,
-# `ThreeLayers(summarise=my_auto_compact)`.
+# From here on, *your* `my_auto_compact` runs in the reference's three layers.
 #
 # ## 6. Several compactions in one run: the sawtooth
 #
-# Auto-compaction does not end the agent's turn (*this design*): the context grows again, and
-# the next compaction comes. The long session (71 requests), with a session log (§8) and a
-# client that keeps every request, to price it:
+# Auto-compaction does not end the agent's turn (*this design*): the context grows, and compacts
+# again. The long session (71 requests), logged (§8), every request kept to price it:
 
 # %%
 recorder = cache_recorder(fake_client())  # keeps every request as sent, to price the session
@@ -456,19 +456,37 @@ display(sawtooth_figure(run, [t.estimated for t in first20.trace],
 
 # %%
 assert len(LONG_SESSION.requests) == 71
-assert [e.call for e in autos] == [35, 87, 134]
-assert [(e.tokens_before, e.tokens_after) for e in autos] == [(50_206, 363), (50_524, 341), (50_410, 376)]
-assert [e.detail["messages_before"] for e in autos] == [69, 105, 95]
-assert (stats.model_calls, stats.summary_calls, stats.re_reads) == (195, 3, 36)
-assert run.peak == 49_916 and run.peak < THRESHOLD < max(t.estimated for t in first20.trace)
+assert [e.call for e in autos] == [17, 60, 118]
+assert [(e.tokens_before, e.tokens_after) for e in autos] == [(50_359, 395), (72_235, 84), (50_428, 433)]
+assert [e.detail["messages_before"] for e in autos] == [33, 87, 117]
+assert (stats.model_calls, stats.summary_calls, stats.re_reads) == (154, 3, 36)
+assert run.peak == 49_901 and run.peak < THRESHOLD < max(t.estimated for t in first20.trace)
 
 # %% [markdown]
-# Each tooth drops from just over 50,000 tokens to a few hundred. How many teeth, and when, is
-# *this fake*'s trajectory. Uncompressed, the first 20 requests alone reach 77,057 tokens.
+# Each tooth drops to a few hundred tokens; how many, and when, is *this fake*'s trajectory.
+# The second starts at 72,235: request 28 reads the twelve files of `plugins/` in one turn
+# (*this fake*), and the threshold is checked only before a call (*this design*). Its summary is
+# nearly empty:
+
+# %%
+second = autos[1]
+results_message = read_transcript(second.detail["transcript"])[-1]  # the twelve results, in one message
+size = len(json.dumps(results_message, ensure_ascii=False))
+print(f"request 28: {LONG_SESSION.requests[27]}\nits last message: {size:,}"
+      f" characters of JSON\nthe summary:\n{second.detail['summary']}\nthe agent's answer: {long.answers[27]}")
+
+# %%
+assert LONG_SESSION.requests[27].startswith("Read every .py file under plugins/") and second.tokens_after < 100
+assert size > config.tail_chars
+assert "- No request is visible in what I was given." in second.detail["summary"]
+assert long.answers[27] == "I have lost track of the current request. What should I do next?"
+
+# %% [markdown]
+# The 80,000 characters sent lie inside that message and hold no request: *any model* loses the
+# task; that they yield nothing is *this fake*'s (it reads whole messages only).
 #
-# **What it costs.** At the sessions' model, Claude Haiku 4.5 [5] (a legacy model, kept here for
-# its 200K window), priced with chapter 09's cache model [6], with caching and without. Summary
-# calls are sent uncached in both:
+# **What it costs.** At the sessions' model, Claude Haiku 4.5 [5] (legacy, kept for its 200K
+# window), with chapter 09's cache model [6], with caching and without; summary calls uncached:
 
 # %%
 costs = {caching: cost_of(long.trace, recorder.records, SESSION_PRICES, caching=caching) for caching in (False, True)}
@@ -478,16 +496,16 @@ for caching, report in costs.items():
     print(f"{'caching' if caching else 'no caching':<12}{report.dollars:>9.2f}{summaries[caching]:>13.2f}")
 
 # %%
-assert {caching: round(report.dollars, 2) for caching, report in costs.items()} == {False: 5.33, True: 0.92}
+assert {caching: round(report.dollars, 2) for caching, report in costs.items()} == {False: 3.73, True: 0.75}
 assert {caching: round(dollars, 2) for caching, dollars in summaries.items()} == {False: 0.07, True: 0.07}
-assert 1 - costs[True].dollars / costs[False].dollars > 0.8 and len(recorder.records) == len(long.trace)
+assert round(100 * (1 - costs[True].dollars / costs[False].dollars)) == 80 and len(recorder.records) == len(long.trace)
 
 # %% [markdown]
-# Caching cuts the bill by more than 80%; the summaries are a small part of either
-# (*this fake*'s trajectory, at list prices).
+# Caching cuts the bill by 80%; summaries are a small part of either (*this fake*'s
+# trajectory, list prices).
 #
-# **Re-reads.** 36 times the agent re-read an unchanged file. The control: the first 20
-# requests re-read nothing uncompressed, 7 times with compaction. An agent must re-read what
+# **Re-reads.** The agent re-read an unchanged file 36 times. Control: the first 20 requests
+# re-read nothing uncompressed, 5 times compacted. An agent must re-read what
 # left its context (*any model* that does not guess); the counts are *this fake*'s.
 
 # %%
@@ -497,15 +515,15 @@ print(f"first 20 requests: re-reads uncompressed {first20.stats.re_reads}, "
       f"with your auto_compact {first20_compacted.stats.re_reads}")
 
 # %%
-assert (first20.stats.re_reads, first20_compacted.stats.re_reads) == (0, 7)
+assert (first20.stats.re_reads, first20_compacted.stats.re_reads) == (0, 5)
 
 # %% [markdown]
 # ### What a copying summariser hides
 #
-# *This fake*'s summaries copy every request they find, word for word; a real summary
-# paraphrases and drops. As a control, run the session with a summariser that distorts by a
-# fixed rule (`summary_style="lossy"`: each item cut to a gist of at most 8 words, look-alikes
-# merged, only the 3 most recent of each kind kept). The answers that change:
+# *This fake*'s summaries copy every request word for word; a real summary paraphrases and
+# drops. The control: a summariser that distorts by a fixed rule (`summary_style="lossy"`: items
+# cut to gists of at most 8 words, look-alikes merged, the 3 most recent of each kind kept). The
+# answers that change:
 
 # %%
 lossy = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "lossy", summary_style="lossy",
@@ -515,26 +533,31 @@ for i in changed:
     print(f"request {i + 1}: {LONG_SESSION.requests[i]}\n  copying: {long.answers[i]}\n  lossy:   {lossy.answers[i]}")
 
 # %%
-assert [i + 1 for i in changed] == [7, 21, 48, 69] and len(lossy.answers) == len(long.answers) == 71
-assert lossy.answers[6] == "I do not know how to do that in this workspace."
-assert lossy.answers[20] == 'VERSION_TAG in core/c06_storage.py is "v6-storage".'
-lossy_first = next(e for e in lossy.events if e.kind == "auto")
-assert lossy_first.call == autos[0].call and "v6-append-only" not in lossy_first.detail["summary"]
+assert [i + 1 for i in changed] == [55, 56, 69] and len(lossy.answers) == len(long.answers) == 71
+assert lossy.answers[54] == "I do not know how to do that in this workspace."
+assert lossy.answers[55] == 'VERSION_TAG in core/c12_shutdown.py is "v12-shutdown".'
+lossy_third = [e for e in lossy.events if e.kind == "auto"][2]
+assert lossy_third.call == autos[2].call and '"v12-clean"' not in lossy_third.detail["summary"]
+assert '"v12-clean"' in autos[2].detail["summary"]
+first_change = "agents/s03_todo_write.py"  # request 3, the first change the user asked for
+assert first_change in LONG_SESSION.requests[2] and not any("change" in r for r in LONG_SESSION.requests[:2])
+assert first_change not in long.answers[68] and first_change not in lossy.answers[68]
+assert LONG_SESSION.requests[2] not in autos[0].detail["summary"]
 assert (GIST_WORDS, LOSSY_BUDGET) == (8, 3)  # the lossy rule's two knobs
 
 # %% [markdown]
-# The first compaction came in the middle of request 7, an edit. The lossy gist dropped the
-# new value, so no message the agent saw held it. *Any model* would have to ask or guess;
-# *this fake* says it cannot. The edit never happened, so requests 21 and 48 read the old tag
-# from the file. Treat the copying fake's results as a best case.
+# The third compaction came mid-request 55, an edit. The lossy gist dropped the new value, so
+# no message the agent saw held it: *any model* would ask or guess; *this fake* says it cannot,
+# and request 56 reads the old tag. Treat the copying fake's results as a best case; even it
+# fails request 69. Request 3, the first change, fell outside the first summary's tail (*any
+# model* has lost it); naming the oldest change in view, unhedged, is *this fake*'s.
 
 # %% [markdown]
 # ## 7. Why the tail, not the head
 #
-# The reference sends the *last* 80,000 characters [1]. An older version sent the first
-# 80,000; issue #109 [2] reported that its summary lost the current state, and PR #110 [3]
-# switched to the tail. Take the history at the long session's first compaction, the first
-# transcript your function wrote:
+# The reference sends the *last* 80,000 characters [1]. An older version sent the first;
+# issue #109 [2] reported that its summary lost the current state, and PR #110 [3] switched to
+# the tail. Take the history at the long session's first compaction (your first transcript):
 
 # %%
 at_first = read_transcript(autos[0].detail["transcript"])
@@ -544,13 +567,13 @@ print(f"{len(at_first)} messages, {len(dump):,} characters of JSON; "
       f"whole messages in the head: {len(whole_messages(head))}, in the tail: {len(whole_messages(tail))}")
 
 # %%
-assert (len(at_first), len(dump)) == (69, 208_133)
-assert (len(whole_messages(head)), len(whole_messages(tail))) == (22, 20)
+assert (len(at_first), len(dump)) == (33, 208_752)
+assert (len(whole_messages(head)), len(whole_messages(tail))) == (4, 10)
 
 # %% [markdown]
-# Seed 001 argues for the tail: the head is the oldest part, the part micro-compaction has
-# worked on longest. With nothing preserved (chapter 02's −78% case), the head is a column of
-# placeholders:
+# The s06 lesson argues for the tail: the head is what micro-compaction has worked on longest.
+# With nothing preserved (chapter 02's case: *this design*'s settings, measured by the `len//4`
+# estimate; the s06 lesson's round example says −78%), the head is a column of placeholders:
 
 # %%
 nothing_kept = copy.deepcopy(at_first)
@@ -560,12 +583,12 @@ cleared = placeholder_results(nothing_kept)
 print(f"... {len(cleared)} of {len(list(iter_tool_results(nothing_kept)))} results are placeholders")
 
 # %%
-assert (len(cleared), len(list(iter_tool_results(nothing_kept)))) == (24, 28)
+assert (len(cleared), len(list(iter_tool_results(nothing_kept)))) == (26, 30)
 
 # %% [markdown]
-# With `read_file` preserved, as in the reference's `PRESERVE_RESULT_TOOLS` [1] and our
-# defaults, the head holds instead the full text of files read for a task finished long ago.
-# Summarise each end and compare what the (fake) model believes is going on:
+# With `read_file` preserved (the reference's `PRESERVE_RESULT_TOOLS` [1], our default), the
+# head holds instead files read for a task finished long ago. Summarise each end: what does the
+# (fake) model believe?
 
 # %%
 def summary_of(conversation):
@@ -584,17 +607,17 @@ print("actual current request:", [m["content"] for m in at_first if isinstance(m
 
 # %%
 assert state_line(head_summary) == "- In progress: Read every .py file under agents/ and summarise what each does."
-assert state_line(tail_summary) == '- In progress: In core/c06_storage.py, change VERSION_TAG to "v6-append-only".'
+assert state_line(tail_summary) == "- In progress: Search core/ for TODO comments."
 assert tail_summary == autos[0].detail["summary"]
-assert LONG_SESSION.requests[6] == 'In core/c06_storage.py, change VERSION_TAG to "v6-append-only".'
-current = json.dumps(LONG_SESSION.requests[6])[1:-1]  # the request as it is written in the JSON
+assert LONG_SESSION.requests[8] == "Search core/ for TODO comments."
+current = json.dumps(LONG_SESSION.requests[8])[1:-1]  # the request as it is written in the JSON
 assert current in tail and current not in head
 
 # %% [markdown]
-# The head's summary would send the agent back to a finished task. The tail's, the very summary
-# your function wrote, knows the current one. The head cannot name it for *any model*: the
-# request is not in what was sent. The tail has its price: what was said early is cut off,
-# such as the user's rule "never edit anything under tools/" (request 2):
+# The head's summary would send the agent back to a finished task; the tail's (yours) knows the
+# current one. The head cannot name it for *any model*: the request is not in what was sent.
+# The tail's price: what was said early is cut off, such as the user's rule "never edit
+# anything under tools/" (request 2):
 
 # %%
 rule = LONG_SESSION.requests[1]
@@ -611,14 +634,13 @@ assert 'VERSION_TAG = "v5-unsafe"' in shell_tool
 
 # %% [markdown]
 # At the end the user asks for what the rule forbids, and the agent does it. The rule is gone
-# from what it sees (*any model*); complying is *this fake*'s way.
+# from its view (*any model*); complying is *this fake*'s way.
 #
 # ## 8. A transcript has already lost tool outputs
 #
-# Seed 001 says the transcript is saved before micro-compaction, so it holds everything. The
-# reference runs micro before *every* call, then the threshold check [1] (*this design*). So
-# when auto fires, old results have long been placeholders. On the 12-file history, nothing
-# preserved:
+# The s06 lesson says the transcript is saved before micro-compaction, so it holds everything.
+# The reference runs micro before *every* call, then the threshold check [1] (*this design*), so
+# old results have long been placeholders when auto fires. The 12-file history, nothing preserved:
 
 # %%
 order_folder = fresh(WORK / "order")
@@ -638,8 +660,7 @@ for order in ("micro, then transcript", "transcript, then micro"):
 assert placeholders_saved == {"micro, then transcript": 10, "transcript, then micro": 0}
 
 # %% [markdown]
-# In the long session (`read_file` preserved), your three transcripts lost these outputs to
-# placeholders:
+# In the long session (`read_file` preserved), your three transcripts lost these outputs:
 
 # %%
 transcripts = [Path(e.detail["transcript"]) for e in autos]
@@ -651,16 +672,16 @@ cleared_at_firing = [sum(e.detail["cleared"] for e in long.events if e.kind == "
 print("of those, cleared in the very call where auto fired:", cleared_at_firing)
 
 # %%
-assert [len(items) for items in lost.values()] == [3, 5, 3] and sum(map(len, lost.values())) == 11
-assert cleared_at_firing == [0, 0, 0]
+assert [len(items) for items in lost.values()] == [3, 6, 2] and sum(map(len, lost.values())) == 11
+assert cleared_at_firing == [0, 1, 0]
 
 # %% [markdown]
 # Eleven outputs are gone (*this fake*'s trajectory). Swapping micro and auto inside one turn
-# would save none: all were cleared turns earlier.
+# would save one: the others were cleared turns earlier.
 #
 # **The fix: write first, then let anyone rewrite.** Our loop appends each new message to a
-# `SessionLog` at the top of every turn, before micro-compaction (*this design*). The log has
-# every lost output in full:
+# `SessionLog` at the top of every turn, before micro-compaction (*this design*). It has every
+# lost output:
 
 # %%
 records = read_log(WORK / "long" / "session.jsonl").records  # the log's one reader (chapter 06)
@@ -674,16 +695,16 @@ saved = [b["content"] for _, _, b in iter_tool_results(read_transcript(transcrip
 print(f"\nfor example, {tool}: the transcript says {saved[0]!r}; the log starts {full[tool_id][:50]!r}")
 
 # %%
-assert Counter(r["kind"] for r in records) == {"message": 390, "compaction": 3}
-assert len(full) == 124 and not any(content.startswith("[Previous: used") for content in full.values())
+assert Counter(r["kind"] for r in records) == {"message": 308, "compaction": 3}
+assert len(full) == 125 and not any(content.startswith("[Previous: used") for content in full.values())
 assert all(len(full[tool_id]) > 100 for items in lost.values() for tool_id, _ in items)
 
 # %% [markdown]
 # ## Your turn: the THRESHOLD slider
 #
-# The slider runs the first 20 requests with your `THRESHOLD` and your `my_auto_compact` (all
-# eight positions run first). Watch the teeth, the re-reads and the input tokens billed
-# (without caching). At 80,000 nothing compacts: these requests peak at 77,057 uncompressed.
+# The slider runs the first 20 requests with your `THRESHOLD` and `my_auto_compact` (all eight
+# positions run first). Watch the teeth, the re-reads and the input tokens billed (uncached).
+# At 80,000 nothing compacts: these requests peak at 76,354 uncompressed.
 
 # %% tags=["nbval-ignore-output"]
 threshold_slider = panel(
@@ -724,9 +745,9 @@ forgotten_requests = check(forgotten_requests)
 # %% [markdown]
 # ### 2. Summarise the head instead
 # Write `head_summary_request(messages, config, focus=None)`: your `my_summary_request` with the
-# *first* `config.tail_chars` characters of the JSON. Then set `run_head = True` below to run
-# the long session with it. Predict first: will the agent still make request 7's edit
-# (`core/c06_storage.py`)? Will it compact more or less often?
+# *first* `config.tail_chars` characters of the JSON. Then set `run_head = True` to run the
+# long session with it. Predict first: will the agent still make request 16's edit
+# (`core/c09_prompts.py`)? Will it compact more or less often?
 #
 # *Hint:* one slice changes.
 
@@ -754,11 +775,11 @@ else:
                             compactor=ThreeLayers(summarise=head_compact))
     display(sawtooth_figure(threshold_run(head_run), run.context, "head summaries (the tail's run in grey)",
                             uncompressed_label="your tail summaries"))
-    storage = (WORK / "exercise_head" / "workspace" / "core" / "c06_storage.py").read_text(encoding="utf-8")
-    edited = 'VERSION_TAG = "v6-append-only"' in storage
+    prompts = (WORK / "exercise_head" / "workspace" / "core" / "c09_prompts.py").read_text(encoding="utf-8")
+    edited = 'VERSION_TAG = "v9-sections"' in prompts
     head_autos = [e for e in head_run.events if e.kind == "auto"]
     print(f"With the head: {len(head_autos)} compactions (tail: {len(autos)}), {head_run.stats.re_reads} "
-          f"re-reads (tail: {stats.re_reads}); request 7's edit made: {edited}; the first summary says "
+          f"re-reads (tail: {stats.re_reads}); request 16's edit made: {edited}; the first summary says "
           f"{state_line(head_autos[0].detail['summary'])!r}")
 
 # %% [markdown]
@@ -805,20 +826,18 @@ restore_from_log = check(restore_from_log)
 # Answer each in a sentence or two before you look (the answers are `RECAP` in
 # `harness/labs/solutions/ch03.py`).
 #
-# 1. Why is the transcript written before the summary is asked for, and what is left when the summary
-#    call fails?
+# 1. Why write the transcript before asking for the summary, and what is left when that call fails?
 # 2. Why a counter and mode `"x"` rather than the clock's whole second and mode `"w"`?
 # 3. Why does the summary request quote the tail of the history, and what does the tail cost?
-# 4. What does the reference agent do with an empty summary reply, and what does raising `SummaryFailed`
-#    keep instead?
+# 4. What does the reference do with an empty summary, and what does `SummaryFailed` keep instead?
 # 5. Why does a transcript already miss tool outputs, and what keeps them?
 
 # %% [markdown]
 # ## Sources
 #
-# 1. shareAI-lab/learn-claude-code, "agents/s06_context_compact.py" at 7864a30 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (THRESHOLD and estimate; loop order; `PRESERVE_RESULT_TOOLS`; transcript name and mode; the tail; the empty reply)
+# 1. shareAI-lab/learn-claude-code, "agents/s06_context_compact.py" at 7864a30 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (threshold, estimate, loop order, preserve set, transcript name and mode, tail, empty reply)
 # 2. shareAI-lab/learn-claude-code, issue #109 — https://github.com/shareAI-lab/learn-claude-code/issues/109 (the head's summary lost the current state; unverified here)
 # 3. shareAI-lab/learn-claude-code, PR #110 — https://github.com/shareAI-lab/learn-claude-code/pull/110 (the switch to the tail; unverified here)
 # 4. Python, "Built-in functions" — https://docs.python.org/3/library/functions.html#open (mode "x")
-# 5. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy; 200K window; USD 1 in, 5 out per million tokens)
+# 5. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy; 200K window; USD 1 in, 5 out a million tokens)
 # 6. Anthropic, "Pricing" — https://platform.claude.com/docs/en/about-claude/pricing (cache write 1.25x, read 0.1x); "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (automatic caching)

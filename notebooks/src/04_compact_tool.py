@@ -9,8 +9,8 @@
 # that acts on the conversation, not the world.
 #
 # Each result carries a label: *any model* (a different model seeing the same context would do the same),
-# *this fake* (it follows from how our fake decides), or *this design* (a choice of this harness or of the
-# seed).
+# *this fake* (it follows from how our fake decides), or *this design* (a choice of this harness or of its
+# sources).
 #
 # ## What you will be able to do
 #
@@ -103,9 +103,9 @@ assert "tools" not in request, "the summary call offers no tools"
 # So the handler checks its input against the schema and acknowledges. The loop notes the call and compacts
 # once the round is whole (step 2).
 #
-# **Write it.** Fill in the stub, then run the check below it. It compares yours with the reference on many
-# cases and says *not written yet*, where yours differs and the kind of mistake, or that it passes. Until
-# then the chapter runs the reference (in `harness/labs/solutions/ch04.py`). A hidden hint cell follows.
+# **Write it.** Fill in the stub, then run its check: it compares yours with the reference and says *not
+# written yet*, where yours differs and how, or that it passes. Until then the chapter runs the reference
+# (`harness/labs/solutions/ch04.py`); a hidden hint follows.
 
 # %% tags=["stub"]
 def handle_compact(tool_input):
@@ -131,7 +131,7 @@ for tool_input in ({"focus": "the notes on each file"}, {}, {"focus": 3}, {"topi
 
 # %% [markdown]
 # **Check yours against the harness's handler** (`toolbox.run("compact", ...)`, in `harness/core/tools.py`).
-# `compare` runs both on a copy of each input and reports the first difference.
+# `compare` runs both on a copy of each input, reporting the first difference.
 # What must match: whether an input is refused, and the acknowledgement otherwise.
 
 # %%
@@ -201,8 +201,8 @@ assert all(outcomes[name] == "accepted" for name in list(histories)[2:])
 #   request is refused. A compaction that keeps the newest messages keeps that `tool_use`, and fails even
 #   without an error [3].
 #
-# Appending every result first makes the history valid before anything can go wrong. The seed's s06 code
-# does so [4].
+# Appending every result first makes the history valid before anything can go wrong. The s06 agent does
+# so [4].
 #
 # ## 4 · Step 2: the end of a round
 #
@@ -285,7 +285,7 @@ assert ended and seen[0]["valid"] and len(seen[0]["history"]) == 3 and len(messa
 # %% [markdown]
 # **Check yours against `finish_round`** on every reply of 100 random valid histories
 # (`random_histories(100, seed=4)`), each ended from the history before it, plus four by hand.
-# `observe_round` looks at whether the loop ends, what each compaction was handed, and the history left.
+# `observe_round` looks at whether the loop ends, what each compaction was handed, the history left.
 
 # %%
 from harness import finish_round  # the harness's own end of round, now that yours is checked
@@ -326,8 +326,8 @@ print(f"({with_compact} of the {len(round_check_cases)} rounds call compact)")
 assert round_check.ok and (round_check.cases, with_compact) == (420, 129)
 
 # %% [markdown]
-# The same check on the shortcut, compact first: every round that calls `compact` differs, and first where it
-# matters. The compaction was handed an invalid history.
+# The same check on the shortcut, compact first: every round that calls `compact` differs, first where it
+# matters: the compaction was handed an invalid history.
 
 # %%
 def compact_first(messages, content, tools, compact):
@@ -354,8 +354,8 @@ assert all(d.where == "round.compactions[0].valid" for d in shortcut_check.diffe
 #
 # `run_agent`, the harness's loop, takes the end of a round as `finish`. `my_loop` passes `my_finish_round`,
 # so from here on every run goes through your code once it has passed. With
-# `compact_policy="after_task"` the fake agent reads the twelve files of `agents/`, answers, and calls
-# `compact` in the same reply.
+# `compact_policy="after_task"` the fake agent reads the twelve files of `agents/` in one turn (*this fake*),
+# answers, and calls `compact` in the same reply.
 
 # %%
 def my_loop(*args, **kwargs):
@@ -375,7 +375,7 @@ print("messages left:", len(messages))
 print(messages[0]["content"][:200], "...")
 
 # %% [markdown]
-# The history shrank from 25,125 to 425 estimated tokens, 29 messages to one (*this fake*: its summariser
+# The history shrank from 24,876 to 398 estimated tokens, 7 messages to one (*this fake*: its summariser
 # writes one line per file). `auto_compact` does the work as in chapter 03; only the trigger differs. The
 # transcript ends with the `compact` call and its result, a whole pair (*this design*: your round's order).
 
@@ -388,17 +388,18 @@ print(" ", last_results["role"], [(b["type"], b["content"]) for b in last_result
       "| answers the compact call:", last_results["content"][0]["tool_use_id"] == last_reply["content"][-1]["id"])
 
 # %%
-assert result.stop == "compact" and len(agent_calls) == 14 and agent_calls[-1].tools == ("compact",)
-assert [e.kind for e in result.events] == ["micro", "manual"] and manual.call == 14
-assert (manual.tokens_before, manual.tokens_after) == (25_125, 425)
-assert manual.detail["messages_before"] == len(transcript) == 29
+assert result.stop == "compact" and len(agent_calls) == 3 and agent_calls[-1].tools == ("compact",)
+assert agent_calls[1].tools == ("read_file",) * 12  # the twelve reads, in one turn
+assert [e.kind for e in result.events] == ["micro", "manual"] and manual.call == 3
+assert (manual.tokens_before, manual.tokens_after) == (24_876, 398)
+assert manual.detail["messages_before"] == len(transcript) == 7
 assert len(messages) == 1 and messages[0]["content"].startswith("[Conversation compressed. Transcript:")
 compact_id = last_reply["content"][-1]["id"]
 assert last_results["content"] == [{"type": "tool_result", "tool_use_id": compact_id, "content": COMPACT_ACK}]
 validate_messages(messages)
 
 # %% [markdown]
-# Now the summary fails once (`fail_summaries=1`, injected by the fake). The loop raises `SummaryFailed`, the
+# Now the summary fails once (`fail_summaries=1`). The loop raises `SummaryFailed`, the
 # history still ends in a whole pair, and the next request is served (*this design*: your round appended the
 # results first). What the agent answers then is *this fake*'s.
 
@@ -422,7 +423,7 @@ print("next request:", after.stop, "|", after.reply)
 print("requests the fake received, in order:", model.requests)
 
 # %%
-assert "500" in failure and kept == 29
+assert "500" in failure and kept == 7
 assert len(messages) == 1, "the second compaction succeeded"
 assert model.requests.count("summary") == 2 and after.stop == "compact"
 assert after.reply == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
@@ -431,7 +432,7 @@ assert after.reply == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
 # ## 6 · The loop ends after a manual compaction
 #
 # After auto-compaction the loop carries on with the task. After a manual one it returns (`stop ==
-# "compact"`), as seed 001 describes and its reference code does [4] (*this design*). The agent called
+# "compact"`), as the s06 lesson describes and the s06 agent does [4] (*this design*). The agent called
 # `compact` because it judged the work finished, so control goes back to the user. The summary replaced the
 # last reply, so the loop returns it in `RunResult.reply`.
 #
@@ -484,11 +485,11 @@ compact_slider = panel(
     runs=compact_runs, uncompressed=no_compaction)
 
 # %% [markdown]
-# At the start (limit 30,000, 12 requests) the agent compacts once, yet peaks at 49,468 tokens. That size is
-# this fake's trajectory: request 6 reads the twelve files of `core/`, from about 25,000 to over 49,000
-# tokens, and this fake calls `compact` only once a request is done (*this fake*). A real model might call it
-# mid-task, but in this loop a manual compaction ends the loop, task half done (*this design*). The agent's
-# judgement tidies at natural breaks; only auto-compaction's threshold guards a long task.
+# At the start (limit 30,000, 12 requests) the agent compacts once, yet peaks at 49,124 tokens: request 6
+# reads the twelve files of `core/` in one turn, from about 25,000 to over 49,000, and *this fake*
+# calls `compact` only once a request is done. A real model might call it mid-task, but a manual compaction
+# ends this loop, task half done. So only auto-compaction's threshold guards a long task (*this design*: the
+# loop checks it before every call), and only between turns (chapter 03).
 
 # %%
 lab_run = compact_runs[30_000].first(12)  # what the slider shows at its starting position
@@ -502,7 +503,7 @@ print(f"request 6 starts at call {core_start} with {context[core_start]:,} token
 
 # %%
 assert [m.layer for m in markers] == ["manual"] and all(m.tokens > 30_000 for m in markers)
-assert lab_run.stats.peak_context == markers[0].tokens == 49_468
+assert lab_run.stats.peak_context == markers[0].tokens == 49_124
 assert 24_000 < context[core_start] < 26_000 and markers[0].call > core_start
 assert no_compaction.first(12).stats.peak_context > lab_run.stats.peak_context
 
@@ -573,7 +574,7 @@ if answer("largest_limit_with_two", largest_limit_with_two):
 #    and why?
 # 3. The summary replaces the history anyway: why append `compact`'s own result before compacting?
 # 4. Why does the loop return after a manual compaction, and where does the agent's last reply go?
-# 5. Why did the agent with a limit of 30,000 still peak at 49,468 tokens, and what guards against that?
+# 5. Why did the agent with a limit of 30,000 still peak at 49,124 tokens, and what guards against that?
 
 # %% [markdown]
 # ## Sources

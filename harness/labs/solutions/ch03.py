@@ -571,7 +571,7 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "the agent edits the file the user had put off limits.",
     "It replaces the history by 'No summary generated.': everything the agent knew, reduced to one line. "
     "Raising SummaryFailed keeps the history.",
-    "Micro-compaction runs before every call, so results were placeholders turns before auto fired; swapping "
-    "the two inside one turn saves none. An append-only log, written before any layer rewrites the history, "
-    "keeps every output.",
+    "Micro-compaction runs before every call, so most results were placeholders turns before auto fired; "
+    "swapping the two inside one turn saves one of the eleven. An append-only log, written before any layer "
+    "rewrites the history, keeps every output.",
 ]
