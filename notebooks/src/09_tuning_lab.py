@@ -438,7 +438,7 @@ display(heatmaps_figure(grid_preserved, ("facts",), title="read_file preserved: 
 # - **Re-reads follow THRESHOLD only:** micro clears only `bash` output; files are read again only after
 #   a summary folded them away (*this fake*).
 # - **So does forgetting:** 120k never summarises; 50k loses the three early facts; 20k loses the tag of
-#   request 7 too. What precedes the summariser's tail is lost (*any model*). Always? See exercise 3.
+#   request 7 too. What precedes the summariser's tail is lost (*any model*). See exercise 3.
 # - **Money:** a lower THRESHOLD is cheaper, with caching or without. KEEP_RECENT barely matters: micro
 #   runs 3 to 5 times, and the three cost within 4% of each other (*this design*'s model).
 # - No setting reads a file after editing it: every re-read is genuine.
@@ -628,9 +628,9 @@ hoarder_still_dearer = None  # True or False
 answer("hoarder_still_dearer", hoarder_still_dearer)
 
 # %% [markdown]
-# ### 3. A summary that forgets nothing
+# ### 3. A summary that keeps the newest fact
 # With `read_file` preserved and KEEP_RECENT=3, find a slider THRESHOLD at which the agent summarises at
-# least once yet forgets no fact. Then work out why: were the facts inside the 80,000-character tail?
+# least once yet keeps the tag of request 7. Why are the three early facts lost at every such THRESHOLD?
 #
 # *Hint:* the slider's second line names the facts; `lab.run(Setting(3, threshold)).stats.compactions`
 # counts the summaries.
