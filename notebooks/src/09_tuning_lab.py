@@ -630,7 +630,7 @@ answer("hoarder_still_dearer", hoarder_still_dearer)
 # %% [markdown]
 # ### 3. A summary that keeps the newest fact
 # With `read_file` preserved and KEEP_RECENT=3, find a slider THRESHOLD at which the agent summarises at
-# least once yet keeps the tag of request 7. Why are the three early facts lost at every such THRESHOLD?
+# least once yet keeps the tag of request 7. Why are the three early facts always lost?
 #
 # *Hint:* the slider's second line names the facts; `lab.run(Setting(3, threshold)).stats.compactions`
 # counts the summaries.
