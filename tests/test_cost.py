@@ -4,7 +4,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 
+from typing import get_args
+
 import pytest
+from anthropic._data import DEPRECATED_MODELS
+from anthropic.types import ModelParam
 from hypothesis import given, settings
 from histories import valid_histories
 
@@ -13,7 +17,9 @@ from harness.strategies.one_call import OneCallPerTurn
 from harness import (CallTrace, CompactionConfig, assistant, count_tokens, micro_compact, tool_result,
                      tool_use, user, validate_messages)
 from harness.core.tools import FILE_TOOLS
+from harness.core.config import DEFAULT_MODEL
 from harness.fake import fake_client
+from harness.fake.caching import min_cacheable
 from harness.labs.cost import (EXAMPLE_PRICES, PARTS, SESSION_PRICES, CallCost, Prices, PromptCache, Segment,
                                break_even_calls,
                                cache_recorder, common_prefix, cost_of, prefix_fingerprints, price,
@@ -57,13 +63,20 @@ def test_session_prices_are_haiku_4_5_and_the_default():
     assert break_even_calls(2_000, 6_000) == break_even_calls(2_000, 6_000, SESSION_PRICES)
 
 
-def test_example_prices_are_the_stated_parameters():
-    assert EXAMPLE_PRICES == Prices(input=3.0, output=15.0, cache_write_factor=1.25, cache_read_factor=0.1,
-                                    min_cacheable=1024, lookback_blocks=20)
-    assert price(1_000_000, 0, 0, 0, EXAMPLE_PRICES) == pytest.approx(0.30)
-    assert price(0, 1_000_000, 0, 0, EXAMPLE_PRICES) == pytest.approx(3.75)
-    assert price(0, 0, 1_000_000, 0, EXAMPLE_PRICES) == pytest.approx(3.00)
-    assert price(0, 0, 0, 1_000_000, EXAMPLE_PRICES) == pytest.approx(15.00)
+def test_example_prices_are_claude_sonnet_5_5s():
+    assert EXAMPLE_PRICES == Prices(input=2.0, output=10.0, cache_write_factor=1.25, cache_read_factor=0.1,
+                                    min_cacheable=512, lookback_blocks=20)
+    assert price(1_000_000, 0, 0, 0, EXAMPLE_PRICES) == pytest.approx(0.20)
+    assert price(0, 1_000_000, 0, 0, EXAMPLE_PRICES) == pytest.approx(2.50)
+    assert price(0, 0, 1_000_000, 0, EXAMPLE_PRICES) == pytest.approx(2.00)
+    assert price(0, 0, 0, 1_000_000, EXAMPLE_PRICES) == pytest.approx(10.00)
+    assert EXAMPLE_PRICES.min_cacheable == min_cacheable("claude-sonnet-5-5")  # the fake's minimum for it
+
+
+def test_the_example_model_is_current_and_the_session_model_not_deprecated():
+    """The SDK's list: both are models it names, and neither is deprecated (``_data/deprecated_models.py``)."""
+    assert {"claude-sonnet-5-5", DEFAULT_MODEL} <= set(get_args(get_args(ModelParam)[0]))
+    assert not {"claude-sonnet-5-5", DEFAULT_MODEL} & set(DEPRECATED_MODELS)
 
 
 @pytest.mark.parametrize("changes", [{"input": -1}, {"output": "3"}, {"cache_read_factor": True},

@@ -6,14 +6,13 @@ last ones pin where the two differ, and why.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from harness import CompactionConfig, assistant, text, tool_result, tool_use, user
 from harness.fake import FakeModel
 from harness.fake.caching import min_cacheable
-from harness.labs.cost import SESSION_PRICES, PromptCache, cache_recorder, cost_of, request_segments
+from harness.labs.cost import (SESSION_PRICES, AutomaticCaching, PromptCache, cache_recorder, cost_of,
+                               request_segments)
 from harness.labs.micro_lab import LAB_MAX_TURNS, micro_layer
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
@@ -21,26 +20,7 @@ from harness.core.config import DEFAULT_MODEL
 from harness.core.micro import micro_compact
 from harness.strategies.three_layers import ThreeLayers
 
-AUTOMATIC = {"type": "ephemeral"}
-
-
-class AutomaticCaching:
-    """A client that sends every request with the top-level ``cache_control`` and keeps each reply's usage."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner, self.usages = inner, []
-
-    @property
-    def messages(self) -> "AutomaticCaching":
-        return self
-
-    def create(self, **request: Any) -> Any:
-        reply = self.inner.messages.create(**request, cache_control=AUTOMATIC)
-        self.usages.append(reply.usage)
-        return reply
-
-    def count_tokens(self, **request: Any) -> Any:
-        return self.inner.messages.count_tokens(**request)
+AUTOMATIC = AutomaticCaching.MARK
 
 
 def both(scenario, config, root, **options) -> list[tuple[str, tuple[int, int, int], tuple[int, int, int]]]:

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-DEFAULT_MODEL = "claude-haiku-4-5"  # current, cheap, 200k window; any model id works
+# Legacy on its model page (Haiku 5.5 is current) but not deprecated in the SDK (_data/deprecated_models.py);
+# cheap, with a 200k window. Any model id works.
+DEFAULT_MODEL = "claude-haiku-4-5"
 
 
 def check_count(name: str, value: object, minimum: int = 0) -> int:

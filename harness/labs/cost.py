@@ -24,6 +24,10 @@ default lifetime is 5 minutes, refreshed by each hit; our sessions have no
 clock), one minimum length stands for every call of a price list (the API's
 depends on the model), and summary calls are one-off requests, sent uncached.
 Everything prices at ``SESSION_PRICES`` unless told otherwise.
+
+``AutomaticCaching`` sends the same requests with the top-level ``cache_control`` (the API's automatic
+caching), so the server reports its own split in each reply's ``usage``: chapter 09 sets the fake's
+beside this model's, call by call (tests/test_fake_caching_vs_cost.py pins where they differ).
 """
 from __future__ import annotations
 
@@ -43,19 +47,21 @@ from .recording import RecordingClient
 class Prices:
     """Prices in dollars per million tokens, and the cache rules that decide which applies.
 
-    The defaults are the API price list's figures for Claude Sonnet 4.5
-    (``EXAMPLE_PRICES``): input $3, output $15, a 5-minute cache write 1.25x
-    the input price, a cache read 0.1x
-    (https://platform.claude.com/docs/en/about-claude/pricing), and a
-    1,024-token minimum. Parameters to vary, not a quote. A prompt shorter than
-    ``min_cacheable`` tokens is never cached; a request finds a stored prefix
-    only at one of its last ``lookback_blocks`` block boundaries.
+    The defaults (``EXAMPLE_PRICES``) are Claude Sonnet 5.5's, the current Sonnet model (its model page:
+    https://platform.claude.com/docs/en/models/sonnet-5-5/overview; the pricing page,
+    https://platform.claude.com/docs/en/about-claude/pricing): input $2, output $10, a 5-minute cache
+    write $2.50 (1.25x the input price), a cache read $0.20 (0.1x, as its model page lists it; price
+    trackers report a cut to $0.10 from 2026-10-07, not on a stored copy of either page: unverified), and
+    a 512-token minimum (the fake's ``MIN_CACHEABLE`` entry, quoted from the prompt-caching page in public
+    repositories: unverified). Parameters to vary, not a quote. A prompt shorter than ``min_cacheable``
+    tokens is never cached; a request finds a stored prefix only at one of its last ``lookback_blocks``
+    block boundaries.
     """
-    input: float = 3.0
-    output: float = 15.0
+    input: float = 2.0
+    output: float = 10.0
     cache_write_factor: float = 1.25
     cache_read_factor: float = 0.10
-    min_cacheable: int = 1024
+    min_cacheable: int = 512
     lookback_blocks: int = 20
 
     def __post_init__(self) -> None:
@@ -69,10 +75,11 @@ class Prices:
                 raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
 
 
-EXAMPLE_PRICES = Prices()  # Claude Sonnet 4.5: a second price list, for exercises that vary one
+EXAMPLE_PRICES = Prices()  # Claude Sonnet 5.5: a second price list, for exercises that vary one
 # The model every offline session runs on (``DEFAULT_MODEL``, Claude Haiku 4.5): input $1, output $5
-# (https://platform.claude.com/docs/en/models/haiku-4-5/overview), the same cache factors, and a prompt
-# shorter than 4,096 tokens is never cached (the prompt-caching page's minimum for Haiku 4.5, as quoted in
+# (https://platform.claude.com/docs/en/models/haiku-4-5/overview: a legacy model, still available; the SDK's
+# ``_data/deprecated_models.py`` does not list it), the same cache factors, and a prompt shorter than 4,096
+# tokens is never cached (the prompt-caching page's minimum for Haiku 4.5, as quoted in
 # anthropics/anthropic-sdk-python#1194). Price a session of this course with these unless a chapter says why not.
 SESSION_PRICES = Prices(input=1.0, output=5.0, min_cacheable=4_096)
 
@@ -135,6 +142,29 @@ def cache_recorder(client: Any) -> RecordingClient:
     """A client that keeps the segments of every request it sends (``records[i]`` for ``trace[i]``)."""
     return RecordingClient(client, lambda request: request_segments(
         request["messages"], request.get("system"), request.get("tools")))
+
+
+class AutomaticCaching:
+    """A client that sends every request with the top-level ``cache_control`` (the SDK's docstring: it
+    "automatically applies a cache_control marker to the last cacheable block in the request") and keeps
+    each reply's ``usage`` in ``usages``, in call order."""
+
+    MARK = {"type": "ephemeral"}
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.usages = inner, []
+
+    @property
+    def messages(self) -> "AutomaticCaching":
+        return self  # so that ``client.messages.create`` lands on ``create`` below
+
+    def create(self, **request: Any) -> Any:
+        reply = self.inner.messages.create(**request, cache_control=self.MARK)
+        self.usages.append(reply.usage)
+        return reply
+
+    def count_tokens(self, **request: Any) -> Any:
+        return self.inner.messages.count_tokens(**request)
 
 
 # --- pricing -------------------------------------------------------------------

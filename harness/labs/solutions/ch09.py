@@ -1,7 +1,7 @@
 """Chapter 09's step, exercise 5: price a run with and without prompt caching from its token counts; and the
 values exercises 1 to 4 ask for (``ANSWERS``), each worked out here by runs of its own, out of sight:
 the rewrite of section 2 under a shorter lookback, the hoarder under an unlimited one, a threshold that
-summarises and forgets nothing (more than one is right: a value is judged by its own run), and the best
+summarises and keeps the newest fact (more than one is right: a value is judged by its own run), and the best
 of the settings sections 3 to 7 run that reads no file twice.
 
 The cases: the chapter's 12-file task of section 3 (the calls ``cost_of``
@@ -9,7 +9,7 @@ priced, with caching and without); the edges a hand-written version gets
 wrong (no calls; an agent call one token under ``min_cacheable`` and one
 exactly at it; a summary call that found a prefix, which is still uncached);
 and 120 seeded random runs of agent and summary calls under five price lists
-(the session prices of Haiku 4.5, Sonnet 4.5's with a 1,024-token minimum,
+(the session prices of Haiku 4.5, Sonnet 5.5's with a 512-token minimum,
 a zero ``min_cacheable``, other factors, a free cache read), a third of them
 without caching. The dollars are compared
 to ten decimals, so a sum taken in another order still passes; every number
@@ -38,7 +38,7 @@ from ..tuning import (GOLDFISH, HOARDER, READ_FILE, THRESHOLD_SLIDER, TUNING_REQ
                       recommend, settings_grid)
 from . import Answer, Step
 
-PRICE_LISTS = {"the session prices": SESSION_PRICES, "Sonnet 4.5's, min_cacheable 1,024": EXAMPLE_PRICES,
+PRICE_LISTS = {"the session prices": SESSION_PRICES, "Sonnet 5.5's, min_cacheable 512": EXAMPLE_PRICES,
                "min_cacheable 0": Prices(min_cacheable=0),
                "other factors": Prices(input=1.0, output=5.0, cache_write_factor=2.0, cache_read_factor=0.5),
                "a free cache read": Prices(input=0.8, output=4.0, cache_read_factor=0.0)}
@@ -152,7 +152,7 @@ def _first_whole_rewrite() -> int:
 
 
 def _hoarder_still_dearer() -> bool:
-    """Exercise 2: with an unlimited lookback, whether the hoarder still costs more than no compaction."""
+    """Exercise 2: with an unlimited lookback, whether the hoarder costs more than no compaction."""
     with scratch_folder(Path("_work/09_answers")) as root:
         endless = Lab(root / "exercise2", prices=replace(SESSION_PRICES, lookback_blocks=1_000))
         return endless.run(HOARDER).dollars > endless.run(UNCOMPRESSED).dollars
@@ -166,8 +166,11 @@ def _remembers(threshold: int) -> tuple[int, tuple[str, ...]]:
     return run.stats.compactions.get("auto", 0), tuple(run.forgotten)
 
 
+NEWEST_FACT = "c06_storage's tag"  # said in request 7, after the three early facts
+
+
 def summarises_and_remembers(value: Any) -> str | None:
-    """Exercise 3: None when at THRESHOLD ``value`` the lab's session summarises and forgets no fact."""
+    """Exercise 3: None when at THRESHOLD ``value`` the lab's session summarises and keeps the newest fact."""
     if type(value) is not int:
         return f"the answer is a number of tokens (an int), yours is {type(value).__name__}"
     if value < 1:
@@ -175,7 +178,7 @@ def summarises_and_remembers(value: Any) -> str | None:
     summaries, forgotten = _remembers(value)
     if not summaries:
         return "no summary ran at that threshold"
-    return f"the agent forgot {len(forgotten)} fact{'s' if len(forgotten) != 1 else ''}" if forgotten else None
+    return "the agent forgot the tag of request 7 too" if NEWEST_FACT in forgotten else None
 
 
 def _threshold_that_remembers() -> int:
@@ -220,12 +223,13 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "With one tool call per round, KEEP_RECENT=10 puts the cleared block 20 blocks back. No stored prefix "
     "before it lies within the 20 blocks a request looks back, so the call after it writes the whole request.",
     "Every micro step rewrites the history a few results back, so nearly every call writes what it would "
-    "have read, and a write costs 12.5 times a read. Clearing in larger, rarer batches (BatchedMicro) keeps "
-    "the prefix stable in between.",
+    "have read, and a write costs 12.5 times a read: it writes more than no compaction does. Clearing in "
+    "larger, rarer batches (BatchedMicro) keeps the prefix stable in between and costs least.",
     "The exact output the agent saw, from the append-only log, with no tool run again. Not a smaller bill: a "
     "recall returns as many tokens as a fresh read, and the longer placeholders and the extra tool schema "
     "cost slightly more input.",
-    "Its context stays so small that most of its calls are under Haiku 4.5's 4,096-token minimum and go "
-    "uncached; the rest are rewritten on almost every call, so they pay writes at 1.25 times instead of "
-    "reads. With a 1,024-token minimum the same runs are cheaper with caching than without.",
+    "The API's page counts a run of tool_use blocks as one lookback position, and a run of tool_result "
+    "blocks as another; PromptCache counts every block. Twelve parallel reads are 24 blocks for the model, "
+    "past its lookback, so it writes the whole request; for the fake they are two positions, so it reads "
+    "the previous call's prefix and writes only the new turn.",
 ]
