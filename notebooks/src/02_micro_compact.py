@@ -684,12 +684,10 @@ if answer("differs_at", differs_at):
 # Answer each before you look (the answers are `RECAP` in `harness/labs/solutions/ch02.py`).
 #
 # 1. Why does step 1 record the block index as well as the message index?
-# 2. What does `results[:-0]` select, and what goes wrong with `results[:len(results) - keep_recent]`
-#    early in a task?
-# 3. Why does the reference's name map find no names after a JSON round trip, and what does that cost?
-# 4. Why must the `tool_use` blocks stay when their results are cleared?
-# 5. After `replace_in_place`, what does anything else holding the history see, and why?
-# 6. Why can keeping the newest 3 results clear one the model never saw, and what rules that out?
+# 2. Why does the reference's name map find no names after a JSON round trip, and what does that cost?
+# 3. Why must the `tool_use` blocks stay when their results are cleared?
+# 4. After `replace_in_place`, what does anything else holding the history see, and why?
+# 5. Why can keeping the newest 3 results clear one the model never saw, and what rules that out?
 
 # %% [markdown]
 # ## Sources

@@ -347,9 +347,6 @@ ANSWERS = (
 RECAP = [  # the answers to the chapter's recap questions, in order
     "One user message can hold several tool results (two tools asked for in one turn are answered "
     "together), so a position needs the block index too.",
-    "results[:-0] is results[:0], the empty list: nothing would ever be cleared at keep_recent 0. "
-    "results[:len(results) - keep_recent] goes negative while there are fewer results than keep_recent, "
-    "and Python then counts from the end and clears the results it should keep. Clamp at zero.",
     "It asks hasattr(block, 'type'), which only SDK objects answer; after JSON the blocks are dicts, the "
     "map is empty, every placeholder says 'unknown', and the preserved read_file results are cleared.",
     "The API refuses a tool_result that answers no tool_use of the message before it; and the tool_use "
