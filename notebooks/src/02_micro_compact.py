@@ -545,8 +545,9 @@ assert (SESSION_PRICES.input, SESSION_PRICES.output) == (1.0, 5.0)  # Haiku 4.5,
 # %% [markdown]
 # One call a turn, micro-compaction cuts the bill (input and output) by 52% without caching and nearly
 # doubles it with caching: each call rewrites the result that just left the newest three, so from the
-# fourth call on (the first three are too short to cache) each writes its whole input at 1.25x [8]. The cache model is *this design* (chapter 09's replay of automatic caching [7]); the
-# dollars are this session's.
+# fourth call on (the first three are too short to cache) each writes its whole input at 1.25x [8].
+# The cache model is *this design* (chapter 09's replay of automatic caching [7]); the dollars are this
+# session's.
 #
 # ## Why the tool_use blocks stay
 #
