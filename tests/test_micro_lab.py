@@ -321,3 +321,30 @@ def test_price_micro_bills_the_same_input_as_the_loop_and_costs_more_when_it_cle
     assert micro_uncached.dollars > plain_uncached.dollars and micro_cached.dollars > plain_cached.dollars
     lab = measure_micro(twelve[0], 3, frozenset(), tmp_path / "lab")
     assert [c.input for c in micro_cached.calls] == list(lab.context)
+
+
+def test_price_micro_one_call_a_turn_shows_what_clearing_does_to_the_cache(tmp_path):
+    """Chapter 02's cost table: one tool call per turn, 14 calls. Micro cuts the uncached bill, and with caching no
+    prefix is read again after it clears (each call rewrites the result that just left the newest three)."""
+    (plain_cached, plain_uncached), (micro_cached, micro_uncached) = (
+        price_micro(tmp_path / "plain", SESSION_PRICES, None, one_call=True),
+        price_micro(tmp_path / "micro", SESSION_PRICES, micro_compact, 3, frozenset(), one_call=True))
+    assert len(plain_cached.calls) == len(micro_cached.calls) == 14
+    assert micro_cached.total("cache_read") == 0 < plain_cached.total("cache_read")
+    assert micro_uncached.dollars < plain_uncached.dollars and micro_cached.dollars > plain_cached.dollars
+
+
+def test_sparing_the_last_message_makes_clearing_unread_results_impossible(twelve, tmp_path):
+    """The fix chapter 02 teaches (its reference micro_compact_seen_only): the results of the last message, which the
+    model has not seen, are never cleared, so at any keep_recent the task runs as without micro. harness.micro_compact
+    counts results and has no such guard: with the twelve reads just answered it clears nine of them."""
+    from harness.labs.solutions.ch02 import micro_compact_seen_only
+    history, baseline = twelve
+    for keep_recent in (0, 1, 3):
+        lab = measure_micro(history, keep_recent, frozenset(), tmp_path, clear=micro_compact_seen_only)
+        assert (lab.model_calls, lab.re_reads, lab.hit_max_turns) == (len(baseline), 0, False)
+    just_answered = copy.deepcopy(history[:5])  # ends with the user message of twelve results
+    unread = [c for c in micro_compact(just_answered, 3, frozenset()).cleared if c.message_index == 4]
+    assert len(unread) == 9
+    spared = copy.deepcopy(history[:5])
+    assert micro_compact_seen_only(spared, 3, frozenset()) == 1 and spared[4] == history[4]  # only the listing

@@ -4,6 +4,9 @@ Everything here is a pure function of its arguments: ``outline`` renders a
 history one block a line, ``measure_micro`` applies a micro-compaction function
 (``micro_compact``, or the student's own) to a copy of a history and runs the
 12-file task with it and the same knobs, and ``micro_figure`` draws both.
+With parallel calls (this fake's default) the task is a listing, one turn of
+twelve reads and the answer; ``price_micro(one_call=True)`` runs it one call a
+turn instead, where clearing between calls shows in the cache.
 ``MicroKnobs`` is the slider callback: one ``MicroPicture`` laid out once and
 redrawn in place for every setting. ``price_micro`` prices the task with and
 without prompt caching (chapter 09's cache model).
@@ -29,6 +32,7 @@ from ..core.messages import (Message, blocks, check_shape, iter_tool_results, it
 from ..core.micro import Cleared, MicroReport, micro_compact
 from ..core.tokens import estimate_tokens
 from ..fake import fake_client
+from ..strategies.one_call import OneCallPerTurn
 from ..strategies.three_layers import ThreeLayers
 from .blit import Blitted
 from .cost import CostReport, Prices, cache_recorder, cost_of
@@ -160,17 +164,20 @@ def measure_micro(history: list[Message], keep_recent: int, preserve_tools: froz
 
 
 def price_micro(root: str | Path, prices: Prices, clear: Callable[..., object] | None = micro_compact,
-                keep_recent: int = 3, preserve_tools: frozenset[str] = frozenset()) -> tuple[CostReport, CostReport]:
+                keep_recent: int = 3, preserve_tools: frozenset[str] = frozenset(), *,
+                one_call: bool = False) -> tuple[CostReport, CostReport]:
     """The 12-file task priced (with caching, without) at ``prices``: ``clear`` as its micro layer with
-    these knobs, or no micro-compaction at all when ``clear`` is None."""
+    these knobs, or no micro-compaction at all when ``clear`` is None; with ``one_call``, the model is
+    asked for one tool call per turn (``OneCallPerTurn``)."""
     recorder = cache_recorder(fake_client())
+    compactor = ThreeLayers() if clear is None else ThreeLayers(micro=micro_layer(clear))
     if clear is None:
-        session = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), root, client=recorder)
+        config = CompactionConfig(micro=False, auto=False)
     else:
         config = CompactionConfig(keep_recent=keep_recent, preserve_tools=preserve_tools, auto=False,
                                   max_turns=LAB_MAX_TURNS)
-        session = run_scenario(TWELVE_FILES, config, root, client=recorder,
-                               compactor=ThreeLayers(micro=micro_layer(clear)))
+    session = run_scenario(TWELVE_FILES, config, root, client=recorder,
+                           compactor=OneCallPerTurn(compactor) if one_call else compactor)
     return (cost_of(session.trace, recorder.records, prices, caching=True),
             cost_of(session.trace, recorder.records, prices, caching=False))
 

@@ -170,7 +170,7 @@ def _knob_cases() -> list[tuple[str, list[Message], int, frozenset[str], int, st
     cases: list[tuple[str, list[Message], int, frozenset[str], int, str | None]] = [
         (f"{name}, {_settings(k, p, m)}", h, k, p, m, trap) for name, h, k, p, m, trap in _aimed()]
     cases += [(f"12-file history[:{n}], {_settings(k, p, m)}", history[:n], k, p, m, None)
-              for n in (5, 13, 21, len(history)) for k in range(14) for p in PRESERVE_SETS for m in (0, 100)]
+              for n in (1, 3, 5, len(history)) for k in range(14) for p in PRESERVE_SETS for m in (0, 100)]
     cases += [(f"random history {i}, {_settings(i % 5, PRESERVE_SETS[i % 4], (0, 100)[i // 20 % 2])}", h, i % 5,
                PRESERVE_SETS[i % 4], (0, 100)[i // 20 % 2], None) for i, h in enumerate(random_histories(200, seed=2))]
     return cases
@@ -347,13 +347,13 @@ ANSWERS = (
 RECAP = [  # the answers to the chapter's recap questions, in order
     "One user message can hold several tool results (two tools asked for in one turn are answered "
     "together), so a position needs the block index too.",
-    "results[:-0] is results[:0], the empty list: nothing would ever be cleared at keep_recent 0. "
-    "results[:len(results) - keep_recent] goes negative while there are fewer results than keep_recent, "
-    "and Python then counts from the end and clears the results it should keep. Clamp at zero.",
     "It asks hasattr(block, 'type'), which only SDK objects answer; after JSON the blocks are dicts, the "
     "map is empty, every placeholder says 'unknown', and the preserved read_file results are cleared.",
     "The API refuses a tool_result that answers no tool_use of the message before it; and the tool_use "
     "block tells the agent what it did and where to look again.",
     "The placeholders: replace_in_place assigns to the very block dicts of the history, so anything "
     "holding the same list sees the new content.",
+    "Results of one turn arrive in one message: twelve parallel reads are twelve results, so the newest 3 "
+    "leave 9 of that message to clear before the next call, the first that would show them. A result in "
+    "the last message has not been seen yet; never clearing those makes it impossible at any keep_recent.",
 ]
