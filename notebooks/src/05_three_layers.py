@@ -7,7 +7,7 @@
 # ## What you will be able to do
 #
 # - say what happens in one turn of the loop, in which order, and why;
-# - write the layers and the loop, and run sessions exactly like the harness's;
+# - write the layers and the loop, and run sessions like the harness's;
 # - read a long run's growth curves, bill and memory, and move its knobs.
 #
 # Each result carries a label. *any model*: a model that sees only the same context would do the
@@ -17,9 +17,8 @@
 # %% [markdown]
 # ## Setup
 #
-# The model is the deterministic fake of Claude behind the real `anthropic` SDK, offline. The long
-# runs (`harness/labs/loop_lab.py`) are cached. They run your loop, with your layers of chapters
-# 02-04 where they passed their checks.
+# The deterministic fake of Claude, behind the real `anthropic` SDK, offline. The long runs
+# (`harness/labs/loop_lab.py`, cached) run your loop, with your layers of chapters 02-04 once they pass.
 
 # %%
 # %matplotlib inline
@@ -82,9 +81,8 @@ my_finish_round = yours_or_reference("my_finish_round")    # chapter 04
 # Steps 2 and 3 shape what the model sees; step 6 follows its decision (*this design*, the
 # reference agent's [2]). A `RunContext` `run` (`harness/core/loop.py`) holds the client, history
 # and knobs, and reports what the layers do: `run.micro(layer)`, `run.context_size()`,
-# `run.summarise_and_replace(kind, focus, compact=)`. The harness's `run_agent` calls the layers
-# through a *strategy*'s hooks (`harness/strategies/base.py`): `before_call` (steps 2-3),
-# `on_compact` (step 6) and `after_round`. `ThreeLayers()` is the reference's.
+# `run.summarise_and_replace(kind, focus, compact=)`. `run_agent` calls the layers through a
+# *strategy*'s hooks (`harness/strategies/base.py`): `before_call`, `on_compact`, `after_round`.
 #
 # The steps run on chapter 02's twelve-file task, stopped after the turn that read the files: the fake
 # asks for all twelve in one turn (*this fake*: it makes independent tool calls in parallel).
@@ -164,10 +162,10 @@ assert response.stop_reason == "end_turn" and uses == [] and "lost track" in tex
 assert "No request is visible" in events[-1].detail["summary"]
 
 # %% [markdown]
-# The agent has lost its task. The twelve results came in one turn, and auto fired before the model had
-# read them: the summariser got the last 80,000 characters of the history (chapter 03's tail, *this
-# design*), file contents only. No summariser keeps a request it is not shown (*any model*). Parallel
-# calls make this likelier: one turn can bring more than the tail holds.
+# The agent has lost its task. The twelve results came in one turn, and auto fired before the model
+# read them: the summariser got the history's last 80,000 characters (chapter 03's tail, *this
+# design*), file contents only. No summariser keeps a request it is not shown (*any model*); one turn
+# of parallel calls can bring more than the tail holds.
 #
 # **Step 3: the round.** Chapter 04's: append the reply, run every tool, append all the results.
 
@@ -183,9 +181,8 @@ print([m["role"] for m in sample], "|", len(round_results), "result(s):",
       [r["content"].splitlines()[0] for r in round_results])
 
 # %% [markdown]
-# **Step 4: the exits.** The model called `compact`: run the manual summary, stop `"compact"`. It
-# asked for no tool: stop `"end_turn"`. `max_turns` calls went by: stop `"max_turns"`. Otherwise
-# the next turn starts.
+# **Step 4: the exits.** `compact` called: the manual summary, stop `"compact"`. No tool asked for:
+# `"end_turn"`. `max_turns` calls gone: `"max_turns"`. Otherwise the next turn starts.
 
 # %%
 compacting = any(b["name"] == COMPACT_TOOL_NAME for b in uses)
@@ -198,8 +195,8 @@ assert [m["role"] for m in sample] == ["user", "assistant"] and round_results ==
 # %% [markdown]
 # **Now write the loop.** Each turn: `my_layers(run)`, the call, then your round
 # `my_finish_round(messages, content, tools, manual)`, where `manual(focus)` runs the manual summary.
-# `taught_loop` does the bookkeeping (call numbers, traces, the log). The check compares everything
-# its sessions leave with `run_agent`'s.
+# `taught_loop` does the bookkeeping (call numbers, traces, the log); the check compares its sessions
+# with `run_agent`'s.
 
 # %% tags=["stub"]
 def my_agent_loop(client, messages, *, system, tools, config, run):
@@ -240,17 +237,17 @@ assert small.trace[-2].tools == ("compact",) and len(small.messages) == 1
 assert small.answers == ["I have lost track of the current request. What should I do next?"]
 
 # %% [markdown]
-# Micro and auto fired before call 3 (the summary call first), manual after it, and the loop returned
-# with step 2's lost task as its answer. The order is the loop's (*this design*); when the agent calls
-# `compact`, and what the summaries keep, are *this fake*'s.
+# Micro and auto fired before call 3 (the summary call first), manual after it; the answer is step
+# 2's lost task. The order is the loop's (*this design*); when the agent calls `compact`, and what the
+# summaries keep, are *this fake*'s.
 #
 # ## 2 · The long session, with and without the three layers
 #
-# All 71 requests of `LONG_SESSION`, with every layer off and with the reference knobs. Why would
-# the agent call `compact`? One version of the reference agent states the 50,000-token limit in its
-# system prompt [3]; a later one does not [2], nor does ours. Here the lab gives *this fake* a limit,
-# 97% of `THRESHOLD` (*this design*: a break just before auto would cut in mid-task), and it calls
-# `compact` after a task once its request passes it. A real model would have to be told.
+# All 71 requests of `LONG_SESSION`, with every layer off and with the reference knobs. Why would the
+# agent call `compact`? One version of the reference agent states the 50,000-token limit in its system
+# prompt [3]; a later one does not [2], nor does ours. Here the lab gives *this fake* a limit, 97% of
+# `THRESHOLD` (*this design*: just before auto would cut in mid-task), and it calls `compact` after a
+# task once its request passes it. A real model would have to be told.
 
 # %%
 compressed = three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), WORK, loop=my_loop)
@@ -283,12 +280,12 @@ assert (SESSION_PRICES.input, SESSION_PRICES.output) == (1.0, 5.0)
 # | three layers | 153 | 48,854 | 36 | 4.41M | 4.44 | 0.86 |
 # | no compaction | 116 | 125,112 | 0 | 10.29M | 10.32 | 1.38 |
 #
-# Dollars are at Claude Haiku 4.5's prices (1 in, 5 out per million tokens) [4], without prompt caching
-# and then with chapter 09's cache model [5]. That the layers shrink what is sent holds for *any
-# model*. The sizes are *this fake*'s trajectory, with its parallel calls (a folder's twelve reads in
-# one call): peak context 39% of the uncompressed one, a bill of 43% without caching but 62% with it,
-# since a cache makes the long uncompressed prefix cheap to resend. The 36 re-reads are *this fake*'s
-# too: it reads a file again when its content is out of view.
+# Dollars at Claude Haiku 4.5's prices (1 in, 5 out per million tokens) [4], without caching, then with
+# chapter 09's cache model [5]. That the layers shrink what is sent holds for *any model*. The sizes
+# are *this fake*'s trajectory, with its parallel calls (a folder's twelve reads in one call): peak
+# context 39% of the uncompressed one, a bill of 43% without caching but 62% with it, since a cache
+# makes the long uncompressed prefix cheap to resend. The 36 re-reads are *this fake*'s: it reads a
+# file again when its content is out of view.
 #
 # Orange dots: micro fired before that call; red triangles: auto; green diamond: the agent's `compact`.
 
@@ -314,10 +311,10 @@ assert all(series.context[call - 1] < 1_500 for call in (13, 56, 92))
 assert micro_saved == 2_630
 
 # %% [markdown]
-# Three teeth, each a drop of more than 45,000 tokens: the agent's `compact` after call 12, auto
-# before calls 56 and 92. After each, the context starts again under 1,500 tokens. Micro saves only
-# 2,630 estimated tokens in all: most of what piles up is `read_file` output, which the reference
-# preserves (*this design*, and *this fake*'s read-heavy session).
+# Three teeth, each a drop of over 45,000 tokens: the agent's `compact` after call 12, auto before
+# calls 56 and 92; after each the context restarts under 1,500 tokens. Micro saves only 2,630
+# estimated tokens: what piles up is `read_file` output, which the reference preserves (*this design*,
+# and *this fake*'s read-heavy session).
 #
 # ## 3 · What it cost: the summaries forget
 #
@@ -345,21 +342,17 @@ assert "- User:" not in first_summary and DEFAULTS.tail_chars == 80_000
 
 # %% [markdown]
 # Uncompressed, the agent remembers and refuses. Compressed, it has lost the rule, edits vendored code,
-# and gets the first change wrong. The first summary was written from the last 80,000 characters
-# of the history (chapter 03), all file contents by then, not one request. No summariser can keep a
-# request it is not shown (*any model*). What the agent does next is *this fake*'s: it obeys every rule
-# it can see and none it cannot, and names the earliest change it can still see as the first.
+# and gets the first change wrong. As in step 2, the first summary was written from the last 80,000
+# characters, all file contents, not one request (*any model*). What the agent does next is *this
+# fake*'s: it obeys every rule it can see and none it cannot, and names the earliest change it still
+# sees as the first.
 #
 # ## 4 · Working, short-term and long-term memory
 #
-# The layers can be read as memory:
-#
-# - **working**: the newest `KEEP_RECENT` tool results, in full;
-# - **short-term**: placeholders, the fact of a call without its content;
-# - **long-term**: the summary in the context, and the transcripts on disk.
-#
-# The rest is older results micro leaves alone ("kept in full"), the conversation, and framing.
-# `memory_of` takes a history apart that way.
+# The layers read as memory: **working**, the newest `KEEP_RECENT` tool results in full;
+# **short-term**, placeholders (a call without its content); **long-term**, the summary in the context
+# and the transcripts on disk. The rest is older results micro leaves alone ("kept in full"), the
+# conversation, and framing. `memory_of` takes a history apart that way.
 
 # %%
 end = {"with the layers": memory_of(compressed), "no compaction": memory_of(uncompressed)}
@@ -380,9 +373,8 @@ assert round(kept_share, 2) == 0.89
 
 # %% [markdown]
 # The three transcripts hold more tokens than the uncompressed run's largest context. 89% of the
-# compressed context is "kept in full", preserved `read_file` output: here `PRESERVE_RESULT_TOOLS`
-# weighs more than `KEEP_RECENT`, from *this fake*'s read-heavy session. The transcripts hold
-# placeholders (chapter 03); the session log is the full record. The picture of every request:
+# compressed context is "kept in full", preserved `read_file` output (*this fake*'s read-heavy
+# session). The transcripts hold placeholders (chapter 03); the log is the full record. Every request:
 
 # %%
 pictures = {"with the layers": compressed.client.records, "no compaction": uncompressed.client.records}
@@ -402,13 +394,13 @@ assert sum(p.items > 0 for p in short_term) > len(short_term) // 2
 # %% [markdown]
 # The parts add up exactly to the input tokens the fake reported (*this fake*: it bills what it is
 # sent). The real API also adds a tool-use system prompt whenever `tools` are sent, sized by model
-# and `tool_choice` [6] (Haiku 4.5's size: unverified). Working memory is three results at most.
-# Placeholders are in over half the requests, never more than 5, under 50 tokens together.
+# and `tool_choice` [6] (Haiku 4.5's size: unverified). Placeholders are in over half the requests,
+# never more than 5, under 50 tokens together.
 #
 # ## 5 · Try it: KEEP_RECENT and THRESHOLD
 #
-# The `KEEP_RECENT` slider starts at 1: at 0, micro clears the newest result before the model has
-# seen it, and the loop spins (chapter 02).
+# `KEEP_RECENT` starts at 1: at 0, micro clears the newest result before the model sees it, and the
+# loop spins (chapter 02).
 
 # %%
 spin = [user("Count the lines of every .py file under agents/."),
@@ -420,9 +412,8 @@ assert spin[-1]["content"][0]["content"] == "[Previous: used bash]"
 
 # %% [markdown]
 # The sliders show runs with `KEEP_RECENT` 1, 3 or 10 and `THRESHOLD` 10,000, 30,000, 50,000 or
-# 120,000 (the agent's limit stays at 97%). The cell below makes the 12 runs; a slider only looks one
-# up. `requests` cuts a run with `Session.first(n)` (chapter 04's caveat applies). The titles' bill is
-# input tokens, without caching.
+# 120,000 (the agent's limit stays at 97%). The cell below makes the 12 runs; a slider looks one up.
+# `requests` cuts a run with `Session.first(n)` (chapter 04's caveat). The titles' bill is uncached.
 
 # %% tags=["nbval-ignore-output"]
 KEEP_RECENTS = (1, 3, 10)
@@ -455,10 +446,10 @@ layers_slider = panel(
 # - One turn: log, micro, auto, call, every tool and result, then manual, which ends the loop.
 # - On the 71 requests the layers cut the peak context to 39% and the bill to 43% without caching,
 #   62% with it, for 37 more calls (sizes: *this fake*'s trajectory).
-# - The agent forgets in the summaries: a rule given once, early, was not in the text the first
-#   summary was written from (*any model*).
+# - The agent forgets in the summaries: what is outside the text a summary is written from is lost
+#   (*any model*); one turn of parallel reads can push out its own task.
 # - Working memory: the newest results; short-term: placeholders; long-term: the summary and the
-#   transcripts. The session log is the full record.
+#   transcripts. The log is the full record.
 #
 # ## Exercises
 #
@@ -555,5 +546,5 @@ else:
 # 2. shareAI-lab/learn-claude-code, `agents/s06_context_compact.py` at 7864a30 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (the loop's order; a system prompt with no limit)
 # 3. shareAI-lab/learn-claude-code, `agents/s06_context_compact.py` at 0de9c58 — https://github.com/shareAI-lab/learn-claude-code/blob/0de9c58a817ebdab6508e0decbc1e0c98c172747/agents/s06_context_compact.py (a system prompt that states the 50,000-token limit)
 # 4. Anthropic, "Pricing" — https://platform.claude.com/docs/en/about-claude/pricing (Haiku 4.5's input, output and cache prices)
-# 5. Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (cache writes and reads, which chapter 09's model follows)
+# 5. Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (cache writes and reads: chapter 09's model)
 # 6. Anthropic, "Tool use pricing and tokens" — https://docs.anthropic.com/en/docs/tool-use-pricing-and-tokens (a tool-use system prompt added whenever tools are sent, its size per model and tool_choice)

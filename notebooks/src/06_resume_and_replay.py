@@ -1,15 +1,11 @@
 # %% [markdown]
 # # 06 · Resume and replay
 #
-# **Promise:** you will compact on the usage the provider reports, keep the user's own words through
-# every compaction, write a log that is only ever appended to, and bring a stopped session back
-# exactly as it was, compaction included.
-#
-# This chapter builds **the usage-triggered design**, from another teaching harness's chapter (in
-# TypeScript, with no public copy to cite): decide from the *reported* usage, replace the whole history
-# by a summary plus the user's recent messages, log only by appending, and make *resume* replay every
-# compaction. Its first version skipped that last part, and its resumed sessions silently got the whole
-# old history back.
+# **Promise:** you will build **the usage-triggered design**, from another teaching harness's chapter
+# (in TypeScript, with no public copy to cite): compact on the usage the provider reports, replace the
+# history by one summary and the user's own words, log only by appending, and resume a stopped session
+# by replaying every compaction. Its first version skipped the replay, and its resumed sessions
+# silently got the whole old history back.
 #
 # ## What you will be able to do
 #
@@ -20,9 +16,9 @@
 # %% [markdown]
 # ## Setup
 #
-# One session does most of the work: the first 8 requests of the long working session (two folders of
-# 12 files, an instruction about `tools/`, two edits, two questions, a line count), with the new
-# strategy and a session log. The same requests without compaction are the baseline.
+# One session does most of the work: the first 8 requests of the long session (two folders of 12 files,
+# a rule about `tools/`, two edits, two questions, a line count), with a session log. The same requests
+# without compaction are the baseline.
 
 # %%
 # %matplotlib inline
@@ -134,9 +130,8 @@ assert reported_total(fake_usage) == fake_usage.input_tokens + fake_usage.output
 # - nothing else: assistant messages, tool calls and tool results go *whole*, so no tool_use can lose
 #   its tool_result.
 #
-# The summary and the kept messages stay **separate**: each kept one is byte for byte what the user
-# typed, and the next compaction can fold the old summary into the new one. The API combines
-# consecutive user messages into one turn [1].
+# The kept messages stay **separate** from the summary, byte for byte what the user typed, and the next
+# compaction folds the old summary into the new one. The API combines consecutive user messages [1].
 
 # %%
 history = [
@@ -182,18 +177,16 @@ assert sum(is_summary(m) for m in again) == 1 and len(again) == 5
 # %% [markdown]
 # ## 3. Between rounds only
 #
-# `UsageTriggered` is a `Compactor` (chapter 05) that acts in `after_round`, once a round's tool
-# results are appended and logged, so no tool_use is ever in flight when it cuts (*this design*). It
-# decides from the usage *that round* reported, asks for a hand-off summary, replaces the history,
-# appends **one** compaction record holding the summary to the log, and emits a `history_compacted`
-# event. A round that ends the turn is left alone, so the answer stays.
+# `UsageTriggered` is a `Compactor` (chapter 05) that acts in `after_round`, once a round's results are
+# appended and logged, so no tool_use is in flight when it cuts (*this design*). It decides from the
+# usage *that round* reported, replaces the history, and appends **one** compaction record holding the
+# summary to the log. A round that ends the turn is left alone, so the answer stays.
 #
 # The summariser gets the last 80,000 characters of the history (`CompactionConfig.tail_chars`), the
 # s06 agent's rule [4]; the usage-triggered design does not cut (*this design*). Here it bites: the fake
-# reads a folder's twelve files in one turn (*this fake*: parallel calls), so a round can add 24,000
-# tokens past the threshold, and both histories summarised were over 100,000 characters. The user's
-# words survive anyway: they are kept verbatim. The session compacted twice, and the record before
-# each compaction record is a user message of tool results.
+# reads a folder's twelve files in one turn (*this fake*: parallel calls), and both histories were
+# over 100,000 characters. The user's words survive anyway, kept verbatim. Each compaction record
+# follows a user message of tool results.
 
 # %%
 records = read_log(LOG).records
@@ -216,11 +209,10 @@ assert all(e.detail["reported_tokens"] == agent_calls[e.call].input_tokens + age
 assert CONFIG.tail_chars == 80_000 and summarised_chars == [103_905, 122_303]
 
 # %% [markdown]
-# The teeth peak at 29,398 tokens while the baseline climbs to 49,647: a round's usage is known only
-# once it is over, and a round of twelve parallel reads overshoots the threshold threefold. The price is
-# in the calls: 19 agent calls instead of 15, 4 of them reads the baseline did not need (2 of unchanged
-# files, 2 of a file the agent had just edited). That price is *this fake*'s: it reads a file again
-# whenever its content is no longer visible. A real model may guess, or ask, instead.
+# The teeth peak at 29,398 tokens, the baseline at 49,647: a round's usage is known only once it is
+# over, and twelve parallel reads overshoot the threshold threefold. The price: 19 agent calls instead
+# of 15, 4 of them reads the baseline did not need (2 of a file just edited). That is *this fake*'s: it
+# reads a file again whenever its content is out of view. A real model may guess, or ask, instead.
 
 # %%
 fig, ax = plt.subplots(figsize=(8, 4))
@@ -269,10 +261,10 @@ validate_messages(naive + [question])  # a valid request: nothing will complain
 # %% [markdown]
 # ## 5. Resume by replay
 #
-# The fix adds no kind of record: the compaction record doubles as a replay marker. `resume(path)`
-# walks the records in order, appends each message, and at each compaction record calls
-# `replace_history` again with the recorded summary and budget. The replacement is a pure function of
-# (history so far, summary), so replaying it gives the very history the session had.
+# The compaction record doubles as a replay marker. `resume(path)` walks the records in order, appends
+# each message, and at each compaction record calls `replace_history` again with the recorded summary
+# and budget: a pure function of (history so far, summary), so replay gives the very history the
+# session had.
 
 # %%
 resumed = resume(LOG)
@@ -359,9 +351,8 @@ assert layer_kinds == ["auto", "manual"] and replayed == live and equal_before
 # %% [markdown]
 # ## 8. Try it: the budget
 #
-# Move the budget and watch which requests a replacement would keep verbatim. Below the newest
-# request's length only that one stays; from the total of all of them, everything does. The callback,
-# `describe_replacement`, is a pure function; `tests/test_replacement.py` runs it over the whole range.
+# Move the budget and watch which requests a replacement keeps verbatim: below the newest request's
+# length only that one; from their total, all. The callback, `describe_replacement`, is a pure function.
 
 # %%
 request_chars = sorted(len(text_of(m)) for m in naive if m["role"] == "user" and isinstance(m["content"], str))
