@@ -12,7 +12,7 @@
 #
 # Each result carries a label. *any model*: a model that sees only the same context would do the
 # same. *this fake*: it follows from how our fake decides. *this design*: a choice of this harness
-# or of the reference agent.
+# or of the s06 agent.
 
 # %% [markdown]
 # ## Setup
@@ -54,7 +54,7 @@ from harness.labs.taught_loop import taught_loop
 from harness.session.runner import SYSTEM_PROMPT
 
 WORK = own_scratch("05")                     # _work/05, in a fresh folder of its own for each run
-DEFAULTS = CompactionConfig()                # the reference agent's knobs
+DEFAULTS = CompactionConfig()                # the s06 agent's knobs
 KEEP_RECENT, THRESHOLD = DEFAULTS.keep_recent, DEFAULTS.threshold
 print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {sorted(DEFAULTS.preserve_tools)}, "
       f"model {DEFAULTS.model} ({context_window(DEFAULTS.model):,}-token window)")
@@ -79,7 +79,7 @@ my_finish_round = yours_or_reference("my_finish_round")    # chapter 04
 # 6. **Manual** (layer 3, if the model called `compact`): the same summary, then **return**.
 #
 # Steps 2 and 3 shape what the model sees; step 6 follows its decision (*this design*, the
-# reference agent's [2]). A `RunContext` `run` (`harness/core/loop.py`) holds the client, history
+# s06 agent's [2]). A `RunContext` `run` (`harness/core/loop.py`) holds the client, history
 # and knobs, and reports what the layers do: `run.micro(layer)`, `run.context_size()`,
 # `run.summarise_and_replace(kind, focus, compact=)`. `run_agent` calls the layers through a
 # *strategy*'s hooks (`harness/strategies/base.py`): `before_call`, `on_compact`, `after_round`.
@@ -243,8 +243,8 @@ assert small.answers == ["I have lost track of the current request. What should 
 #
 # ## 2 · The long session, with and without the three layers
 #
-# All 71 requests of `LONG_SESSION`, with every layer off and with the reference knobs. Why would the
-# agent call `compact`? One version of the reference agent states the 50,000-token limit in its system
+# All 71 requests of `LONG_SESSION`, with every layer off and with the s06 knobs. Why would the
+# agent call `compact`? One version of the s06 agent states the 50,000-token limit in its system
 # prompt [3]; a later one does not [2], nor does ours. Here the lab gives *this fake* a limit, 97% of
 # `THRESHOLD` (*this design*: just before auto would cut in mid-task), and it calls `compact` after a
 # task once its request passes it. A real model would have to be told.
@@ -313,7 +313,7 @@ assert micro_saved == 2_630
 # %% [markdown]
 # Three teeth, each a drop of over 45,000 tokens: the agent's `compact` after call 12, auto before
 # calls 56 and 92; after each the context restarts under 1,500 tokens. Micro saves only 2,630
-# estimated tokens: what piles up is `read_file` output, which the reference preserves (*this design*,
+# estimated tokens: what piles up is `read_file` output, which the s06 agent preserves (*this design*,
 # and *this fake*'s read-heavy session).
 #
 # ## 3 · What it cost: the summaries forget
