@@ -438,7 +438,7 @@ layers_slider = panel(
     runs=layer_runs, uncompressed=uncompressed)
 
 # %% [markdown]
-# Try `THRESHOLD` at 10,000 and at 120,000: how many teeth, re-reads, what bill? `KEEP_RECENT` at 1
+# Try `THRESHOLD` at 10,000 and 120,000: how many teeth, re-reads, what bill? `KEEP_RECENT` at 1
 # and at 10: why does so little change?
 #
 # ## Summary
@@ -491,7 +491,7 @@ if answer("largest_working_share", largest_working_share):
 # %% [markdown]
 # ### 3. Keep the rule alive
 # Which thresholds, from 10,000 to 120,000 in steps of 10,000, leave the agent refusing to edit
-# `tools/t05_shell.py` at the end (a set)? Then explain from the summaries why.
+# `tools/t05_shell.py` at the end (a set, maybe empty)? Explain why, from the summaries.
 #
 # *Hint:* `three_layer_run(KEEP_RECENT, threshold, 71, WORK, loop=my_loop).answers[-1]` starts with
 # "I will not" when the rule survived (a run takes seconds). What does a summary copy from the one
