@@ -1,14 +1,11 @@
 # %% [markdown]
 # # 06 · Resume and replay
 #
-# **Promise:** you will compact on the usage the provider reports, keep the user's own words through
-# every compaction, write a log that is only ever appended to, and bring a stopped session back
-# exactly as it was, compaction included.
-#
-# This chapter builds seed 000's design: decide from the *reported* usage, replace the whole history
-# by a summary plus the user's recent messages, and make *resume* replay every compaction. The seed's
-# first version skipped that last part, and its resumed sessions silently got the whole old history
-# back.
+# **Promise:** you will build **the usage-triggered design**, from another teaching harness's chapter
+# (in TypeScript, with no public copy to cite): compact on the usage the provider reports, replace the
+# history by one summary and the user's own words, log only by appending, and resume a stopped session
+# by replaying every compaction. Its first version skipped the replay, and its resumed sessions
+# silently got the whole old history back.
 #
 # ## What you will be able to do
 #
@@ -19,9 +16,9 @@
 # %% [markdown]
 # ## Setup
 #
-# One session does most of the work: the first 8 requests of the long working session (two folders of
-# 12 files, an instruction about `tools/`, two edits, two questions, a line count), with the new
-# strategy and a session log. The same requests without compaction are the baseline.
+# One session does most of the work: the first 8 requests of the long session (two folders of 12 files,
+# a rule about `tools/`, two edits, two questions, a line count), with a session log. The same requests
+# without compaction are the baseline.
 
 # %%
 # %matplotlib inline
@@ -65,9 +62,10 @@ print(f"without: {baseline.stats.model_calls} calls, peak context {baseline.stat
 
 # %%
 assert len(REQUESTS) == 8
-assert session.stats.compactions == {"history_compacted": 7}
-assert (baseline.stats.model_calls, baseline.stats.peak_context, baseline.stats.re_reads) == (37, 49_801, 0)
-assert (session.stats.model_calls, session.stats.re_reads) == (48, 11)
+assert session.stats.compactions == {"history_compacted": 2}
+assert (baseline.stats.model_calls, baseline.stats.peak_context, baseline.stats.re_reads) == (15, 49_647, 0)
+assert (session.stats.model_calls, session.stats.re_reads, session.stats.reads_after_edit) == (19, 2, 2)
+assert max(len(t.tools) for t in baseline.trace) == 12  # a folder's twelve reads go out in one call
 
 # %% [markdown]
 # ## 1. When: what the provider reported
@@ -76,14 +74,14 @@ assert (session.stats.model_calls, session.stats.re_reads) == (48, 11)
 # written to the prompt cache; `cache_read_input_tokens` and `cache_creation_input_tokens` are the
 # rest; the whole input is the sum of the three [1, 2]. Then there are the `output_tokens`.
 #
-# Seed 000 decides from the reported total, never from an estimate, in a fixed order:
+# The usage-triggered design decides from the reported total, never from an estimate, in a fixed order:
 #
 # 1. no usage reported: no decision (guessing could compact for nothing);
 # 2. the total is below the threshold: no;
 # 3. fewer than 4 history items: nothing worth compacting;
 # 4. otherwise compact, with a reason naming the total and the threshold.
 #
-# The seed's threshold is **8,000** tokens, a teaching constant.
+# Its threshold is **8,000** tokens, a teaching constant (*this design*).
 
 # %%
 cases = {"no usage": (None, 40), "below": (7_999, 40), "too short": (50_000, 3), "reached": (8_000, 4)}
@@ -132,9 +130,8 @@ assert reported_total(fake_usage) == fake_usage.input_tokens + fake_usage.output
 # - nothing else: assistant messages, tool calls and tool results go *whole*, so no tool_use can lose
 #   its tool_result.
 #
-# The summary and the kept messages stay **separate**: each kept one is byte for byte what the user
-# typed, and the next compaction can fold the old summary into the new one. The API combines
-# consecutive user messages into one turn [1].
+# The kept messages stay **separate** from the summary, byte for byte what the user typed, and the next
+# compaction folds the old summary into the new one. The API combines consecutive user messages [1].
 
 # %%
 history = [
@@ -180,16 +177,16 @@ assert sum(is_summary(m) for m in again) == 1 and len(again) == 5
 # %% [markdown]
 # ## 3. Between rounds only
 #
-# `UsageTriggered` is a `Compactor` (chapter 05) that acts in `after_round`, once a round's tool
-# results are appended and logged, so no tool_use is ever in flight when it cuts (*this design*). It
-# decides from the usage *that round* reported, asks for a hand-off summary, replaces the history,
-# appends **one** compaction record holding the summary to the log, and emits a `history_compacted`
-# event. A round that ends the turn is left alone, so the answer stays.
+# `UsageTriggered` is a `Compactor` (chapter 05) that acts in `after_round`, once a round's results are
+# appended and logged, so no tool_use is in flight when it cuts (*this design*). It decides from the
+# usage *that round* reported, replaces the history, and appends **one** compaction record holding the
+# summary to the log. A round that ends the turn is left alone, so the answer stays.
 #
 # The summariser gets the last 80,000 characters of the history (`CompactionConfig.tail_chars`), the
-# rule of seed 001's agent; seed 000 does not cut (*this design*). Here it never bites: the longest
-# history summarised was 47,174 characters. The session compacted 7 times, and the record before
-# every compaction record is a user message of tool results.
+# s06 agent's rule [4]; the usage-triggered design does not cut (*this design*). Here it bites: the fake
+# reads a folder's twelve files in one turn (*this fake*: parallel calls), and both histories were
+# over 100,000 characters. The user's words survive anyway, kept verbatim. Each compaction record
+# follows a user message of tool results.
 
 # %%
 records = read_log(LOG).records
@@ -205,18 +202,17 @@ for event, chars in zip(events, summarised_chars):
           f"history sent to the summariser: {chars:,} chars")
 
 # %%
-assert len(compaction_at) == len(events) == 7
+assert len(compaction_at) == len(events) == 2
 assert all(m["role"] == "user" and all(b["type"] == "tool_result" for b in m["content"]) for m in before_compaction)
 assert all(e.detail["reported_tokens"] == agent_calls[e.call].input_tokens + agent_calls[e.call].output_tokens
            >= 8_000 for e in events)
-assert CONFIG.tail_chars == 80_000 and max(summarised_chars) == 47_174
+assert CONFIG.tail_chars == 80_000 and summarised_chars == [103_905, 122_303]
 
 # %% [markdown]
-# The sawtooth stays near the threshold while the baseline climbs to 49,801 tokens. (A tooth can
-# overshoot: a round's usage is known only once it is over.) The price is in the calls: 48 agent calls
-# instead of 37, and 11 re-reads of files that had not changed; the baseline made none. That price is
-# *this fake*'s: it reads a file again whenever its content is no longer visible. A real model may
-# guess, or ask, instead.
+# The teeth peak at 29,398 tokens, the baseline at 49,647: a round's usage is known only once it is
+# over, and twelve parallel reads overshoot the threshold threefold. The price: 19 agent calls instead
+# of 15, 4 of them reads the baseline did not need (2 of a file just edited). That is *this fake*'s: it
+# reads a file again whenever its content is out of view. A real model may guess, or ask, instead.
 
 # %%
 fig, ax = plt.subplots(figsize=(8, 4))
@@ -230,16 +226,16 @@ ax.legend()
 plt.show()
 
 # %%
-assert session.stats.model_calls - baseline.stats.model_calls == session.stats.re_reads == 11
-assert max(t.input_tokens for t in baseline.trace) == 49_801
+assert session.stats.model_calls - baseline.stats.model_calls == 4 == session.stats.re_reads + session.stats.reads_after_edit
+assert (max(t.input_tokens for t in baseline.trace), session.stats.peak_context) == (49_647, 29_398)
 
 # %% [markdown]
 # ## 4. Stop, then resume the naive way
 #
 # Say the process stops here. Only the log survives. The naive resume reads back every logged message,
-# in order. The log is complete, so the result is the **uncompressed** history: the live one had 12
-# messages and a next call of 3,870 tokens; the naive resume gives 96 messages, 40 tool results among
-# them, and a next call of 71,634 tokens. Nothing fails: the API accepts it. Compaction works within a
+# in order. The log is complete, so the result is the **uncompressed** history: the live one had 15
+# messages and a next call of 5,064 tokens; the naive resume gives 38 messages, 33 tool results among
+# them, and a next call of 57,585 tokens. Nothing fails: the API accepts it. Compaction works within a
 # run and quietly stops working across runs (*any model*: the history itself is wrong).
 
 # %%
@@ -258,17 +254,17 @@ print(f"naive resume:             {len(naive)} messages, next call {next_call_to
       f"{len(list(iter_tool_results(naive)))} tool results back")
 
 # %%
-assert (len(session.messages), len(naive), len(list(iter_tool_results(naive)))) == (12, 96, 40)
-assert (next_call_tokens(session.messages), next_call_tokens(naive)) == (3_870, 71_634)
+assert (len(session.messages), len(naive), len(list(iter_tool_results(naive)))) == (15, 38, 33)
+assert (next_call_tokens(session.messages), next_call_tokens(naive)) == (5_064, 57_585)
 validate_messages(naive + [question])  # a valid request: nothing will complain
 
 # %% [markdown]
 # ## 5. Resume by replay
 #
-# The fix adds no kind of record: the compaction record doubles as a replay marker. `resume(path)`
-# walks the records in order, appends each message, and at each compaction record calls
-# `replace_history` again with the recorded summary and budget. The replacement is a pure function of
-# (history so far, summary), so replaying it gives the very history the session had.
+# The compaction record doubles as a replay marker. `resume(path)` walks the records in order, appends
+# each message, and at each compaction record calls `replace_history` again with the recorded summary
+# and budget: a pure function of (history so far, summary), so replay gives the very history the
+# session had.
 
 # %%
 resumed = resume(LOG)
@@ -276,15 +272,15 @@ print(f"{resumed.records} records, {resumed.compactions} compactions replayed, {
 print("equal to the live history at the stop:", resumed.messages == session.messages)
 
 # %%
-assert resumed.messages == session.messages and resumed.compactions == 7 and resumed.torn is None
+assert resumed.messages == session.messages and resumed.compactions == 2 and resumed.torn is None
 
 # %% [markdown]
 # Now continue from the replayed history. `reopen(path)` resumes and tells the log that the replayed
 # messages are already in it, so nothing is written twice. A log has one writer at a time (a second
 # opener gets `LogInUse`), so the stopped session closes its log first. The question is about an
-# instruction given seven compactions ago. Every replacement kept it verbatim, so the model is sent it
+# instruction given two compactions ago. Every replacement kept it verbatim, so the model is sent it
 # (*any model* could read it there); answering by quoting it is *this fake*'s way. The first call costs
-# the 3,870 tokens announced above.
+# the 5,064 tokens announced above.
 
 # %%
 log_bytes_before = LOG.read_bytes()
@@ -300,13 +296,13 @@ print(f"first call after resume: {continued.trace[0].input_tokens:,} tokens")
 assert REQUESTS[1].startswith("From now on, never edit anything under tools/")
 assert any(text_of(m) == REQUESTS[1] for m in reopened.messages)  # the user's words, kept verbatim
 assert continued.answers[-1] == 'You told me: "From now on, never edit anything under tools/; it is vendored code."'
-assert continued.trace[0].input_tokens == next_call_tokens(session.messages) == 3_870
+assert continued.trace[0].input_tokens == next_call_tokens(session.messages) == 5_064
 assert resume(LOG).messages == continued.messages
 
 # %% [markdown]
 # ## 6. The log keeps everything
 #
-# The history the model sees shrank seven times; the log never did. Every committed message is in it
+# The history the model sees shrank twice; the log never did. Every committed message is in it
 # once, in order; the compaction records hold their summaries and reasons; continuing only added lines
 # at the end, so the old file is a prefix of the new one.
 
@@ -322,8 +318,8 @@ print("the old log is a prefix of the new one:", log_bytes_after.startswith(log_
 
 # %%
 assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
-assert kinds == {"message": 98, "compaction": 7}
-assert len(read_results) == 40
+assert kinds == {"message": 40, "compaction": 2}
+assert len(read_results) == 33
 assert all(r["summary"] and r["reason"].startswith("reported usage") for r in records if r["kind"] == "compaction")
 assert log_bytes_after.startswith(log_bytes_before) and len(log_bytes_after) > len(log_bytes_before)
 
@@ -334,28 +330,29 @@ assert log_bytes_after.startswith(log_bytes_before) and len(log_bytes_after) > l
 # summary message that replaced everything, and `resume` replays them as well. Micro-compaction edits
 # old tool results *in place* after they were logged, so the replayed history has full results where
 # the live one has placeholders; the next call runs micro-compaction again, and then the two are
-# identical.
+# identical. (Here they are equal even before: the last summary left no tool result.)
 
 # %%
 layers = run_scenario(TWELVE_FILES, CompactionConfig(threshold=10_000), WORK / "three_layers", log=True,
-                      compact_policy=5_000)
+                      compact_policy="after_task")
 layer_log = WORK / "three_layers" / "session.jsonl"
 layer_kinds = [r["layer"] for r in read_log(layer_log).records if r["kind"] == "compaction"]
 replayed = resume(layer_log).messages
 live = copy.deepcopy(layers.messages)
+equal_before = replayed == live
 for messages in (replayed, live):
     micro_compact(messages, CONFIG.keep_recent, CONFIG.preserve_tools, CONFIG.min_chars)
-print("compaction records:", layer_kinds, "| replay equals the live history after micro:", replayed == live)
+print("compaction records:", layer_kinds, "| replay equals the live history before micro:", equal_before,
+      "| after:", replayed == live)
 
 # %%
-assert layer_kinds == ["auto", "auto", "manual"] and replayed == live
+assert layer_kinds == ["auto", "manual"] and replayed == live and equal_before
 
 # %% [markdown]
 # ## 8. Try it: the budget
 #
-# Move the budget and watch which requests a replacement would keep verbatim. Below the newest
-# request's length only that one stays; from the total of all of them, everything does. The callback,
-# `describe_replacement`, is a pure function; `tests/test_replacement.py` runs it over the whole range.
+# Move the budget and watch which requests a replacement keeps verbatim: below the newest request's
+# length only that one; from their total, all. The callback, `describe_replacement`, is a pure function.
 
 # %%
 request_chars = sorted(len(text_of(m)) for m in naive if m["role"] == "user" and isinstance(m["content"], str))
@@ -377,9 +374,9 @@ budget_slider = panel(describe_replacement, messages=naive,
 #   caching, `input_tokens` alone (12 of 9,992 in the example) would never reach a threshold.
 # - Replace the history with a **pure** function: one summary, then the user's recent messages
 #   verbatim within 20,000 characters, and nothing from the assistant or the tools.
-# - Compact **between rounds**; here it cost 11 extra calls, all re-reads (*this fake*'s price).
+# - Compact **between rounds**; here it cost 4 extra calls, all reads (*this fake*'s price).
 # - The log is **append-only**, and the live history is derived from it by **replay**. Reading the
-#   messages back naively resurrects the uncompressed history (96 messages instead of 12) without any
+#   messages back naively resurrects the uncompressed history (38 messages instead of 15) without any
 #   error. One `resume` replays both designs.
 
 # %% [markdown]
@@ -467,3 +464,4 @@ answer("naive_rule_compacts", naive_rule_compacts)
 # 1. Anthropic, "Messages API" — https://platform.claude.com/docs/en/api/messages (the `usage` fields; consecutive user messages combined), and its docstring of `Message.usage` in anthropic-sdk-python, `src/anthropic/types/message.py`
 # 2. Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (the three input fields add up to the whole input)
 # 3. openai/codex, `codex-rs/core/src/compact.rs` — https://github.com/openai/codex/blob/main/codex-rs/core/src/compact.rs (`COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000`, the recent user messages kept)
+# 4. shareAI-lab/learn-claude-code, `agents/s06_context_compact.py` at 7864a30 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (the s06 agent: its summary request sends the last 80,000 characters)

@@ -182,4 +182,4 @@ RIGHT = {  # step -> [correct versions written in another style]
 
 WRONG_VALUES = {"user_lines_per_summary": [([0, 1], "items, the answer 3")],
                 "largest_working_share": [(1.0, "too high")],
-                "thresholds_keeping_rule": [(frozenset({120_000}), "missing")]}
+                "thresholds_keeping_rule": [(frozenset({120_000}), "should not be there")]}

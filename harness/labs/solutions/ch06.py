@@ -196,7 +196,7 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "A round is committed by then, its tool results appended and logged, so no tool_use is waiting for its "
     "result; and the usage that round reported is known. A round that ends the turn is left alone.",
     "The whole uncompressed history, because it reads back every logged message and the log keeps them "
-    "all: 96 messages instead of 12, 71,634 tokens for the next call instead of 3,870. It is a valid "
+    "all: 38 messages instead of 15, 57,585 tokens for the next call instead of 5,064. It is a valid "
     "history, so the API accepts it: the failure is silent.",
     "The compaction record already holds the summary and the budget. resume appends each message in order "
     "and, at each compaction record, runs replace_history again with them: a pure function of the history "
