@@ -117,3 +117,10 @@ def test_a_drift_run_is_priced_with_and_without_caching(tmp_path):
     assert len(run.requests) == len(run.session.trace)  # the probes' requests are not in it
     assert 0 < run.dollars(caching=True) < run.dollars(caching=False)
     assert run.summary_outputs == [t.output_tokens for t in run.session.trace if t.kind == "summary"]
+
+
+def test_a_drift_run_makes_one_tool_call_per_turn_unless_asked_for_parallel_calls(tmp_path):
+    one = run_drift("one", ThreeLayers(), MATCHED_SETTING, tmp_path, requests=REQUESTS[:1])
+    both = run_drift("both", ThreeLayers(), MATCHED_SETTING, tmp_path, requests=REQUESTS[:1], parallel=True)
+    assert max(len(t.tools) for t in one.session.trace) == 1  # the twelve reads of agents/ one by one
+    assert max(len(t.tools) for t in both.session.trace) == 12  # the fake's default: all twelve in one turn

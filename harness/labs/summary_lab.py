@@ -11,6 +11,13 @@ input to be read and its output to be written, at the rates below. They are
 assumptions (round numbers of the order public benchmarks report for small
 models), not measurements; only ratios between strategies are meant.
 
+Every run makes one tool call per turn (``OneCallPerTurn``: the API's
+``disable_parallel_tool_use``; ``parallel=True`` runs with the fake's default).
+At MATCHED_SETTING's 20,000-token threshold one turn of the twelve parallel reads
+of a listing is larger than the threshold by itself, so compactions would come
+inside a request's reads rather than between turns, and a prepared summary
+would have no turn to be prepared in; the chain of many compactions is the lesson.
+
 Money is chapter 09's cache model at the sessions' model (``SESSION_PRICES``):
 ``run_drift`` keeps every request the session sent (``cache_recorder``), so a
 run is priced with prompt caching or without it (``DriftRun.dollars``).
@@ -29,6 +36,7 @@ from ..core.loop import CallTrace
 from ..session.runner import Session
 from ..strategies.base import Compactor
 from ..fake import fake_client
+from ..strategies.one_call import OneCallPerTurn
 from ..strategies.prepared_summary import PreparedSummary
 from .amnesia import WORK_REQUESTS, ask_copy, probes_for
 from .cost import SESSION_PRICES, Segment, cache_recorder, cost_of
@@ -122,12 +130,12 @@ def summary_points(session: Session) -> list[SummaryPoint]:
 
 
 def run_drift(key: str, compactor: Compactor, config: CompactionConfig, root: str | Path,
-              requests: tuple[str, ...] = WORK_REQUESTS) -> DriftRun:
+              requests: tuple[str, ...] = WORK_REQUESTS, *, parallel: bool = False) -> DriftRun:
     """One strategy on the long session (workspace rebuilt under ``root/key``), every request recorded,
-    then every summary probed."""
+    then every summary probed; one tool call per turn unless ``parallel``."""
     recorder = cache_recorder(fake_client())
-    session = run_scenario(LONG_SESSION, config, Path(root) / key, requests=requests, compactor=compactor,
-                           client=recorder)
+    session = run_scenario(LONG_SESSION, config, Path(root) / key, requests=requests,
+                           compactor=compactor if parallel else OneCallPerTurn(compactor), client=recorder)
     sent = list(recorder.records)  # before the probes, which go through the same client
     return DriftRun(key, session, summary_points(session), sent)
 

@@ -35,7 +35,7 @@ from harness.core.tools import PathEscape
 from harness.fake import fake_client
 from harness.fake.memory import API_MEMORY_INSTRUCTIONS
 from harness.labs.amnesia import WORK_REQUESTS, probe_amnesia
-from harness.labs.memory_lab import (GUARD_REQUEST, SECOND_SESSION, FlushPoint, first_session, flush_figure,
+from harness.labs.memory_lab import (GUARD_REQUEST, MEMORY_CONFIG, SECOND_SESSION, FlushPoint, first_session, flush_figure,
                                      flush_sweep, probe_memory, retention_map, second_session, sessions_figure)
 from harness.labs.panel import panel
 from harness.labs.scratch import own_scratch
@@ -56,10 +56,10 @@ print("what the fake reads after the system prompt when memory is offered:", API
 # `str_replace`, `insert`, `delete`, `rename`); *your* code runs them, confined to `/memories`. With the
 # tool offered, the API adds memory instructions to the system prompt [1]: view memory first, record
 # progress as you go, assume the context may be reset. The fake server adds their gist in our words
-# (printed above), and the fake reads them like any instruction. Unverified: how many tokens they add.
+# (printed above). Unverified: how many tokens they add.
 #
-# A request names the tool by type; the SDK's `MemoryTool20250818Param` has no beta prefix [2], and the page
-# lists the tool as generally available [1]. Our store's result texts follow the SDK's helper [3].
+# The SDK's `MemoryTool20250818Param` has no beta prefix [2]; the page lists the tool as generally
+# available [1]. Our store's result texts follow the SDK's helper [3].
 
 # %%
 client = fake_client()
@@ -82,8 +82,7 @@ assert refusal == "tools.0.memory_20250818.name: Input should be 'memory'"
 #
 # ## 2 · Build: the path check
 #
-# Every path the model names must land inside the memory folder, and a hostile one must be refused *before*
-# anything is touched. Write `my_memory_path(path)`: return the path relative to the memory folder (`""`
+# A hostile path must be refused *before* anything is touched. Write `my_memory_path(path)`: return the path relative to the memory folder (`""`
 # for `/memories`), or raise `PathEscape` for
 #
 # 1. anything that is not a non-empty string, or holds a NUL byte;
@@ -93,8 +92,7 @@ assert refusal == "tools.0.memory_20250818.name: Input should be 'memory'"
 # Drop `.` parts. Symlinks are not your job: the store walks the path through open folder handles and
 # refuses any symlink.
 #
-# **Write it**, then run the check. Until yours passes, the chapter runs the reference
-# (`harness/labs/solutions/ch11.py`).
+# **Write it**, then run the check. Until yours passes, the chapter runs the reference.
 
 # %% tags=["stub"]
 def my_memory_path(path):
@@ -149,8 +147,8 @@ assert sorted(p.name for p in (WORK / "demo").rglob("*")) == before == ["memorie
 # ## 3 · Two sessions on one workspace
 #
 # The first session is the long session's first 30 requests, under chapter 08's 60,000-token window and
-# three layers. With memory, two things are added: the memory tool, and `FlushBeforeCompaction`, which
-# appends one notice once the context passes 80% of the compaction trigger:
+# three layers. With memory come the memory tool and `FlushBeforeCompaction`, which appends one notice
+# once the context passes 80% of the compaction trigger:
 #
 # > `[harness] The context will be compacted soon: save what you need to memory now.`
 #
@@ -163,8 +161,7 @@ assert sorted(p.name for p in (WORK / "demo").rglob("*")) == before == ["memorie
 # (*this fake*). The micro layer keeps memory results, as it keeps `read_file`'s (*this design*).
 #
 # The second session is a **new conversation** on a copy of the workspace and memory. Costs are at
-# `SESSION_PRICES`, Claude Haiku 4.5 (a legacy model [6], kept for its 200K window), with prompt caching
-# and without.
+# `SESSION_PRICES`, Claude Haiku 4.5 (a legacy model [6]), with prompt caching and without.
 
 # %%
 first_with = first_session(WORK / "first_with", check=my_memory_path)
@@ -178,15 +175,41 @@ for name, run in (("first, with memory", first_with), ("first, without", first_w
           f" {run.dollars():>9.3f} {run.dollars(caching=False):>10.3f}")
 print("\nmemory after the first session:", {path: len(text) for path, text in first_with.memory_text().items()})
 
+
+def requests_where(session, happened):
+    """The requests (1-based) during which an agent call matched ``happened``; a request ends on a call with no tool."""
+    request, found = 1, []
+    for t in session.trace:
+        if t.kind == "agent" and happened(t):
+            found.append(request)
+        request += t.kind == "agent" and not t.tools
+    return found
+
+
+def is_notice(t):
+    return "flush notice" in t.layers
+
+
+calls = [t for t in first_with.session.trace if t.kind == "agent"]
+jump = next(before for before, after in zip(calls, calls[1:]) if "auto" in after.layers)  # the call before a compaction
+print(f"the call before the first compaction: {jump.input_tokens:,} tokens in, asked for {len(jump.tools)} reads;",
+      "compactions in requests", requests_where(first_with.session, lambda t: "auto" in t.layers),
+      "| notices:", requests_where(first_with.session, is_notice))
+
 # %%
 assert (PRETEND_WINDOW, len(WORK_REQUESTS), len(SECOND_SESSION)) == (60_000, 68, 7)
 assert first_session.__kwdefaults__["flush_at"] == 0.8 and "haiku-4-5" in DEFAULT_MODEL
-assert (first_with.reads, first_without.reads, second_with.reads, second_without.reads) == (51, 63, 2, 26)
+assert (first_with.reads, first_without.reads, second_with.reads, second_without.reads) == (54, 61, 12, 26)
 assert (second_with.session.stats.input_tokens_billed, second_without.session.stats.input_tokens_billed) == \
-    (69_336, 901_545)
-assert (round(second_with.dollars(), 2), round(second_without.dollars(), 2)) == (0.03, 0.20)
-assert (round(second_with.dollars(caching=False), 2), round(second_without.dollars(caching=False), 2)) == (0.08, 0.91)
-assert (round(first_with.dollars(), 2), round(first_without.dollars(), 2)) == (0.63, 0.53)
+    (219_536, 352_577)
+assert (round(second_with.dollars(), 2), round(second_without.dollars(), 2)) == (0.07, 0.16)
+assert (round(second_with.dollars(caching=False), 2), round(second_without.dollars(caching=False), 2)) == (0.23, 0.36)
+assert (round(first_with.dollars(), 2), round(first_without.dollars(), 2)) == (0.41, 0.42)
+assert jump.input_tokens == 27_191 < 0.8 * MEMORY_CONFIG.threshold and MEMORY_CONFIG.threshold == 50_000
+assert jump.tools == ("read_file",) * 12 and requests_where(first_with.session, lambda t: "auto" in t.layers) == [6, 28]
+assert requests_where(first_with.session, is_notice) == [] and "Note: core/" not in first_with.memory_text()["/memories/core.md"]
+assert [i["path"] for n, i in second_with.session.tool_calls if n == "read_file"] == \
+    [f"core/{p.name}" for p in sorted((second_with.root / "workspace" / "core").glob("*.py"))]
 assert sorted(first_with.memory_text()) == [f"/memories/{n}.md" for n in ("agents", "core", "plugins", "rules", "tools")]
 
 # %% [markdown]
@@ -210,23 +233,24 @@ display(sessions_figure({"first (30 requests)": (first_with, first_without),
 plt.close("all")
 
 # %% [markdown]
-# In the second session memory cut the files read from **26 to 2**, and the cost from **USD 0.20 to 0.03**
-# with caching (0.91 to 0.08 without). Without memory the new conversation **edited the vendored file**:
+# In the second session memory cut the files read from **26 to 12**, and the cost from **USD 0.16 to 0.07**
+# with caching (0.36 to 0.23 without). Without memory the new conversation **edited the vendored file**:
 # it knows only what its request holds (*any model*). Both name the wrong first change, since memory keeps
 # no log of requests (*this fake*). The size of the cut is *this fake*'s, which trusts its notes
 # completely; the Anthropic cookbook [7] reports 4 reads instead of 8 for real Claude (not re-run).
 #
-# Cached, the first session costs more with memory (USD 0.63 against 0.53): memory calls add to a history
-# the cache must write (*this fake*'s trajectory).
+# The 12 reads are `core/`'s, which memory has no notes on. **The fake makes the 12 reads of a listing in
+# one turn** (*this fake*'s parallel calls): in request 6 that turn took the context from 27,191 tokens past
+# the 50,000 trigger, so the compaction came before any notice or save. A notice checked before each call cannot warn of a jump made in one turn (*this design*).
 #
 # ## 4 · Retention across compactions, graded
 #
-# Now the whole long session (68 requests) and chapter 08's probe of eight facts. The probe may *view*
-# memory; reading a file or writing memory counts as not remembering. Four variants:
+# The whole long session (68 requests), then chapter 08's probe of eight facts, which may *view* memory
+# (reading a file or writing memory counts as not remembering). Four variants:
 #
 # - **without memory**, as in chapter 08;
 # - **memory + notice** at 80% of the trigger;
-# - **memory, no notice**: the API's memory instructions only, as the API sends them;
+# - **memory, no notice**: the API's memory instructions only;
 # - **memory, no notice, no instructions**: a control the real API does not allow (*this design*).
 
 # %%
@@ -251,30 +275,32 @@ assert all(len(report.answers) == 8 for report in retention.values())
 assert kept == {"without memory": 4, "memory + notice": 7, "memory, no notice": 7, "no notice, no instructions": 4}
 assert retention["memory + notice"].forgotten == retention["memory, no notice"].forgotten == ("first file changed",)
 assert retention["no notice, no instructions"].forgotten == retention["without memory"].forgotten
-assert (full_without.reads, full_flush.reads, full_control.reads, full_bare.reads) == (94, 59, 65, 94)
-assert [round(run.dollars(), 2) for run in variants.values()] == [0.90, 0.93, 0.97, 0.90]
-assert [round(run.dollars(caching=False), 2) for run in variants.values()] == [5.10, 4.76, 5.28, 5.06]
-assert (round(100 * (full_flush.dollars() / full_without.dollars() - 1)),
-        round(100 * (1 - full_flush.dollars(caching=False) / full_without.dollars(caching=False)))) == (3, 7)
+assert (full_without.reads, full_flush.reads, full_control.reads, full_bare.reads) == (94, 70, 70, 94)
+assert [round(run.dollars(), 2) for run in variants.values()] == [0.73, 0.68, 0.68, 0.74]
+assert [round(run.dollars(caching=False), 2) for run in variants.values()] == [3.61, 3.48, 3.48, 3.62]
+assert (round(100 * (1 - full_flush.dollars() / full_without.dollars())),
+        round(100 * (1 - full_flush.dollars(caching=False) / full_without.dollars(caching=False)))) == (7, 4)
+assert requests_where(full_flush.session, is_notice) == [63]
+assert all(i["command"] == "view" for n, i in full_bare.session.tool_calls if n == "memory")
 
 # %%
 display(retention_map(retention))
 plt.close("all")
 
 # %% [markdown]
-# Memory kept **7 of 8** facts where no memory kept **4**. The notice did not buy it: with the API's
-# instructions alone the fake saves after every task that used a tool, and keeps the same 7. The control
-# without them never writes and keeps the same 4 as no memory, by construction: the fake writes only when
-# told to (*this fake*). Whether Claude records progress as asked is not tested here.
+# Memory kept **7 of 8** facts where no memory kept **4** (*this fake*: what it saves and when is its rule,
+# and it reads a listing's files in one turn). The notice did not buy it: at 80% it came once, in request
+# 63, since the parallel reads jump past it. With the API's instructions alone the fake saves after every
+# task that used a tool, and keeps the same 7. The control without them never writes, and keeps 4 by
+# construction (*this fake*). Whether Claude records progress as asked is not tested here.
 #
-# The fact lost is the first file changed, a fact about the history the fake's rule does not keep
-# (*this fake*). Memory + notice costs 3% more than no memory with caching, and 7% less without
-# (*this fake*'s trajectory).
+# The fact lost is the first file changed, which the fake's rule does not keep (*this fake*). Memory +
+# notice costs 7% less than no memory with caching, 4% less without (*this fake*'s trajectory).
 #
 # ## 5 · When a note is out of date
 #
-# A note is a snapshot. Suppose a teammate changes `agents/s03_todo_write.py` between the two sessions. The
-# second session asks for its tag; memory still says `v3-planning`.
+# A note is a snapshot. Suppose a teammate changes `agents/s03_todo_write.py` between the two sessions;
+# memory still says `v3-planning`.
 
 # %%
 def teammate_edits(run):
@@ -303,7 +329,7 @@ assert (stale.reads, guarded.reads) == (0, 1)
 #
 # ## 6 · Your turn: when to give the notice
 #
-# The sweep runs the long session once per notice fraction and probes it; the slider looks results up.
+# The sweep probes the long session at each notice fraction; the slider looks results up.
 
 # %%
 FRACTIONS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
@@ -316,8 +342,8 @@ for point in sweep:
 
 # %%
 assert [p.kept for p in sweep] == [7] * 6
-assert [p.memory_calls for p in sweep] == [46, 46, 40, 36, 35, 33]
-assert [round(p.dollars, 3) for p in sweep] == [0.969, 0.968, 0.945, 0.931, 0.918, 0.908]
+assert [p.memory_calls for p in sweep] == [39, 39, 37, 37, 37, 37]
+assert [round(p.dollars, 3) for p in sweep] == [0.672, 0.676, 0.725, 0.683, 0.683, 0.683]
 
 # %% tags=["nbval-ignore-output"]
 flush_slider = panel(
@@ -332,39 +358,29 @@ flush_slider = panel(
 # %%
 early = first_session(WORK / "early", WORK_REQUESTS, flush_at=0.5, save_at_end=False, check=my_memory_path)
 
-
-def requests_where(session, happened):
-    """The requests (1-based) during which an agent call matched ``happened``; a request ends on a call with no tool."""
-    request, found = 1, []
-    for t in session.trace:
-        if t.kind == "agent" and happened(t):
-            found.append(request)
-        request += t.kind == "agent" and not t.tools
-    return found
-
-
-notices = requests_where(early.session, lambda t: "flush notice" in t.layers)
+notices = requests_where(early.session, is_notice)
 summaries = requests_where(early.session, lambda t: "auto" in t.layers)
 print("notices during requests", notices, "| summaries before a call of requests", summaries)
 print("memory calls:", early.memory_calls)
 
 # %%
-assert (notices, summaries, early.memory_calls, sweep[-1].memory_calls) == ([1, 12, 35], [6, 28, 64], 46, 33)
+assert (notices, summaries, early.memory_calls, sweep[-1].memory_calls) == ([2, 12, 52], [6, 28], 39, 37)
 
 # %% [markdown]
-# At 50% the notices come during requests 1, 12 and 35, long before the compactions (6, 28 and 64), and
-# each brings a round of writes: 46 memory calls, against 33 at 95%. Every fraction keeps the same 7 facts,
-# since the API's instructions already make the fake save after each task; a later notice only costs less
-# (*this fake*). A model that saves once, at the notice, would lose what it learns after it (*any model*).
+# At 50% the notices come in requests 2, 12 and 52 (compactions: 6 and 28) and bring 39 memory calls,
+# against 37 from 70% up. Every fraction keeps the same 7 facts, since the API's instructions already make
+# the fake save after each task; the costs follow the trajectory, not the fraction (*this fake*). A model
+# that saves once, at the notice, would lose what it learns after it (*any model*).
 #
 # ## Summary
 #
 # - Memory is client-side: your code runs six commands, and the path check must be right.
-# - With memory a second conversation read 2 files, not 26, and kept the user's rule.
-# - Memory kept 7 of 8 facts where none kept 4; in this fake the API's instructions alone did as well.
+# - With memory a second conversation read 12 files, not 26, and kept the user's rule.
+# - Memory kept 7 of 8 facts where none kept 4 (*this fake*); the API's instructions alone did as well.
+# - One turn of parallel reads can jump past a notice's fraction and the trigger together.
 
 # %%
-assert (path_check.cases, len(hostile), second_with.reads, second_without.reads) == (24, 9, 2, 26)
+assert (path_check.cases, len(hostile), second_with.reads, second_without.reads) == (24, 9, 12, 26)
 assert (kept["memory + notice"], kept["without memory"], kept["memory, no notice"]) == (7, 4, 7)
 
 # %% [markdown]
@@ -372,8 +388,7 @@ assert (kept["memory + notice"], kept["without memory"], kept["memory, no notice
 #
 # ### 1. Which notes did the second session use?
 # The second session with memory viewed some memory files and not others. Predict the set of memory paths it
-# viewed (for example `{"/memories", "/memories/agents.md"}`), then run the check. It says only whether
-# yours is right, or how far off.
+# viewed (for example `{"/memories", "/memories/agents.md"}`), then run the check.
 
 # %% tags=["answer"]
 viewed_paths = None  # a set of paths
@@ -385,7 +400,7 @@ answer("viewed_paths", viewed_paths)
 # ### 2. A path check that also hides dot-files
 # The SDK's helper leaves hidden items (names starting with `.`) out of a listing. Write
 # `no_hidden_memory_path`: your check plus one rule, refuse any part that starts with `.` (a lone `.` is
-# dropped). The check runs it on the paths `my_memory_path` is checked on.
+# dropped).
 
 # %% tags=["stub"]
 def no_hidden_memory_path(path):
@@ -399,7 +414,7 @@ no_hidden_memory_path = check(no_hidden_memory_path)
 # %% [markdown]
 # ### 3. The cheapest notice that keeps the most
 # Using `sweep`: which fractions keep as many facts as the best one? Of those, which costs the least with
-# caching? Fill in both (a set of fractions, and one fraction), then run the check.
+# caching? Fill in both, then run the check.
 
 # %% tags=["answer"]
 all_kept = None  # a set of fractions
