@@ -1,10 +1,10 @@
-"""micro_compact on the seed's 12-file example, read_file preserved and not (chapter 02).
+"""micro_compact on the s06 lesson's 12-file example, read_file preserved and not (chapter 02).
 
 The history is the one the fake agent builds for TWELVE_FILES with every
 layer off, cut just before its final call: the request, the listing, twelve
 ``read_file`` results and the agent's notes. micro_compact then runs on two
 copies, once with the s06 defaults (``read_file`` preserved) and once with
-nothing preserved, which is what the seed's ~28,000 -> ~6,000 (-78%) shows.
+nothing preserved, which is what the s06 lesson's ~28,000 -> ~6,000 (-78%) shows.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ NOTHING = frozenset()
 
 @dataclass(frozen=True)
 class Size:
-    """One history measured two ways: the seed's estimate and the whole request in cl100k."""
+    """One history measured two ways: the s06 agent's estimate and the whole request in cl100k."""
     estimate: int   # estimate_tokens(messages): len(str(messages)) // 4, what micro reports
     request: int    # count_tokens(messages, system, tools): what the fake bills for the call
 
@@ -78,7 +78,7 @@ def render(r: MicroTwelve) -> str:
 
     rows = [row("estimate (len(str)//4)", r.before.estimate, r.preserved.estimate, r.not_preserved.estimate),
             row("request (cl100k)", r.before.request, r.preserved.request, r.not_preserved.request),
-            ["seed 001 (its figures)", tokens(SEED_BEFORE), "", "", tokens(SEED_AFTER), change(SEED_BEFORE, SEED_AFTER)]]
+            ["the s06 lesson (its figures)", tokens(SEED_BEFORE), "", "", tokens(SEED_AFTER), change(SEED_BEFORE, SEED_AFTER)]]
     table = format_table(
         f"micro_compact on the 12-file history (keep_recent={r.keep_recent}, min_chars=100)",
         ["tokens", "before", "read_file kept", "change", "nothing kept", "change"], rows)
@@ -87,12 +87,12 @@ def render(r: MicroTwelve) -> str:
 
 def note(r: MicroTwelve) -> str:
     return "\n".join([
-        "Note: the seed's -78% clears read_file results, which its own PRESERVE_RESULT_TOOLS keeps.",
+        "Note: the s06 lesson's -78% clears read_file results, which its own PRESERVE_RESULT_TOOLS keeps.",
         f"  read_file kept: micro clears {cleared(r.cleared_preserved)} of {r.results} results,"
         f" {change(r.before.estimate, r.preserved.estimate)}.",
         f"  nothing kept: it clears {cleared(r.cleared_not_preserved)} of {r.results} results and keeps"
         f" the newest {r.keep_recent} whole",
-        f"  ({tokens(r.kept_tokens)} cl100k tokens of file text by themselves). The seed's figures are"
+        f"  ({tokens(r.kept_tokens)} cl100k tokens of file text by themselves). The s06 lesson's figures are"
         " round (12 and 3",
         "  files x ~2,000 tokens); measured, the history is a little smaller and the tool calls, notes and",
         f"  placeholders stay, so the cut is {change(r.before.estimate, r.not_preserved.estimate)}"

@@ -1,7 +1,9 @@
 """The six compaction strategies and the controls on the long session, side by side (chapter 08).
 
 Each strategy of ``all_strategies`` and ``control_strategies`` sends LONG_SESSION's 68 work
-requests through the same loop and fake, then takes the graded amnesia probe
+requests through the same loop and fake, one tool call per turn as chapter 08
+compares them (with parallel calls a turn of twelve reads outruns a trigger
+matched to the 60,000-token window), then takes the graded amnesia probe
 (how many of its 8 facts each final history still answers); the table is
 chapter 08's, plus the time each run took.
 """
@@ -11,7 +13,7 @@ import time
 from dataclasses import dataclass
 
 from harness.labs.amnesia import WORK_REQUESTS
-from harness.labs.strategy_lab import StrategyRun, run_strategy
+from harness.labs.strategy_lab import StrategyRun, one_call_per_turn, run_strategy
 from harness.strategies.registry import all_strategies, control_strategies
 
 from .scratch import scratch_root
@@ -30,7 +32,7 @@ def measure(requests: tuple[str, ...] = WORK_REQUESTS) -> StrategyBench:
     with scratch_root() as root:
         for strategy in all_strategies() + control_strategies():
             start = time.perf_counter()
-            runs.append(run_strategy(strategy, root, requests=requests))
+            runs.append(run_strategy(one_call_per_turn(strategy), root, requests=requests))
             seconds[strategy.key] = time.perf_counter() - start
     return StrategyBench(len(requests), runs, seconds)
 

@@ -71,7 +71,7 @@ def _error_at_32k() -> str:
 ANSWERS = (
     Answer("first_call_over_half", "00", _first_call_over_half,
            hint=f"the first call whose context is over {WINDOW // 2:,} tokens."),
-    Answer("twelve_cost", "00", _twelve_cost, tolerance=0.005,
+    Answer("twelve_cost", "00", _twelve_cost, tolerance=0.0005,
            hint="tokens times the price per million, divided by one million."),
     Answer("predicted_bill", "00", _predicted_bill, tolerance=200_000,  # about 1%
            hint="g = series.context[-1] / len(series), then g * n * (n + 1) / 2."),
