@@ -1,6 +1,7 @@
 """Timing with ``time.perf_counter``: warm up, repeat, keep the median."""
 from __future__ import annotations
 
+import gc
 import statistics
 import time
 from typing import Callable
@@ -13,10 +14,23 @@ def elapsed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def median_seconds(fn: Callable[[], object], *, repeats: int, warmup: int = 1) -> float:
-    """Median of ``repeats`` timed calls, after ``warmup`` untimed ones."""
+def elapsed_without_collection(fn: Callable[[], object]) -> float:
+    """Seconds one call of ``fn`` takes, garbage collected before and none collected during: the time of
+    ``fn`` itself, not of a collection of what earlier calls left."""
+    gc.collect()
+    gc.disable()
+    try:
+        return elapsed(fn)
+    finally:
+        gc.enable()
+
+
+def median_seconds(fn: Callable[[], object], *, repeats: int, warmup: int = 1, collect: bool = True) -> float:
+    """Median of ``repeats`` timed calls, after ``warmup`` untimed ones; with ``collect=False`` no
+    garbage collection runs inside a timed call."""
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
     for _ in range(warmup):
         fn()
-    return statistics.median(elapsed(fn) for _ in range(repeats))
+    timed = elapsed if collect else elapsed_without_collection
+    return statistics.median(timed(fn) for _ in range(repeats))
