@@ -5,9 +5,8 @@ transcript's speakers, a whole summary, the layout a summary request asks for, L
 read in ``cat -n`` form) gets, at each length, its ordinary input (prose; a JSON dump
 for the dict scan; a transcript for the speakers) and every hostile alphabet in ``HOSTILE`` (word
 runs, dashes, slashes, tags, summary words, cut dicts, spaces, quotes, brackets, digits). The table
-shows the worst alphabet and its ratio to the ordinary input: linear reading keeps it near 1x. Each read is
-timed with the garbage collected before it and none collected during it (a collection of what earlier reads
-left would be timed as the read).
+shows the worst alphabet and its ratio to the ordinary input: linear reading keeps it near 1x. No garbage is
+collected during a timed read (a collection of what earlier reads left would be timed as the read).
 """
 from __future__ import annotations
 

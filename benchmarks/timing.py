@@ -15,9 +15,8 @@ def elapsed(fn: Callable[[], object]) -> float:
 
 
 def elapsed_without_collection(fn: Callable[[], object]) -> float:
-    """Seconds one call of ``fn`` takes, garbage collected before and none collected during: the time of
-    ``fn`` itself, not of a collection of what earlier calls left."""
-    gc.collect()
+    """Seconds one call of ``fn`` takes with no garbage collection during it: the time of ``fn`` itself, not
+    of a collection of what earlier calls left (those run between calls)."""
     gc.disable()
     try:
         return elapsed(fn)
