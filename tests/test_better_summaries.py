@@ -5,8 +5,6 @@ import json
 
 import pytest
 
-from harness.strategies.one_call import OneCallPerTurn
-
 from harness import CompactionConfig, validate_messages
 from harness.core.auto import compressed_message, tail_request
 from harness.core.messages import assistant, user
@@ -20,6 +18,7 @@ from harness.labs.summary_lab import (MATCHED_SETTING, SummaryPoint, ahead_outco
                                       wait_seconds)
 from harness.session.resume import resume
 from harness.strategies.incremental_summary import IncrementalSummary, merge_request, previous_summary
+from harness.strategies.one_call import OneCallPerTurn
 from harness.strategies.prepared_summary import PreparedSummary
 from harness.strategies.three_layers import ThreeLayers
 from harness.strategies.verified_summary import VerifiedSummary, verify_request

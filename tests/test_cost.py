@@ -12,8 +12,6 @@ from anthropic.types import ModelParam
 from hypothesis import given, settings
 from histories import valid_histories
 
-from harness.strategies.one_call import OneCallPerTurn
-
 from harness import (CallTrace, CompactionConfig, assistant, count_tokens, micro_compact, tool_result,
                      tool_use, user, validate_messages)
 from harness.core.tools import FILE_TOOLS
@@ -27,6 +25,7 @@ from harness.labs.cost import (EXAMPLE_PRICES, PARTS, SESSION_PRICES, CallCost, 
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.strategies.batched_micro import BatchedMicro, clearable_tokens
+from harness.strategies.one_call import OneCallPerTurn
 from harness.strategies.three_layers import ThreeLayers
 
 SYSTEM = "You are a careful coding agent."

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from harness.strategies.one_call import OneCallPerTurn
-
 from harness import (CallTrace, CompactionConfig, assistant, compressed_message, count_tokens,
                      estimate_tokens, exact_tokens, placeholder, text, tool_result, tool_use, user)
 from harness.fake import FakeModel, fake_client
@@ -16,6 +14,7 @@ from harness.labs.growth import (CATEGORIES, GrowthSeries, block_category, calls
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
 from harness.session.replacement import summary_message
+from harness.strategies.one_call import OneCallPerTurn
 from harness.strategies.three_layers import ThreeLayers
 
 ENGLISH = "The window holds what the model can read in one call, and no more than that."

@@ -4,14 +4,13 @@ from __future__ import annotations
 import anthropic
 import pytest
 
-from harness.strategies.one_call import OneCallPerTurn
-
 from harness import CompactionConfig, Event, InvalidHistory, RunContext, assistant, tool_result, tool_use, user
 from harness.fake import fake_client
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request, copy_history
+from harness.strategies.one_call import OneCallPerTurn
 from harness.strategies.server_side import ServerToolClearing
 from harness.strategies.three_layers import ThreeLayers
 

@@ -7,8 +7,6 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from harness.strategies.one_call import OneCallPerTurn
-
 from harness import (COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, CompactionConfig, InvalidHistory, SummaryFailed,
                      Toolbox, assistant, compact_focus, count_tokens, estimate_tokens, finish_round, is_placeholder,
                      iter_tool_results, iter_tool_uses, read_transcript, run_agent, text, tool_result, tool_use, user,
@@ -18,6 +16,7 @@ from harness.labs.scenarios import READ_AGENTS, TWELVE_FILES
 from harness.session.log import SessionLog
 from harness.session.records import read_log
 from harness.session.runner import Session
+from harness.strategies.one_call import OneCallPerTurn
 from harness.strategies.three_layers import ThreeLayers
 
 FOCUS = "the user's requests, decisions and notes"  # what the fake agent asks compact to keep

@@ -6,17 +6,16 @@ import os
 from pathlib import Path
 
 import pytest
-from harness.strategies.one_call import OneCallPerTurn
 
 from harness import CompactionConfig, Toolbox, assistant, tool_result, user
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES
+from harness.strategies.one_call import ONE_AT_A_TIME, OneCallPerTurn
 from harness.strategies.three_layers import ThreeLayers
 
 MODEL = "claude-haiku-4-5"
-ONE_AT_A_TIME = {"type": "auto", "disable_parallel_tool_use": True}
 FILES = [f"agents/{stem}.py" for stem in AGENT_FILES]
 
 

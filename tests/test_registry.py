@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import anthropic
 import pytest
-from harness.strategies.one_call import OneCallPerTurn
 
 from harness import CompactionConfig, validate_messages
 from harness.fake import fake_client
@@ -12,6 +11,7 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION
 from harness.strategies.base import Compactor
 from harness.strategies.guards import check_next_request
+from harness.strategies.one_call import OneCallPerTurn
 from harness.strategies.registry import PRETEND_WINDOW, all_strategies, control_strategies
 
 STRATEGIES = all_strategies() + control_strategies()

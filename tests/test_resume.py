@@ -15,8 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from histories import sentence
 
-from harness.strategies.one_call import OneCallPerTurn
-
 from harness import CompactionConfig, Toolbox, assistant, compressed_message, micro_compact, tool_result, tool_use, user
 from harness.fake import FakeModel
 from harness.labs.runs import run_scenario
@@ -27,6 +25,7 @@ from harness.session.records import CorruptLog, read_log
 from harness.session.resume import resume, resume_naive
 from harness.session.retry import RetryPolicy
 from harness.session.runner import Session
+from harness.strategies.one_call import OneCallPerTurn
 from harness.strategies.three_layers import ThreeLayers
 from harness.strategies.usage_triggered import UsageTriggered
 

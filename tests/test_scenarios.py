@@ -5,7 +5,6 @@ from pathlib import Path
 
 import anthropic
 import pytest
-from harness.strategies.one_call import OneCallPerTurn
 
 from harness import CompactionConfig, Toolbox, count_tokens, user, validate_messages
 from harness.fake import fake_client
@@ -13,6 +12,7 @@ from harness.labs.runs import MARKER, NotAScratchFolder, run_scenario
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES, WALL_SESSION
 from harness.session.runner import Session
 from harness.strategies.base import Compactor
+from harness.strategies.one_call import OneCallPerTurn
 from harness.strategies.three_layers import ThreeLayers
 
 UNCOMPRESSED = CompactionConfig(micro=False, auto=False)

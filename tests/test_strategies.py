@@ -10,7 +10,6 @@ import pytest
 from test_blit import pixels, png_of_full_draw
 from hypothesis import given, settings
 from histories import valid_histories
-from harness.strategies.one_call import OneCallPerTurn
 
 from harness import (SUMMARY_PROMPT, CompactionConfig, RunContext, assistant, build_summary_request,
                      tool_result, tool_use, user, validate_messages)
@@ -27,6 +26,7 @@ from harness.labs.strategy_lab import (ClearingKnobs, StrategyRun, aligned_reque
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request
 from harness.strategies.controls import THREE_QUESTIONS_ABOVE, WholeConversationLayers
+from harness.strategies.one_call import OneCallPerTurn
 from harness.strategies.registry import PRETEND_WINDOW, Strategy, all_strategies, control_strategies
 from harness.strategies.server_side import ServerCompaction, ServerToolClearing
 from harness.strategies.structured_summary import SECTIONS, STRUCTURED_PROMPT, StructuredSummary, structured_request
