@@ -1,5 +1,6 @@
-"""The held-out phrasings of issue 31 (tests/held_out_today.py, written before the rules and never used to tune
-them), through the real SDK. A case the rules do not read is marked ``xfail(strict=True)`` with why: if it ever
+"""The first held-out phrasings of issue 31 (tests/held_out_today.py, written before the rules of the first
+round), through the real SDK. The 17 this set's misses named then were read by the second round's rules, so it
+is no longer held out: the later sets are (tests/test_held_out_today_2.py, _3.py). A case the rules do not read is marked ``xfail(strict=True)`` with why: if it ever
 starts to hold, the mark must go. ``test_how_many_hold`` records the count the report gives."""
 from __future__ import annotations
 
@@ -19,26 +20,10 @@ HISTORY = [user(LONG_SESSION.requests[1]), assistant("Understood. From now on, n
                                                       "it is vendored code."),
            user(ASK), assistant(ANSWER)]
 CANNOT = "I do not know how to do that in this workspace."
-# the cases the rules do not read: (list, index) -> why
-MISSES: dict[tuple[str, int], str] = {
-    ("SUMMARY_REQUESTS", 0): "no summary word: a prompt 'for continuing our conversation'",
-    ("SUMMARY_REQUESTS", 2): "'a compact record of the session': record is not a summary word",
-    ("SUMMARY_REQUESTS", 4): "'write up everything above as a status report': no summary word",
-    ("SUMMARY_REQUESTS", 6): "'create a checkpoint of this session': checkpoint is not a summary word",
-    ("SUMMARY_REQUESTS", 7): "'boil all of this down': not a summary word",
-    ("SUMMARY_REQUESTS", 9): "'a summarization assistant': the noun summarization is not read",
-    ("TRANSCRIPT_STYLES", 0): "'distill this ... the files': a pronoun beside a file noun is not the conversation",
-    ("TRANSCRIPT_STYLES", 1): "BOT is not a speaker's name",
-    ("TRANSCRIPT_STYLES", 2): "'[0] user:': an index before the speaker is not read",
-    ("TRANSCRIPT_STYLES", 3): "Q: and A: are not speakers, and 'recap this exchange' comes after them",
-    ("TRANSCRIPT_STYLES", 4): "me: and you: are not speakers",
-    ("RULES", 1): "'leave tools/ alone' is no prohibition the refusal reads",
-    ("RULES", 2): "'files under tools/ are read-only': no opener, no prohibition",
-    ("RULES", 4): "'hands off tools/': no opener, no prohibition",
-    ("FROM_MEMORY", 2): "'off the top of your head' is not read as 'without a tool'",
-    ("FROM_MEMORY", 3): "'no tools please' is not read as 'without a tool'",
-    ("FROM_MEMORY", 4): "'from what you already saw' is not read as 'without a tool'",
-}
+# the cases the rules do not read: (list, index) -> why. All 17 that were here at the end of the last round were
+# read after this round's rule changes; from then on this set is training data, and tests/held_out_today_2.py and
+# tests/held_out_today_3.py (written before those changes, by someone who did not read the rules) are held out.
+MISSES: dict[tuple[str, int], str] = {}
 
 
 def create(messages, system=None, tools=None, model=None):
@@ -177,4 +162,4 @@ def test_how_many_hold():
     total = sum(len(getattr(held, name)) for name in ("SUMMARY_REQUESTS", "TRANSCRIPT_STYLES", "CONTINUATIONS",
                                                         "READ_TOOLS", "EDIT_TOOLS", "LIST_TOOLS", "RUN_TOOLS",
                                                         "GREETINGS", "RULES", "FROM_MEMORY", "NOT_SUMMARIES"))
-    assert (total, total - len(MISSES)) == (61, 44)
+    assert (total, total - len(MISSES)) == (61, 61)

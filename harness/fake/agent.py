@@ -60,8 +60,9 @@ from typing import Any, Callable
 
 from ..core.messages import Block, text
 from .memory import MEMORY, memory_steps, pending_writes, remembered_tag, written_in_task
-from .reading import (ASK_TAG, COUNT, EDIT, FIRST_CHANGE, GREETING, INSTRUCTION, NEVER_EDIT, READ_ALL, RECALL_RULE,
-                      RECALL_TAG, SAVE, SEARCH, is_rule, paths_in, request_arguments, request_kind)
+from .reading import (ASK_TAG, COUNT, EDIT, FIRST_CHANGE, GREETING, INSTRUCTION, READ_ALL, RECALL_RULE,
+                      RECALL_TAG, SAVE, SEARCH, is_rule, paths_in, protected_folders,
+                      request_arguments, request_kind)
 from .tool_roles import Toolkit
 from .view import PLAN, TAG_LINE, ToolCall, View, whole_count, whole_matches
 
@@ -140,7 +141,7 @@ def read_all(view: View, kit: Toolkit, folder: str) -> Action:
 
 
 def edit_tag(view: View, kit: Toolkit, path: str, value: str) -> Action:
-    rule = next((m for t in view.user_texts for m in NEVER_EDIT.findall(t) if path.startswith(m + "/")), None)
+    rule = next((m for t in view.user_texts for m in protected_folders(t) if path.startswith(m + "/")), None)
     if rule:
         return Action(f"I will not change {path}: you asked me never to edit anything under {rule}/.")
     if any(_changed(c, path, value) and c.result is not None and not c.is_error for c in view.task_calls):

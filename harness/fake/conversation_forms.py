@@ -22,8 +22,10 @@ summariser recovers the messages from each of these forms:
    user message. Parsed like form 2, with ``ast``.
 4. **A plain transcript**, when the text holds neither: turns that
    open a line with a speaker, ``User:``, ``Human:``, ``Assistant:``, ``AI:``,
-   ``Claude:``, ``Model:``, ``Tool call:``, ``Tool result:`` or ``Tool:`` (also ``[user]``,
-   ``**User:**``, ``**User**:``, ``> User:``, ``User >``), or a line that holds a speaker's
+   ``Claude:``, ``Model:``, ``Bot:``, ``Agent:``, ``Tool call:``, ``Tool result:`` or ``Tool:`` (also ``[user]``,
+   ``**User:**``, ``**User**:``, ``> User:``, ``USER >>``; after an index or a time, ``[0] user:``,
+   ``[2024-05-14 10:02:11] user:``; and names that are speakers only as a pair, ``Q:`` with ``A:``,
+   ``Question:`` with ``Answer:``, ``me:`` with ``you:``), or a line that holds a speaker's
    name alone, as a heading or in bold (``# USER``, ``## MODEL ✨``, ``**Assistant**``: the
    chat exports of Aider and Gemini CLI); the lines that follow belong to the
    same turn. An assistant turn or a ``Tool call:`` turn that writes a
@@ -55,14 +57,30 @@ NAMED = {"None": None, "True": True, "False": False, "null": None, "true": True,
 CLASS_TYPES = {"TextBlock": "text", "ToolUseBlock": "tool_use", "ToolResultBlock": "tool_result"}
 UNPARSED = (SyntaxError, ValueError, TypeError, RecursionError, MemoryError)  # a piece that does not parse
 
+TURN_PREFIX = (r"(?:\[[\d:T .+/-]{1,32}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?")  # "[0] ", "[2024-05-14 10:02]"
 SPEAKER = re.compile(  # a speaker's name is short (every name in ROLES is), so a long line costs linear time
-    r"^[ \t>#*_]*(?:\[(?P<bracketed>[a-z][a-z _-]{0,23}?)\]|(?P<named>[a-z][a-z _-]{0,23}?)(?:\*\*|__)?[ \t]*(?::|>>?)"
+    r"^[ \t>#*_]*" + TURN_PREFIX
+    + r"(?:\[(?P<bracketed>[a-z][a-z _-]{0,23}?)\]|(?P<named>[a-z][a-z _-]{0,23}?)(?:\*\*|__)?[ \t]*(?::|>>?)"
     r"|(?P<alone>[a-z][a-z _-]{0,23}?)(?:\*\*|__)?(?=[^\w\n]*$))"
     r"(?:\*\*|__)?[ \t]*(?P<said>.*)$", re.IGNORECASE | re.MULTILINE)
 ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "claude": "assistant",
-         "model": "assistant", "tool call": "call", "tool use": "call", "tool_use": "call", "function call": "call",
+         "model": "assistant", "bot": "assistant", "chatbot": "assistant", "agent": "assistant",
+         "ai assistant": "assistant", "tool call": "call", "tool use": "call", "tool_use": "call", "function call": "call",
          "tool result": "result", "tool_result": "result", "tool output": "result", "function result": "result",
          "tool": "result"}
+# names that are a speaker only beside their partner ("Q:" with "A:", "me:" with "you:"): alone, "A:" may be a label
+PAIRED_ROLES = {"q": ("a", "user"), "a": ("q", "assistant"), "question": ("answer", "user"),
+                "answer": ("question", "assistant"), "me": ("you", "user"), "you": ("me", "assistant")}
+PAIRED_LINE = re.compile(rf"^[ \t>#*_]*{TURN_PREFIX}(?P<name>{'|'.join(PAIRED_ROLES)})(?:\*\*|__)?[ \t]*:.*$",
+                         re.IGNORECASE | re.MULTILINE)
+
+
+def paired_speakers(text: str) -> set[str]:
+    """The paired names (``PAIRED_ROLES``) that open a line of ``text`` beside a line opened by their partner."""
+    names = {m.group("name").lower() for m in PAIRED_LINE.finditer(text)}
+    return {name for name in names if PAIRED_ROLES[name][0] in names}
+
+
 FILE_CALL = re.compile(r"""\b(read_file|edit_file|write_file)\b\s*(?:\(\s*)?(?:(\{)|path\s*=\s*(["']))""")
 
 
@@ -80,10 +98,10 @@ def whole_messages(dump: str) -> list[Message]:
     return found
 
 
-def conversation_messages(text: str) -> list[Message]:
+def conversation_messages(text: str, instruction: str = "") -> list[Message]:
     """The messages ``text`` holds: its message dicts, else LangChain's message reprs, else its plain
-    transcript."""
-    return whole_messages(text) or langchain_messages(text) or transcript_messages(text)
+    transcript (whose last turn stops before ``instruction``, the request's own words)."""
+    return whole_messages(text) or langchain_messages(text) or transcript_messages(text, instruction)
 
 
 LANGCHAIN_START = re.compile(r"\b(Human|AI|Tool|System)Message\(")
@@ -245,20 +263,36 @@ def _block(item: Any) -> dict[str, Any] | None:
     return item
 
 
-def transcript_messages(text: str) -> list[Message]:
-    """The turns of a plain transcript (form 3 of the module docstring), as messages."""
+DELIMITER = re.compile(r"^[ \t]*(?:</[A-Za-z][\w-]*>|[=*~-]{3,}[^\n]*)[ \t]*$", re.MULTILINE)  # "</chat>", "=== END ==="
+
+
+def _last_turn(said: str, instruction: str) -> str:
+    """The last turn of a pasted transcript, which runs to the end of the text: up to a line that closes the
+    transcript ("</chat>", "=== END ===") and without the request's closing paragraph ("Summarize the
+    chat above.", the last paragraph of ``instruction``) when the turn ends with it."""
+    if (delimiter := DELIMITER.search(said)) is not None:
+        said = said[:delimiter.start()]
+    asked = instruction.strip().rsplit("\n\n", 1)[-1].strip()
+    body = said.rstrip()
+    return body[:-len(asked)] if asked and body.endswith(asked) and body[:-len(asked)].endswith("\n\n") else said
+
+
+def transcript_messages(text: str, instruction: str = "") -> list[Message]:
+    """The turns of a plain transcript (form 4 of the module docstring), as messages. The last turn stops
+    before a closing line or ``instruction``'s last paragraph (``_last_turn``)."""
     turns: list[tuple[str, str]] = []  # (role, what the turn's first line says)
     ends: list[int] = []
+    paired = paired_speakers(text)
     for speaker in SPEAKER.finditer(text):
-        name = speaker.group("bracketed") or speaker.group("named") or speaker.group("alone")
-        role = ROLES.get(name.strip().lower())
+        name = (speaker.group("bracketed") or speaker.group("named") or speaker.group("alone")).strip().lower()
+        role = ROLES.get(name) or (PAIRED_ROLES[name][1] if name in paired and speaker.group("named") else None)
         if role is not None:  # another word before a colon ("Note: ...") is part of the turn
             if ends:
                 turns[-1] = (turns[-1][0], turns[-1][1] + text[ends[-1]:speaker.start()])
             turns.append((role, "" if speaker.group("alone") else speaker.group("said")))
             ends.append(speaker.end())
     if ends:
-        turns[-1] = (turns[-1][0], turns[-1][1] + text[ends[-1]:])
+        turns[-1] = (turns[-1][0], _last_turn(turns[-1][1] + text[ends[-1]:], instruction))
     messages: list[Message] = []
     pending: list[str] = []
     for role, said in turns:

@@ -18,7 +18,8 @@ writes them), and every line that is a conversation in
 another form (a line holding a message dump, ``"role":`` or ``'role':``, an
 SDK repr such as ``TextBlock(``, or LangChain's ``HumanMessage(``; a transcript line that opens with a speaker,
 ``User:``, ``Human:``, ``Assistant:``, ``Tool result:``, ``[user]``,
-``**User:**``, ``User >``, or holds a speaker's name alone, ``## USER``; a line of a
+``**User:**``, ``User >``, ``[0] user:``, or holds a speaker's name alone, ``## USER``, with the lines under it
+up to a blank line; ``Q:`` beside ``A:``, ``me:`` beside ``you:``; a line of a
 summary the fake wrote, ``- User: ...``, ``- Finished: ...``, ``- Found: ...``, ``Note: a.py — ...``; so an
 instruction written on the same line as a dump is lost with it). The system prompt is read the same way. A sentence that
 describes a capability ("You can compact your context with the compact
@@ -28,8 +29,9 @@ instruction, in either place.
 **A summary request** is one whose instruction asks to summarise the
 conversation. A *summary word* (summarise/summarize/summary, sum up, recap,
 condense, compress, compact, digest, distil, synopsis, rundown, overview,
-gist, TL;DR, catch me up, brief me, hand off/handoff, hand over/handover;
-not a past form: "[Conversation compressed]" states, it does not ask; a
+gist, TL;DR, catch me up, brief me, hand off/handoff, hand over/handover,
+boil down; a role, "summarization assistant" or "summarizer", in a clause
+that says who "you are" or what to act "as"; not a past form: "[Conversation compressed]" states, it does not ask; a
 third-person form, "summarizes", only in a clause that says what someone is
 for: "an assistant that summarizes conversations") counts when it is *asked
 for*, not *mentioned*: a verb is asked for; a noun (summary, synopsis,
@@ -45,7 +47,7 @@ request to continue, not to summarise again. A summary word asked for is
 read with what follows it in its clause, after fillers such as "me", "up",
 "a", "of", "note", "summary" ("a handoff note for ...", "a recap of ..."),
 or with the words inside a split verb ("hand this session off", "sum it all
-up": "sum"/"hand", one to four words, then "up", "off" or "over"):
+up", "boil all of this down": "sum"/"hand"/"boil", one to four words, then "up", "off", "over" or "down"):
 
 1. a conversation noun (conversation, transcript, chat, dialogue, discussion,
    session, exchange, history, messages, thread, context, with a determiner
@@ -71,6 +73,19 @@ up": "sum"/"hand", one to four words, then "up", "off" or "over"):
    up", "in five lines", "so that another model can go on"): a summary;
 6. else ("the project's plan", "what each does"): not a summary.
 
+A pronoun that is the whole object ("Distill this into the key facts, the
+files and the open task": what follows it says into what) is read by rule 4
+before rule 2, so the files named after it are part of the form, not the object.
+
+A note asked for in plainer words (``NOTE_WORD``: a record, notes, a report, a
+checkpoint, a snapshot, a brief, a write-up, a memo, a prompt, an update; or
+"write up", "jot down"), asked for as a summary noun is, is a summary request
+when the conversation or the work done follows it ("a compact record of the
+session so far", "write up everything above") or the instruction names a
+hand-over ("a prompt for continuing our conversation", "for the agent that
+takes over", "the next agent"), and never when a file or code is its object
+("a report on a.py"); alone ("Write a report.") it is a task.
+
 A clause that asks to extract (distil, capture, keep, preserve, pull out) what
 matters *from the conversation* asks for a summary too ("extract the most
 relevant context from the conversation history below", LangChain's words in
@@ -93,9 +108,9 @@ a negation does: one anywhere else is not read ("Don't stop: summarise the
 conversation." is a summary request), nor is a refusal in other words
 ("Skip the summary." is one too).
 Limits: it does not understand a summary asked without one of those words
-("Write notes so someone else can continue", "create a checkpoint"), a noun
-such as "summarization", or a pronoun far from the start of an instruction
-whose antecedent is in an earlier message; a clause ends at ``.`` followed by a space, ``!``, ``?``, ``;`` or a
+("Take stock of where we are"), a note asked for without the conversation or a
+hand-over ("Create a checkpoint."), or a pronoun far from the start of an
+instruction whose antecedent is in an earlier message; a clause ends at ``.`` followed by a space, ``!``, ``?``, ``;`` or a
 line end.
 
 **The agent's requests** (``REQUEST_KINDS``; the fake agent's handlers take
@@ -116,7 +131,9 @@ or ``_`` ("to v2"):
   time), with a path anywhere in the request.
 - ``RECALL_TAG`` (path): a VERSION_TAG question about a path "without opening /
   reading / looking at / checking" a file, "from memory", "don't read / open /
-  look / check (it)", or "remember".
+  look / check (it)", "remember", "recall", "by heart", "off the top of your
+  head", "no tools" ("without (using) any tool", "don't use a tool"), or "from
+  what you (have) (already) saw / seen / read / know" (``NO_LOOKING``).
 - ``ASK_TAG`` (path): the VERSION_TAG and a path with "what", "tell", "show",
   "give", "which", "report", "print", "know", "check" or a question mark; the
   agent answers for every path the request names (``paths_in``).
@@ -132,10 +149,15 @@ or ``_`` ("to v2"):
   anywhere ("from now on", "going forward", "from here on (out)", "henceforth",
   "in (the) future", "for the rest of this session", "until I say otherwise",
   "from this point on"; "Please never modify files under tools/ from now on"),
-  or a prohibition about a folder ("never", "do not", "must not", ... "edit",
-  "change", "modify", "touch", "alter", "update", "write to" ... ``name/`` or
-  "the name folder": "Never edit tools/."); the rule is the text without the
-  opener (and a leading "please"). ``is_rule`` says whether a text is one.
+  or a prohibition about a folder (``protected_folders``: "never", "do not",
+  "must not", ... "edit", "change", "modify", "touch", "alter", "update",
+  "write to" ... ``name/`` or "the name folder": "Never edit tools/."; or
+  "leave tools/ alone", "hands off / keep out of / stay away from tools/",
+  "treat tools/ as read-only", "no changes to tools/", "don't make any edits
+  in tools/", "files under tools/ are read-only / off-limits / frozen",
+  "tools/ must not be changed"); the rule is the text without the opener (and
+  a leading "please", or a label such as "Rule:"). ``is_rule`` says whether a
+  text is one; the agent refuses an edit under every protected folder.
 - ``SAVE``: save / store / write / record / put ... to / in / into memory, on one
   line, at most 200 characters apart.
 - ``GREETING``: an instruction that opens with hi, hello, hey, hiya, howdy,
@@ -144,8 +166,8 @@ or ``_`` ("to v2"):
 They are tried in that order and the first that matches is the request.
 Limits: one request per message (the first kind that matches wins); a
 folder name has no dots; an unquoted value must hold a digit, ``-`` or
-``_``; a standing rule with neither an opener nor a prohibition of that form
-is not understood as a rule ("Hands off tools/", "tools/ is read-only"), nor
+``_``; a standing rule with neither an opener nor a prohibition of those forms
+is not understood as a rule ("tools/ is vendored, so be careful"), nor
 is an edit said through a pronoun ("change it to v2"). Anything else gets the agent's honest "I do not know how to do
 that in this workspace."
 
@@ -163,16 +185,16 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from ..core.messages import blocks
+from .conversation_forms import PAIRED_LINE, ROLES, TURN_PREFIX, paired_speakers
 
 TAG_MARK = re.compile(r"<(/?)([A-Za-z][\w-]*)>")  # an opening or a closing tag (``without_tagged_blocks``)
 INSTRUCTION_TAG = {"role", "instruction", "instructions", "objective", "task", "goal", "rule", "rules", "guideline",
                    "guidelines", "requirement", "requirements", "format", "constraint", "constraints", "directive",
                    "directives", "prompt", "request", "policy"}  # a word of a tag that holds instructions
-_SPEAKER = (r"\[?(?:user|human|assistant|ai|claude|model|tool(?:[ _](?:result|call|use|output))?"
-            r"|function(?:[ _](?:call|result))?)\]?")
+_SPEAKER = r"\[?(?:" + "|".join(sorted({re.sub("[ _]", "[ _]", name) for name in ROLES}, key=len, reverse=True)) + r")\]?"
 MATERIAL_LINE = re.compile(  # a line of a conversation in another form: a dump, a repr, a speaker's turn
     r"""^.*(?:["']role["']\s*:|\b(?:Text|ToolUse|ToolResult)Block\(|\b(?:Human|AI|Tool|System)Message\().*$"""
-    rf"|^[ \t>#*_]*{_SPEAKER}(?:\*\*|__)?(?:\s*[:\]>]|[^\w\n]*$).*$"
+    rf"|^[ \t>#*_]*{TURN_PREFIX}{_SPEAKER}(?:\*\*|__)?(?:\s*[:\]>].*$|[^\w\n]*$(?:\n[ \t]*\S.*)*)"
     r"|^- (?:User|Rule|In progress|Finished|Found|Decision|Error|read|edited|used): .*$"
     r"|^Note: \S+ — .*$|^Plan for \S+/: .*$",
     re.IGNORECASE | re.MULTILINE)
@@ -184,7 +206,7 @@ CAPABILITY = re.compile(r"\byou\s+(?:can|could|may|might|are\s+able\s+to)\b|\bto
 _FLAGS = re.IGNORECASE
 SUMMARY_WORD = re.compile(
     r"\b(?:summari[sz](?:e|es|ing)|summary|summaries|(?:sum|hand)\s+(?P<inner>(?:[\w'’]+\s+){1,4}?)(?:up|off|over)\b"
-    r"|sums?\s+up"
+    r"|sums?\s+up|boil\s+(?P<inner2>(?:[\w'’]+\s+){1,4}?)down\b|boils?\s+down|summari[sz](?:ation|er)s?"
     r"|recap(?:itulate)?s?|condenses?|compress(?:es)?|compacts?|digest|distil+s?|synopsis|run-?down|overview|gist"
     r"|tl;?\s?dr|catch\s+(?:me|us)\s+up|brief\s+(?:me|us)|hand(?:ing)?[\s-]?off|hand(?:ing)?[\s-]?over)\b",
     _FLAGS)
@@ -212,7 +234,10 @@ WORK_DONE = re.compile(
     r"decided)\b|got\s+done\b|is\s+done\b)|where\s+(?:we|you|i|things)\b|how\s+far\b|everything\b|"
     r"(?:the\s+)?(?:above|below)\b|so\s+far\b|up\s+(?:to|till|until)\s+now\b|(?:till|until)\s+now\b|to\s+date\b"
     r"|(?:(?:the|our|your|my)\s+)?(?:work|progress|steps\s+taken|changes\s+made)\b)", _FLAGS)
-PRONOUN = re.compile(r"(?:it|this|that|them|these|those|things)\b", _FLAGS)
+PRONOUN = re.compile(r"(?:all\s+(?:of\s+)?)?(?:it|this|that|them|these|those|things)\b", _FLAGS)
+# a pronoun that is the whole object: what follows says into what or how ("distill this into the key facts")
+PRONOUN_OBJECT = re.compile(PRONOUN.pattern + r"(?=\s*(?:$|[^\w\s]|(?:into|as|in|for|so|please|to|with|down|up"
+                            r"|briefly|now|again|and|then|but|while|using|under|within)\b))", _FLAGS)
 NEGATED = re.compile(  # a negation right before a summary word (at most NEGATION_REACH characters back)
     r"\b(?:not|never|no|don['’]?t|doesn['’]?t|didn['’]?t|won['’]?t|can['’]?t|cannot|shouldn['’]?t|mustn['’]?t)"
     r"\s+(?:(?:yet|ever|again|even|to|please)\s+)?$", _FLAGS)
@@ -243,6 +268,21 @@ REQUEST_VERBS = {"write", "give", "provide", "create", "make", "prepare", "gener
 THIRD_PERSON = {"summarizes", "summarises", "condenses", "compresses", "compacts", "recaps", "distils", "distills",
                 "sums"}  # a role's job only in a relative clause: "an assistant that summarizes conversations"
 OPENERS = {"please", "ok", "okay", "now", "so", "and", "then", "just", "quick", "also", "hey", "finally"}
+ROLE_WORD = re.compile(r"summari[sz](?:ation|er)s?", _FLAGS)  # "a summarization assistant", "a summarizer"
+ROLE_NOUN = re.compile(r"\s*(?:assistant|agent|model|bot|service|specialist|expert|engine|helper|worker)s?\b", _FLAGS)
+# a summary asked in plainer words: a note-like noun ("a record of the session", "a checkpoint of this session",
+# "a prompt for continuing our conversation") or "write up" / "jot down", read only with the conversation, the
+# work done or a hand-over purpose (``HANDOVER``), never alone: "Write a report." is a task
+NOTE_NOUNS = {"record", "records", "note", "notes", "report", "checkpoint", "snapshot", "brief", "briefing",
+              "write-up", "writeup", "memo", "prompt", "update", "log"}
+NOTE_WORD = re.compile(r"\b(?:" + "|".join(sorted(NOTE_NOUNS, key=len, reverse=True))
+                       + r"|(?:write|jot|type)\s+(?:up|down))\b", _FLAGS)
+OBJECT_REACH = 40  # how far after a note word its object may name a file ("a short report on the module a.py")
+HANDOVER = re.compile(
+    r"\bfor\s+(?:continuing|resuming|carrying\s+on|picking\s+up|taking\s+over)\b"
+    r"|\b(?:next|new|fresh|another|other)\s+(?:agent|model|session|instance|assistant|chat|conversation|person"
+    r"|engineer|developer|context)\b|\btakes?\s+over\b|\bpicks?\s+(?:this|it|things|the\s+work)\s+up\b"
+    r"|\bcontinue\s+(?:from|where)\b", _FLAGS)
 WORD = re.compile(r"[\w'’;-]+")
 
 
@@ -252,6 +292,8 @@ def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int
     the word opens the instruction and the request holds a conversation (a pronoun then means it)."""
     if CONVERSATION.match(text, start, end):
         return True
+    if PRONOUN_OBJECT.match(text, start, end):  # what follows the pronoun is the form, not the object
+        return opens or speaks()
     if first_file(start) is not None:
         return False
     if WORK_DONE.match(text, start, end):
@@ -274,7 +316,10 @@ def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
     before = WORD.findall(said[max(clause_start, word.start() - 80):word.start()].lower())[-8:]
     if found.split()[0] in THIRD_PERSON:
         return bool(before) and before[-1] in ("that", "who", "which")
-    if found not in NOUNS and not (found in AMBIGUOUS_NOUNS and before and before[-1] in MODIFIERS):
+    if ROLE_WORD.fullmatch(found):  # a role: "you are a summarization assistant", "act as a summarizer"
+        return "you" in before and bool({"are", "re", "as"} & set(before)) or "as" in before[-3:]
+    noun = found in NOUNS or found in NOTE_NOUNS or found in AMBIGUOUS_NOUNS and bool(before) and before[-1] in MODIFIERS
+    if not noun:
         return True
     if said.startswith(":", word.end()):
         return False
@@ -332,19 +377,50 @@ def asks_for_summary(instruction: str, has_conversation: bool = False) -> bool:
         if not _requested(said, word, clause_start):
             continue
         opens = names_code and at == 0 and word.start() <= 60 and len(WORD.findall(said, 0, word.start())) <= 4
-        if (inner := word.group("inner")):
+        if (inner := word.group("inner") or word.group("inner2")):
             head = FILLERS.match(inner).end()
             if _as_summary(inner, head, len(inner), _first_from(FILE_OR_CODE, inner, len(inner)), speaks, opens):
                 return True
             continue
         start = word.end()
         end = ends[at] if (at := bisect_left(ends, start)) < len(ends) else len(said)
+        if ROLE_WORD.fullmatch(word.group()) and (role := ROLE_NOUN.match(said, start, end)):
+            start = role.end()
         if not (fillers[0] <= start <= fillers[1] and fillers[2] == end):
             fillers = (start, FILLERS.match(said, start, end).end(), end)
         first_file = clauses.setdefault(end, _first_from(FILE_OR_CODE, said, end))
         if _as_summary(said, fillers[1], end, first_file, speaks, opens):
             return True
-    return _extracts(said, ends)
+    return _extracts(said, ends) or _asks_for_notes(said, ends)
+
+
+def _asks_for_notes(said: str, ends: list[int]) -> bool:
+    """Whether a clause asks for notes on the conversation in plainer words (``NOTE_WORD``): asked for as
+    a summary noun is, then followed by the conversation or the work done ("a record of the session so far",
+    "write up everything above"), or in an instruction that names a hand-over (``HANDOVER``: "a prompt for
+    continuing", "for the agent that takes over"); never when a file or code is its object (named within
+    ``OBJECT_REACH`` characters after it). Each look is bounded and the hand-over is searched once: linear."""
+    handover: list[bool] = []
+    fillers = (-1, -1, -1)  # the latest run of fillers read, as in ``asks_for_summary``
+    for word in NOTE_WORD.finditer(said):
+        if NEGATED.search(said, max(0, word.start() - NEGATION_REACH), word.start()):
+            continue
+        at = bisect_left(ends, word.start())
+        if not _requested(said, word, ends[at - 1] + 1 if at else 0):
+            continue
+        end = ends[at] if at < len(ends) else len(said)
+        if not (fillers[0] <= word.end() <= fillers[1] and fillers[2] == end):
+            fillers = (word.end(), FILLERS.match(said, word.end(), end).end(), end)
+        start = fillers[1]
+        if CONVERSATION.match(said, start, end) or WORK_DONE.match(said, start, end):
+            return True
+        if FILE_OR_CODE.search(said, start, min(end, start + OBJECT_REACH)):  # "a report on a.py": a task
+            continue
+        if not handover:
+            handover.append(bool(HANDOVER.search(said)))
+        if handover[0]:
+            return True
+    return False
 
 
 def _extracts(said: str, ends: list[int]) -> bool:
@@ -388,8 +464,12 @@ def _instruction_tag(name: str) -> bool:
 
 
 def instruction_text(said: str) -> str:
-    """What an instruction says, without the tagged blocks and the conversation lines it quotes."""
-    return MATERIAL_LINE.sub("", without_tagged_blocks(said)).strip()
+    """What an instruction says, without the tagged blocks and the conversation lines it quotes (a line of
+    a paired speaker, "Q:" beside "A:", only when its partner speaks too)."""
+    kept = MATERIAL_LINE.sub("", without_tagged_blocks(said))
+    if (paired := paired_speakers(kept)):
+        kept = PAIRED_LINE.sub(lambda line: "" if line.group("name").lower() in paired else line.group(), kept)
+    return kept.strip()
 
 
 def latest_instruction(body: dict[str, Any]) -> str:
@@ -528,9 +608,13 @@ READ_ALL = RequestKind(
 EDIT = RequestKind(  # each gap bounded and on one line, so a long text costs linear time
     "EDIT", _words(_PATH), _words(rf"\b(?:change|set|update|bump|make|switch|modify)\b[^\n]{{0,120}}?{_TAG}"
                                   rf"[^\n]{{0,120}}?(?:\bto\b|=)\s*{_VALUE}"))
-RECALL_TAG = RequestKind("RECALL_TAG", _words(_PATH), _words(_TAG), _words(
+NO_LOOKING = _words(  # "answer without a tool": from memory, from what was seen, no tools
     r"\bwithout\s+(?:re-?)?(?:opening|reading|looking\s+at|checking)\b|\bfrom\s+memory\b|\bremember\b"
-    r"|\b(?:don['’]?t|do\s+not|no\s+need\s+to)\s+(?:re-?)?(?:open|read|look|check)\w*"))
+    r"|\b(?:don['’]?t|do\s+not|no\s+need\s+to)\s+(?:re-?)?(?:open|read|look|check)\w*"
+    r"|\boff\s+the\s+top\s+of\s+(?:your|my)\s+head\b|\bby\s+heart\b|\brecall\b"
+    r"|\b(?:no|without(?:\s+using)?(?:\s+any|\s+a)?|(?:don['’]?t|do\s+not)\s+use(?:\s+any|\s+a|\s+the)?)\s+tools?\b"
+    r"|\bfrom\s+what\s+(?:you|we)(?:['’]ve|\s+have)?\s+(?:already\s+|just\s+)?(?:saw|seen|read|know|remember|recall)\b")
+RECALL_TAG = RequestKind("RECALL_TAG", _words(_PATH), _words(_TAG), NO_LOOKING)
 ASK_TAG = RequestKind("ASK_TAG", _words(_PATH), _words(_TAG),
                       _words(r"\b(?:what|tell|show|give|which|report|print|know|check)\b|\?"))
 COUNT = RequestKind("COUNT", _words(r"\b(?:count|how\s+many|number\s+of|total|tally)\b"), _words(r"\blines?\b"),
@@ -552,25 +636,51 @@ NEVER_EDIT = re.compile(  # a prohibition about a folder: "never edit anything u
     r"(?:edit|change|modify|touch|alter|update|write\s+to)\s+"  # each optional word takes its own space after it
     r"(?:(?:anything|any\s+files?|files?|the\s+files?)\s+)?(?:(?:under|in|inside|within)\s+)?(?:the\s+)?"
     r"(\w(?:[\w-]|/(?=\w))*)(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
+_FOLDER = r"(?:the\s+)?(?<![\w/-])(\w(?:[\w-]|/(?=\w))*)(?:/|\s+(?:folder|directory)\b)"  # starts a run: linear
+_CONTENTS = r"(?:(?:everything|anything|all|the\s+files?|any\s+files?|files?|the\s+code|code)\s+(?:in|under|inside|within)\s+)?"
+PROTECTIONS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (  # other words for "never edit name/"
+    rf"\bleave\s+{_CONTENTS}{_FOLDER}\s+(?:alone|untouched|as\s+it\s+is|as\s+is)\b",
+    rf"\b(?:hands\s+off|keep\s+(?:your\s+hands\s+)?(?:off|out\s+of|away\s+from)|stay\s+(?:out\s+of|away\s+from))"
+    rf"\s+{_CONTENTS}{_FOLDER}",
+    rf"\btreat\s+{_CONTENTS}{_FOLDER}\s+as\s+(?:read[\s-]?only|frozen|off[\s-]limits)\b",
+    rf"\bno\s+(?:more\s+)?(?:edits|changes|modifications|writes|writing|editing)\s+(?:to|in|under|inside|within)\s+"
+    rf"{_CONTENTS}{_FOLDER}",
+    rf"\b(?:never|do\s+not|don't|don’t)\s+make\s+(?:any\s+)?(?:edits|changes|modifications)\s+(?:to|in|under|inside)\s+"
+    rf"{_CONTENTS}{_FOLDER}",
+    rf"{_CONTENTS}{_FOLDER}\s+(?:is|are|stays?|remains?)\s+(?:strictly\s+)?(?:read[\s-]?only|off[\s-]limits|frozen"
+    rf"|untouchable|not\s+to\s+be\s+(?:edited|changed|modified|touched))\b",
+    rf"{_CONTENTS}{_FOLDER}\s+(?:must|should|may|can)\s*(?:not|n't|never)\s+be\s+(?:edited|changed|modified|touched"
+    rf"|altered|updated|written)\b"))
+
+
+def protected_folders(text: str) -> list[str]:
+    """The folders a user's text forbids editing: ``NEVER_EDIT`` ("never edit tools/") or one of
+    ``PROTECTIONS`` ("leave tools/ alone", "hands off tools/", "files under tools/ are read-only")."""
+    return [*NEVER_EDIT.findall(text), *(folder for pattern in PROTECTIONS for folder in pattern.findall(text))]
+
+
 PLEASE = re.compile(r"please\s+", re.IGNORECASE)
+RULE_LABEL = re.compile(r"(?:rule|note|constraint|important|reminder)\s*:\s*", re.IGNORECASE)
 EDGE = " \t\n,:;—–-"
 
 
 class _Rule:
     """A standing rule, in whatever words: a time opener anywhere ("Going forward, ...", "... from now on")
-    or a prohibition about a folder ("Never edit tools/."). Its ``rule`` is the text without the opener."""
+    or a prohibition about a folder ("Never edit tools/.", "Hands off tools/", ``protected_folders``). Its
+    ``rule`` is the text without the opener, a leading label ("Rule:") or "please"."""
 
     def search(self, text: str) -> Found | None:
         opener = TIME_OPENER.search(text)
-        if opener is None and NEVER_EDIT.search(text) is None:
+        if opener is None and not protected_folders(text):
             return None
         if opener is None:
             body = text.strip(EDGE)
         else:
             before, after = text[:opener.start()].rstrip(EDGE), text[opener.end():].lstrip(EDGE)
             body = before + after if not before or not after or after[0] in ".!?" else f"{before} {after}"
-        if (please := PLEASE.match(body)):
-            body = body[please.end():]
+        for prefix in (RULE_LABEL, PLEASE):
+            if (found := prefix.match(body)):
+                body = body[found.end():]
         if not body.strip(".!? "):
             return None
         return Found({"rule": body[0].lower() + body[1:] if body[1:2].islower() else body}, 0)

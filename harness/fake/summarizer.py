@@ -68,7 +68,7 @@ from typing import Literal
 
 from ..core.messages import blocks, result_text
 from .conversation_forms import conversation_messages, whole_messages
-from .reading import MATERIAL_LINE, TAG_MARK, is_rule
+from .reading import MATERIAL_LINE, TAG_MARK, instruction_text, is_rule
 from .tool_roles import PATH_WORDS, ToolUse, command_line, guess_use, touched, words
 from .view import FLUSH_NOTICE, IN_PROGRESS, NOTE, PLAN, SUMMARY_GOAL, is_summary_text
 
@@ -127,7 +127,8 @@ def summarise_text(request_text: str, style: SummaryStyle = "extractive") -> str
     if style not in ("extractive", "lossy"):
         raise ValueError(f"summary style must be 'extractive' or 'lossy', not {style!r}")
     quoted, rest = quoted_summaries(request_text)
-    facts = extract([{"role": "user", "content": body} for body in quoted] + conversation_messages(rest))
+    conversation = conversation_messages(rest, instruction_text(rest))
+    facts = extract([{"role": "user", "content": body} for body in quoted] + conversation)
     if style == "lossy":
         facts = _distorted(facts)
     focus = FOCUS.findall(request_text)
