@@ -20,11 +20,14 @@ summariser recovers the messages from each of these forms:
    ``str(messages)`` writes, as LangChain's summarization prompt holds them;
    ``SystemMessage`` is skipped); the results of one turn's calls become one
    user message. Parsed like form 2, with ``ast``.
-4. **A plain transcript**, when the text holds neither: turns that
+4. **XML elements**, when the text holds none of those: ``<message
+   role="user">...</message>`` (also ``turn``, ``msg``, ``entry``, with
+   ``speaker``, ``from`` or ``author``), each up to its closing tag.
+5. **A plain transcript**, when the text holds none of those: turns that
    open a line with a speaker, ``User:``, ``Human:``, ``Assistant:``, ``AI:``,
    ``Claude:``, ``Model:``, ``Bot:``, ``Agent:``, ``Tool call:``, ``Tool result:`` or ``Tool:`` (also ``[user]``,
    ``**User:**``, ``**User**:``, ``> User:``, ``USER >>``; after an index or a time, ``[0] user:``,
-   ``[2024-05-14 10:02:11] user:``; and names that are speakers only as a pair, ``Q:`` with ``A:``,
+   ``[2024-05-14 10:02:11] user:``, ``Turn 1, User:``, YAML's ``- role: user`` with ``content:``; and names that are speakers only as a pair, ``Q:`` with ``A:``,
    ``Question:`` with ``Answer:``, ``me:`` with ``you:``), or a line that holds a speaker's
    name alone, as a heading or in bold (``# USER``, ``## MODEL ✨``, ``**Assistant**``: the
    chat exports of Aider and Gemini CLI); the lines that follow belong to the
@@ -57,7 +60,9 @@ NAMED = {"None": None, "True": True, "False": False, "null": None, "true": True,
 CLASS_TYPES = {"TextBlock": "text", "ToolUseBlock": "tool_use", "ToolResultBlock": "tool_result"}
 UNPARSED = (SyntaxError, ValueError, TypeError, RecursionError, MemoryError)  # a piece that does not parse
 
-TURN_PREFIX = (r"(?:\[[\d:T .+/-]{1,32}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?")  # "[0] ", "[2024-05-14 10:02]"
+TURN_PREFIX = (r"(?:\[[\d:T .+/-]{1,32}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+"  # "[0] ", "[2024-05-14 10:02]"
+               r"|(?:turn|message|msg|step)[ \t]*#?\d{1,4}[ \t]*[,:.)-]?[ \t]*"  # "Turn 1, "
+               r"|(?:-[ \t]*)?(?:role|speaker|from|author)[ \t]*:[ \t]*)?")  # "- role: user", YAML's message list
 SPEAKER = re.compile(  # a speaker's name is short (every name in ROLES is), so a long line costs linear time
     r"^[ \t>#*_]*" + TURN_PREFIX
     + r"(?:\[(?P<bracketed>[a-z][a-z _-]{0,23}?)\]|(?P<named>[a-z][a-z _-]{0,23}?)(?:\*\*|__)?[ \t]*(?::|>>?)"
@@ -101,7 +106,8 @@ def whole_messages(dump: str) -> list[Message]:
 def conversation_messages(text: str, instruction: str = "") -> list[Message]:
     """The messages ``text`` holds: its message dicts, else LangChain's message reprs, else its plain
     transcript (whose last turn stops before ``instruction``, the request's own words)."""
-    return whole_messages(text) or langchain_messages(text) or transcript_messages(text, instruction)
+    return (whole_messages(text) or langchain_messages(text) or xml_messages(text)
+            or transcript_messages(text, instruction))
 
 
 LANGCHAIN_START = re.compile(r"\b(Human|AI|Tool|System)Message\(")
@@ -277,8 +283,34 @@ def _last_turn(said: str, instruction: str) -> str:
     return body[:-len(asked)] if asked and body.endswith(asked) and body[:-len(asked)].endswith("\n\n") else said
 
 
+YAML_CONTENT = re.compile(r"^content[ \t]*:[ \t]*\|?[ \t]*", re.IGNORECASE)  # "- role: user" then "content: ..."
+XML_MESSAGE = re.compile(r"""<(message|turn|msg|entry)\s+(?:role|speaker|from|author)\s*=\s*["']([\w ]{1,24})["']\s*>""",
+                         re.IGNORECASE)
+
+
+def xml_messages(text: str) -> list[Message]:
+    """The turns written as XML elements, ``<message role="user">...</message>`` (also ``turn``, ``msg``,
+    ``entry``; ``speaker``, ``from``, ``author``), each to the first closing tag of its name. Once a closing tag
+    is missing, later openings of that name cannot close either, so the text is read in linear time."""
+    messages: list[Message] = []
+    missing: set[str] = set()
+    position, lowered = 0, text.lower()
+    while (opening := XML_MESSAGE.search(text, position)) is not None:
+        name = opening.group(1).lower()
+        close = -1 if name in missing else lowered.find(f"</{name}>", opening.end())
+        if close < 0:
+            missing.add(name)
+            position = opening.end()
+            continue
+        role, said = ROLES.get(opening.group(2).strip().lower()), text[opening.end():close].strip()
+        if role in ("user", "assistant") and said:
+            messages.append({"role": role, "content": said if role == "user" else [{"type": "text", "text": said}]})
+        position = close
+    return messages
+
+
 def transcript_messages(text: str, instruction: str = "") -> list[Message]:
-    """The turns of a plain transcript (form 4 of the module docstring), as messages. The last turn stops
+    """The turns of a plain transcript (form 5 of the module docstring), as messages. The last turn stops
     before a closing line or ``instruction``'s last paragraph (``_last_turn``)."""
     turns: list[tuple[str, str]] = []  # (role, what the turn's first line says)
     ends: list[int] = []
@@ -296,7 +328,7 @@ def transcript_messages(text: str, instruction: str = "") -> list[Message]:
     messages: list[Message] = []
     pending: list[str] = []
     for role, said in turns:
-        said = said.strip()
+        said = YAML_CONTENT.sub("", said.strip(), count=1)
         if not said:
             continue
         if role == "result":

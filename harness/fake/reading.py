@@ -30,7 +30,8 @@ instruction, in either place.
 conversation. A *summary word* (summarise/summarize/summary, sum up, recap,
 condense, compress, compact, digest, distil, synopsis, rundown, overview,
 gist, TL;DR, catch me up, brief me, hand off/handoff, hand over/handover,
-boil down; a role, "summarization assistant" or "summarizer", in a clause
+boil down; as nouns also "the short version", "the key/main points", "the
+highlights", "the takeaways"; a role, "summarization assistant" or "summarizer", in a clause
 that says who "you are" or what to act "as"; not a past form: "[Conversation compressed]" states, it does not ask; a
 third-person form, "summarizes", only in a clause that says what someone is
 for: "an assistant that summarizes conversations") counts when it is *asked
@@ -50,15 +51,18 @@ or with the words inside a split verb ("hand this session off", "sum it all
 up", "boil all of this down": "sum"/"hand"/"boil", one to four words, then "up", "off", "over" or "down"):
 
 1. a conversation noun (conversation, transcript, chat, dialogue, discussion,
-   session, exchange, history, messages, thread, context, with a determiner
+   session, exchange, history, messages, thread, context, log, back-and-forth,
+   interaction, with a determiner
    and adjectives such as "whole", "above"), followed by the end of the
    clause, a function word ("so far", "in five lines", "for the next model",
    "about a.py": a conversation about a file is a conversation) or another
    such noun, but not by "of", a content word or the rest of a name ("the
    history of a.py", "the conversation feature", "conversation.py", "the
    chat.py module", "chat-log.md", "history/"): a summary;
-2. else a file or code ("a.py", "agents/", "each file", "the module", "the
-   code", "the README", "the repo", "the project"): a task;
+2. else a file or code within ``OBJECT_REACH`` characters ("a.py", "agents/",
+   "each file", "the module", "the code", "the README", "the repo", "the
+   project"): a task (one named further on is part of the form asked for:
+   "everything we have done so far as JSON with the keys goal, files, next");
 3. else the work done ("what we did", "what's been done", "what happened",
    "where we are", "everything above", "so far", "our progress", "the
    work"): a summary;
@@ -77,14 +81,17 @@ A pronoun that is the whole object ("Distill this into the key facts, the
 files and the open task": what follows it says into what) is read by rule 4
 before rule 2, so the files named after it are part of the form, not the object.
 
-A note asked for in plainer words (``NOTE_WORD``: a record, notes, a report, a
+A note asked for in plainer words, after a request verb (``NOTE_WORD``: a record, notes, a report, a
 checkpoint, a snapshot, a brief, a write-up, a memo, a prompt, an update; or
-"write up", "jot down"), asked for as a summary noun is, is a summary request
+"write up", "jot down"; a tag's name counts as its words, "a <state_snapshot>
+of our session"), asked for as a summary noun is, is a summary request
 when the conversation or the work done follows it ("a compact record of the
 session so far", "write up everything above") or the instruction names a
 hand-over ("a prompt for continuing our conversation", "for the agent that
 takes over", "the next agent"), and never when a file or code is its object
-("a report on a.py"); alone ("Write a report.") it is a task.
+("a report on a.py"); alone ("Write a report.") it is a task. A participle
+(condensed, compressed, summarized, abridged, ...) counts the same way, but
+only before the conversation: "Write the condensed history now."
 
 A clause that asks to extract (distil, capture, keep, preserve, pull out) what
 matters *from the conversation* asks for a summary too ("extract the most
@@ -132,8 +139,10 @@ or ``_`` ("to v2"):
 - ``RECALL_TAG`` (path): a VERSION_TAG question about a path "without opening /
   reading / looking at / checking" a file, "from memory", "don't read / open /
   look / check (it)", "remember", "recall", "by heart", "off the top of your
-  head", "no tools" ("without (using) any tool", "don't use a tool"), or "from
-  what you (have) (already) saw / seen / read / know" (``NO_LOOKING``).
+  head", "no tools" ("without (using) any tool", "don't use / call a tool"),
+  "no file access", "only what's in ...", "from the conversation / earlier
+  output / your last reply", or "from what you (have) (already) saw / seen /
+  read / know" (``NO_LOOKING``).
 - ``ASK_TAG`` (path): the VERSION_TAG and a path with "what", "tell", "show",
   "give", "which", "report", "print", "know", "check" or a question mark; the
   agent answers for every path the request names (``paths_in``).
@@ -153,15 +162,17 @@ or ``_`` ("to v2"):
   "must not", ... "edit", "change", "modify", "touch", "alter", "update",
   "write to" ... ``name/`` or "the name folder": "Never edit tools/."; or
   "leave tools/ alone", "hands off / keep out of / stay away from tools/",
-  "treat tools/ as read-only", "no changes to tools/", "don't make any edits
-  in tools/", "files under tools/ are read-only / off-limits / frozen",
-  "tools/ must not be changed"); the rule is the text without the opener (and
+  "keep your changes out of tools/", "treat tools/ as read-only", "no changes
+  to tools/", "don't make any edits in tools/", "files under tools/ are
+  read-only / off-limits / frozen", "tools/ must not be changed", "nothing in
+  the tools/ directory may be modified"); the rule is the text without the opener (and
   a leading "please", or a label such as "Rule:"). ``is_rule`` says whether a
   text is one; the agent refuses an edit under every protected folder.
 - ``SAVE``: save / store / write / record / put ... to / in / into memory, on one
   line, at most 200 characters apart.
-- ``GREETING``: an instruction that opens with hi, hello, hey, hiya, howdy,
-  greetings or good morning / afternoon / evening / day.
+- ``GREETING``: an instruction that opens with hi, hello, hey, heya, hiya,
+  howdy, yo, sup, what's up, greetings, (good) morning / afternoon / evening
+  or good day (English only).
 
 They are tried in that order and the first that matches is the request.
 Limits: one request per message (the first kind that matches wins); a
@@ -207,6 +218,7 @@ _FLAGS = re.IGNORECASE
 SUMMARY_WORD = re.compile(
     r"\b(?:summari[sz](?:e|es|ing)|summary|summaries|(?:sum|hand)\s+(?P<inner>(?:[\w'’]+\s+){1,4}?)(?:up|off|over)\b"
     r"|sums?\s+up|boil\s+(?P<inner2>(?:[\w'’]+\s+){1,4}?)down\b|boils?\s+down|summari[sz](?:ation|er)s?"
+    r"|short\s+version|key\s+points|main\s+points|highlights|takeaways"
     r"|recap(?:itulate)?s?|condenses?|compress(?:es)?|compacts?|digest|distil+s?|synopsis|run-?down|overview|gist"
     r"|tl;?\s?dr|catch\s+(?:me|us)\s+up|brief\s+(?:me|us)|hand(?:ing)?[\s-]?off|hand(?:ing)?[\s-]?over)\b",
     _FLAGS)
@@ -219,7 +231,7 @@ _ADJECTIVE = (r"(?:(?:whole|entire|full|complete|above|below|preceding|previous|
               r"last|earlier|long|chat|conversation|internal|prior|past|old|older|ongoing|existing|raw|agent|working"
               r"|active)\s+){0,3}")
 _CONVERSATION_NOUN = (r"(?:conversation|transcript|chat|dialogue|dialog|discussion|session|exchange|history"
-                      r"|messages?|thread|context|log)s?")
+                      r"|messages?|thread|context|log|back-and-forth|back\s+and\s+forth|interaction)s?")
 _FOLLOWER = (r"(?=\s*(?:$|[^\w\s]|(?:so|above|below|in|into|for|to|up|until|till|we|i|you|that|which|with|as"
              r"|and|from|here|now|since|thus|is|was|has|have|had|between|like|while|before|after|without|but"
              r"|or|please|then|including|there|at|this|about|regarding|concerning|on"
@@ -250,7 +262,7 @@ FROM_CONVERSATION = re.compile(rf"\bfrom\s+{_DETERMINER}{_ADJECTIVE}{_CONVERSATI
 EXTRACT_REACH = 160
 # a summary noun, not a verb: the words that make it one, and when it is asked for (``_requested``)
 NOUNS = {"summary", "summaries", "synopsis", "rundown", "run-down", "overview", "gist", "handoff", "hand-off",
-         "handover", "hand-over"}
+         "handover", "hand-over", "short version", "key points", "main points", "highlights", "takeaways"}
 AMBIGUOUS_NOUNS = {"recap", "recaps", "digest", "compact", "compacts"}  # a noun after a modifier, else a verb
 DEFINITE = {"the", "this", "that", "these", "those", "its", "their", "his", "her"}
 MODIFIERS = DEFINITE | {"a", "an", "your", "my", "our", "one", "short", "brief", "quick", "detailed", "full", "concise",
@@ -275,7 +287,9 @@ ROLE_NOUN = re.compile(r"\s*(?:assistant|agent|model|bot|service|specialist|expe
 # work done or a hand-over purpose (``HANDOVER``), never alone: "Write a report." is a task
 NOTE_NOUNS = {"record", "records", "note", "notes", "report", "checkpoint", "snapshot", "brief", "briefing",
               "write-up", "writeup", "memo", "prompt", "update", "log"}
-NOTE_WORD = re.compile(r"\b(?:" + "|".join(sorted(NOTE_NOUNS, key=len, reverse=True))
+PARTICIPLES = {"condensed", "compressed", "compacted", "summarized", "summarised", "shortened", "abridged",
+               "distilled", "trimmed"}  # "the condensed history": read only with the conversation after it
+NOTE_WORD = re.compile(r"(?<![^\W_])(?:" + "|".join(sorted(NOTE_NOUNS | PARTICIPLES, key=len, reverse=True))
                        + r"|(?:write|jot|type)\s+(?:up|down))\b", _FLAGS)
 OBJECT_REACH = 40  # how far after a note word its object may name a file ("a short report on the module a.py")
 HANDOVER = re.compile(
@@ -294,7 +308,7 @@ def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int
         return True
     if PRONOUN_OBJECT.match(text, start, end):  # what follows the pronoun is the form, not the object
         return opens or speaks()
-    if first_file(start) is not None:
+    if (file := first_file(start)) is not None and file < start + OBJECT_REACH:  # "... as JSON with "files"": form
         return False
     if WORK_DONE.match(text, start, end):
         return True
@@ -318,7 +332,8 @@ def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
         return bool(before) and before[-1] in ("that", "who", "which")
     if ROLE_WORD.fullmatch(found):  # a role: "you are a summarization assistant", "act as a summarizer"
         return "you" in before and bool({"are", "re", "as"} & set(before)) or "as" in before[-3:]
-    noun = found in NOUNS or found in NOTE_NOUNS or found in AMBIGUOUS_NOUNS and bool(before) and before[-1] in MODIFIERS
+    noun = (found in NOUNS or found in NOTE_NOUNS or found in PARTICIPLES
+            or found in AMBIGUOUS_NOUNS and bool(before) and before[-1] in MODIFIERS)
     if not noun:
         return True
     if said.startswith(":", word.end()):
@@ -332,9 +347,10 @@ def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
             before.pop()
     while before and before[-1] in PARTICLES:
         before.pop()
+    plain = found in NOTE_NOUNS or found in PARTICIPLES  # "[Compressed history; ...]", "Notes from ...": labels
     if not before:
-        return not definite
-    return before[-1] in REQUEST_VERBS or all(w in OPENERS for w in before)
+        return not definite and not plain
+    return before[-1] in REQUEST_VERBS or not plain and all(w in OPENERS for w in before)
 
 
 def _first_from(pattern: re.Pattern[str], text: str, end: int) -> Callable[[int], int | None]:
@@ -358,7 +374,8 @@ def asks_for_summary(instruction: str, has_conversation: bool = False) -> bool:
     ``has_conversation``: the request holds a conversation for a pronoun to mean. Linear in the text:
     clause ends are found once, each clause's first file mention once, and a run of fillers shared by
     several summary words ("summary summary ... x") is read once."""
-    said = " ".join(s for s in SENTENCE.split(instruction) if s and not CAPABILITY.search(s))
+    said = " ".join(s for s in SENTENCE.split(TAG_AS_WORDS.sub(_tag_words, instruction))
+                    if s and not CAPABILITY.search(s))
     ends = [m.start() for m in CLAUSE_END.finditer(said)]
     clauses: dict[int, Callable[[int], int | None]] = {}
     fillers = (-1, -1, -1)  # the latest run of fillers read: (from, to, clause end)
@@ -394,6 +411,13 @@ def asks_for_summary(instruction: str, has_conversation: bool = False) -> bool:
     return _extracts(said, ends) or _asks_for_notes(said, ends)
 
 
+TAG_AS_WORDS = re.compile(r"</?([A-Za-z][\w-]*)>")  # "Produce a <state_snapshot> of ...": its name is read as words
+
+
+def _tag_words(tag: re.Match[str]) -> str:
+    return re.sub(r"[_-]", " ", tag.group(1))
+
+
 def _asks_for_notes(said: str, ends: list[int]) -> bool:
     """Whether a clause asks for notes on the conversation in plainer words (``NOTE_WORD``): asked for as
     a summary noun is, then followed by the conversation or the work done ("a record of the session so far",
@@ -414,6 +438,8 @@ def _asks_for_notes(said: str, ends: list[int]) -> bool:
         start = fillers[1]
         if CONVERSATION.match(said, start, end) or WORK_DONE.match(said, start, end):
             return True
+        if word.group().lower() in PARTICIPLES:
+            continue
         if FILE_OR_CODE.search(said, start, min(end, start + OBJECT_REACH)):  # "a report on a.py": a task
             continue
         if not handover:
@@ -613,7 +639,11 @@ NO_LOOKING = _words(  # "answer without a tool": from memory, from what was seen
     r"|\b(?:don['’]?t|do\s+not|no\s+need\s+to)\s+(?:re-?)?(?:open|read|look|check)\w*"
     r"|\boff\s+the\s+top\s+of\s+(?:your|my)\s+head\b|\bby\s+heart\b|\brecall\b"
     r"|\b(?:no|without(?:\s+using)?(?:\s+any|\s+a)?|(?:don['’]?t|do\s+not)\s+use(?:\s+any|\s+a|\s+the)?)\s+tools?\b"
-    r"|\bfrom\s+what\s+(?:you|we)(?:['’]ve|\s+have)?\s+(?:already\s+|just\s+)?(?:saw|seen|read|know|remember|recall)\b")
+    r"|\bfrom\s+what\s+(?:you|we)(?:['’]ve|\s+have)?\s+(?:already\s+|just\s+)?(?:saw|seen|read|know|remember|recall)\b"
+    r"|\b(?:don['’]?t|do\s+not|without)\s+(?:call|calling|run|running|invoke|invoking)(?:\s+any|\s+a|\s+the)?\s+tools?\b"
+    r"|\bno\s+(?:file\s+)?(?:access|reading|lookups?|tool\s+calls?)\b|\bonly\s+what(?:['’]s|\s+is|\s+you)\b"
+    r"|\bfrom\s+(?:the|our|your)\s+(?:earlier\s+|previous\s+|last\s+)?(?:conversation|chat|context|history|output"
+    r"|messages?|replies|reply|answers?)\b")
 RECALL_TAG = RequestKind("RECALL_TAG", _words(_PATH), _words(_TAG), NO_LOOKING)
 ASK_TAG = RequestKind("ASK_TAG", _words(_PATH), _words(_TAG),
                       _words(r"\b(?:what|tell|show|give|which|report|print|know|check)\b|\?"))
@@ -636,12 +666,14 @@ NEVER_EDIT = re.compile(  # a prohibition about a folder: "never edit anything u
     r"(?:edit|change|modify|touch|alter|update|write\s+to)\s+"  # each optional word takes its own space after it
     r"(?:(?:anything|any\s+files?|files?|the\s+files?)\s+)?(?:(?:under|in|inside|within)\s+)?(?:the\s+)?"
     r"(\w(?:[\w-]|/(?=\w))*)(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
-_FOLDER = r"(?:the\s+)?(?<![\w/-])(\w(?:[\w-]|/(?=\w))*)(?:/|\s+(?:folder|directory)\b)"  # starts a run: linear
+_FOLDER = r"(?:the\s+)?(?<![\w/-])(\w(?:[\w-]|/(?=\w))*)(?:/(?:\s+(?:folder|directory)\b)?|\s+(?:folder|directory)\b)"  # starts a run: linear
 _CONTENTS = r"(?:(?:everything|anything|all|the\s+files?|any\s+files?|files?|the\s+code|code)\s+(?:in|under|inside|within)\s+)?"
 PROTECTIONS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (  # other words for "never edit name/"
     rf"\bleave\s+{_CONTENTS}{_FOLDER}\s+(?:alone|untouched|as\s+it\s+is|as\s+is)\b",
-    rf"\b(?:hands\s+off|keep\s+(?:your\s+hands\s+)?(?:off|out\s+of|away\s+from)|stay\s+(?:out\s+of|away\s+from))"
-    rf"\s+{_CONTENTS}{_FOLDER}",
+    rf"\b(?:hands\s+off|keep\s+(?:your\s+(?:hands|changes|edits|modifications)\s+|(?:changes|edits)\s+)?"
+    rf"(?:off|out\s+of|away\s+from)|stay\s+(?:out\s+of|away\s+from))\s+{_CONTENTS}{_FOLDER}",
+    rf"\b(?:nothing|no\s+files?|none\s+of\s+the\s+files)\s+(?:in|under|inside|within)\s+{_FOLDER}\s+(?:may|can|should"
+    rf"|must|is\s+to|are\s+to)\s+be\s+(?:edited|changed|modified|touched|altered|updated|written)\b",
     rf"\btreat\s+{_CONTENTS}{_FOLDER}\s+as\s+(?:read[\s-]?only|frozen|off[\s-]limits)\b",
     rf"\bno\s+(?:more\s+)?(?:edits|changes|modifications|writes|writing|editing)\s+(?:to|in|under|inside|within)\s+"
     rf"{_CONTENTS}{_FOLDER}",
@@ -694,7 +726,8 @@ def is_rule(text: str) -> bool:
     return INSTRUCTION.search(text) is not None
 
 
-GREETING = re.compile(r"^\W*(?:hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day))\b",
+GREETING = re.compile(r"^\W*(?:hi|hello|hey|heya|hiya|howdy|yo|sup|what['’]?s\s+up|greetings"
+                      r"|(?:good\s+)?(?:morning|afternoon|evening)|good\s+day)\b",
                       re.IGNORECASE)
 SAVE = re.compile(r"\b(?:save|store|write|record|put)\b[^\n]{0,200}?\b(?:to|in|into)\s+(?:your\s+|the\s+)?memory\b",
                   re.IGNORECASE)
