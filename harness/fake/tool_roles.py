@@ -9,30 +9,46 @@ camelCase: ``readFile`` is "read file"), the description's words, and the
 schema's properties (their names split the same way):
 
 - a *path* property is a string whose name says path, file, filename, dir,
-  directory, folder, target, location or uri (``path``, ``file_path``,
-  ``filepath``, ``absolutePath``), and says nothing of content;
-- **run**: a command property (command, cmd, script; a string, or an array of
-  strings, then filled as ``["bash", "-lc", line]``; ``commands``, an array of command lines, as
-  ``[line]``) and a name or description
-  that speaks of bash, shell, terminal, exec/execute, run or command;
+  directory, folder, target, location, uri, dest, dst or destination
+  (``path``, ``file_path``, ``filepath``, ``absolutePath``, ``file_location``,
+  ``relative_workspace_path``), and says nothing of content; failing one, a
+  property named source or src (a file's name, or its code) and nothing else
+  of content is the path when no other property says content (``source``
+  alone: the file to read; not ``source_code``);
+- **run**: a command property (command, cmd, cmdline, script, ``command_line``;
+  a string, or an array of strings, then filled as ``["bash", "-lc", line]``;
+  ``commands``, an array of command lines, as ``[line]``) and a name or
+  description that speaks of bash, shell, terminal, exec/execute, run,
+  command, spawn or process;
 - **edit**: a path and an old/new pair (old*/new*, search/replace,
-  find/replace*, before/after, original/updated); or a single string
+  find/replace*, before/after, original/updated*, original/replacement,
+  original/modified); or a single string
   property on a tool whose name or description says patch or diff, filled
   with a patch in the format its description shows (``*** Begin Patch``), a
-  unified diff otherwise;
+  unified diff otherwise (a patch tool with a path and a pair is an edit by
+  its pair: ``apply_patch(file, before, after)``);
 - **write**: a path and a content property (content, contents, text, data, body,
   source, code);
 - **search**: a pattern property (pattern, regex, query) on a tool whose name
   says grep, rg, ripgrep or search, or whose description speaks of regex,
   contents or matching lines;
 - **list**: a path or a pattern property (pattern, glob) on a tool whose name
-  says list, ls, dir, directory, glob, tree or entries (or whose description
-  says list, entries or glob);
+  says list, ls, dir, directory, glob, tree, entries or browse (or whose
+  description says list, entries, glob, browse or children);
 - **read**: a path property, none of the above, and a name or description that
-  says read, cat, view, open, show, get, fetch, load, print or contents.
+  says read, cat, view, open, show, get, fetch, load, print, contents, peek,
+  look, see, display or inspect.
 
-Every required property must be one the fake can fill (those above, and a
-boolean, sent as false); a tool that requires anything else is not used.
+A tool whose name says delete, remove, rm, move, rename, mv, copy or cp has no
+role, whatever its properties and description say (the words of reading are
+common, and a ``copy(source, destination)`` has the shape of a write: the agent
+must not delete to read, nor copy to write).
+
+Every required property must be one the fake can fill (those above; a
+boolean, sent as false; a property with a ``default``, sent as that; a number
+whose name says timeout, sent as 120 seconds, 120000 when its name says ms or
+millis, or the schema's ``maximum`` when lower); a tool that requires anything
+else is not used.
 When several tools share a role the course's own name comes first
 (``read_file``, ``edit_file``, ``write_file``, ``list_files``, ``bash``), then the
 first offered. A search sends ``output_mode: "content"`` when its schema
@@ -45,7 +61,11 @@ A call already in the history is described the same way: by the offered tool
 of its name, else by its name and the keys of its input alone (a tool no
 longer offered). Limits: the reading is lexical; a tool named for something
 else (``helper`` with a ``path``) has no role; a description alone, with
-properties named otherwise (``x``, ``y``), is not enough.
+properties named otherwise (``x``, ``y``), is not enough; a write or an edit is
+known by its properties alone (a path and content, a path and a pair): their
+descriptions (overwrite, store, patch, substitute) confirm nothing the
+properties have not said. A path named only by a word not listed (``where``,
+``loc``, ``name``) is not read as one.
 """
 from __future__ import annotations
 
@@ -58,20 +78,27 @@ from typing import Any
 
 NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # camelCase, snake_case, kebab-case: their words
 PATH_WORDS = {"path", "file", "filename", "filepath", "pathname", "dir", "directory", "folder", "target",
-              "location", "uri"}
+              "location", "uri", "dest", "dst", "destination"}
+SOURCE_WORDS = {"source", "src"}  # a file's name, or its code: the path only when nothing else is content
 CONTENT_WORDS = {"content", "contents", "text", "data", "body", "source", "code"}
-COMMAND_WORDS = {"command", "commands", "cmd", "script", "commandline"}
+COMMAND_WORDS = {"command", "commands", "cmd", "cmdline", "script", "commandline"}
 PATTERN_WORDS = {"pattern", "regex", "query", "glob", "expression"}
 FILTER_NAMES = ("glob", "include", "include_pattern", "file_pattern")
 PAIRS = ((("old",), ("new",)), (("search",), ("replace", "replacement")), (("find",), ("replace", "replacement")),
-         (("before",), ("after",)), (("original",), ("updated", "replacement")))
-RUN_WORDS = {"bash", "shell", "sh", "zsh", "terminal", "exec", "execute", "run", "command", "cmd", "powershell"}
+         (("before",), ("after",)), (("original",), ("updated", "replacement", "modified")))
+RUN_WORDS = {"bash", "shell", "sh", "zsh", "terminal", "exec", "execute", "run", "command", "cmd", "powershell",
+             "spawn", "process"}
 SEARCH_NAME = {"grep", "rg", "ripgrep", "search"}
 SEARCH_TEXT = re.compile(r"\b(?:regex|regular expression|contents?|matching lines)\b", re.IGNORECASE)
-LIST_NAME = {"list", "ls", "dir", "directory", "glob", "tree", "entries"}
-LIST_TEXT = re.compile(r"\b(?:list|lists|entries|glob)\b", re.IGNORECASE)
-READ_WORDS = {"read", "reads", "cat", "view", "open", "show", "get", "fetch", "load", "print", "contents"}
-RUN_TEXT = re.compile(r"\b(?:bash|shell|terminal|exec(?:ute)?s?|runs?|commands?)\b", re.IGNORECASE)
+LIST_NAME = {"list", "ls", "dir", "directory", "glob", "tree", "entries", "browse"}
+LIST_TEXT = re.compile(r"\b(?:list|lists|entries|glob|browses?|children)\b", re.IGNORECASE)
+READ_WORDS = {"read", "reads", "cat", "view", "open", "show", "get", "fetch", "load", "print", "contents",
+              "peek", "look", "see", "display", "inspect"}
+OTHER_NAME = {"delete", "remove", "rm", "move", "rename", "mv", "copy", "cp"}  # no role at all
+RUN_TEXT = re.compile(r"\b(?:bash|shell|terminal|exec(?:ute)?s?|runs?|commands?|spawns?|process(?:es)?)\b",
+                      re.IGNORECASE)
+TIMEOUT_WORDS = {"timeout"}
+MILLIS_WORDS = {"ms", "millis", "milliseconds"}
 PATCH_TEXT = re.compile(r"\bpatch(?:es)?\b", re.IGNORECASE)
 CODEX_PATCH = "*** Begin Patch"
 COURSE_NAMES = {"read": "read_file", "edit": "edit_file", "write": "write_file", "list": "list_files", "run": "bash"}
@@ -105,11 +132,14 @@ def _typed(schema: Any) -> str:
 
 
 def _path_property(properties: dict[str, Any]) -> str | None:
-    for name, schema in properties.items():
-        said = words(name)
-        if said & PATH_WORDS and not said & CONTENT_WORDS and _typed(schema) in ("string", ""):
-            return name
-    return None
+    """The property naming a file or folder: one that says a path; failing that, a ``source`` when no other
+    property says content."""
+    said = {name: words(name) for name, schema in properties.items() if _typed(schema) in ("string", "")}
+    path = next((n for n, w in said.items() if w & PATH_WORDS and not w & CONTENT_WORDS), None)
+    sources = [n for n, w in said.items() if w & SOURCE_WORDS and not w & CONTENT_WORDS - SOURCE_WORDS]
+    if path or len(sources) != 1 or any(words(n) & CONTENT_WORDS for n in properties if n != sources[0]):
+        return path
+    return sources[0]
 
 
 def _property(properties: dict[str, Any], vocabulary: set[str], path: str | None) -> str | None:
@@ -142,15 +172,33 @@ def describe_tool(tool: dict[str, Any]) -> ToolUse | None:
     for needed in required:
         if needed in filled:
             continue
-        if _typed(properties.get(needed)) != "boolean":
+        value = _stock_value(needed, properties.get(needed))
+        if value is None:
             return None  # a required property the fake cannot fill
-        found = ToolUse(found.name, found.role, found.path, found.slots, (*found.fixed, (needed, False)),
+        found = ToolUse(found.name, found.role, found.path, found.slots, (*found.fixed, (needed, value)),
                         found.argv, found.patch)
     return found
 
 
+def _stock_value(name: str, schema: Any) -> Any:
+    """What a required property outside the role gets (the module's rule): its default, false for a boolean,
+    a timeout for a number named so; None when the fake cannot fill it."""
+    kind, said = _typed(schema), words(name)
+    if kind == "boolean":
+        return False
+    if isinstance(schema, dict) and schema.get("default") is not None:
+        return schema["default"]
+    if kind not in ("integer", "number") or not said & TIMEOUT_WORDS:
+        return None
+    wanted = 120_000 if said & MILLIS_WORDS else 120
+    most = schema.get("maximum")
+    return min(wanted, most) if isinstance(most, (int, float)) and not isinstance(most, bool) else wanted
+
+
 def _role(name: str, description: str, properties: dict[str, Any]) -> ToolUse | None:
     named, said = words(name), words(description)
+    if named & OTHER_NAME:
+        return None  # a delete, a move or a copy: never called to read, write, list or run
     path = _path_property(properties)
     command = _property(properties, COMMAND_WORDS, path)
     if command and (named & RUN_WORDS or RUN_TEXT.search(description)):
@@ -287,7 +335,8 @@ def guess_use(name: str, tool_input: dict[str, Any]) -> ToolUse | None:
     return _guessed(name, tuple(sorted((k, _input_type(v)) for k, v in tool_input.items())))
 
 
-EDIT_NAME = {"edit", "write", "replace", "patch", "modify", "create", "save", "update"}
+EDIT_NAME = {"edit", "write", "replace", "patch", "modify", "create", "save", "update", "overwrite", "put",
+             "store", "substitute"}
 
 
 @lru_cache(maxsize=1_024)
