@@ -27,7 +27,9 @@ summariser recovers the messages from each of these forms:
    open a line with a speaker, ``User:``, ``Human:``, ``Assistant:``, ``AI:``,
    ``Claude:``, ``Model:``, ``Bot:``, ``Agent:``, ``Tool call:``, ``Tool result:`` or ``Tool:`` (also ``[user]``,
    ``**User:**``, ``**User**:``, ``> User:``, ``USER >>``; after an index or a time, ``[0] user:``,
-   ``[2024-05-14 10:02:11] user:``, ``Turn 1, User:``, YAML's ``- role: user`` with ``content:``; and names that are speakers only as a pair, ``Q:`` with ``A:``,
+   ``[2024-05-14 10:02:11] user:``, ``Turn 1, User:``, YAML's ``- role: user`` with ``content:``, ChatML's
+   ``<|im_start|>user`` (its ``<|im_end|>`` dropped), IRC's ``<user>``, a table row ``| user | ... |``, a chat
+   export's ``You said:`` / ``ChatGPT said:``; and names that are speakers only as a pair, ``Q:`` with ``A:``,
    ``Question:`` with ``Answer:``, ``me:`` with ``you:``), or a line that holds a speaker's
    name alone, as a heading or in bold (``# USER``, ``## MODEL ✨``, ``**Assistant**``: the
    chat exports of Aider and Gemini CLI); the lines that follow belong to the
@@ -61,16 +63,20 @@ CLASS_TYPES = {"TextBlock": "text", "ToolUseBlock": "tool_use", "ToolResultBlock
 UNPARSED = (SyntaxError, ValueError, TypeError, RecursionError, MemoryError)  # a piece that does not parse
 
 TURN_PREFIX = (r"(?:\[[\d:T .+/-]{1,32}\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+"  # "[0] ", "[2024-05-14 10:02]"
+               r"|<\|im_start\|>[ \t]*|\|[ \t]*"  # ChatML's "<|im_start|>user", a table row's "| user |"
                r"|(?:turn|message|msg|step)[ \t]*#?\d{1,4}[ \t]*[,:.)-]?[ \t]*"  # "Turn 1, "
                r"|(?:-[ \t]*)?(?:role|speaker|from|author)[ \t]*:[ \t]*)?")  # "- role: user", YAML's message list
 SPEAKER = re.compile(  # a speaker's name is short (every name in ROLES is), so a long line costs linear time
     r"^[ \t>#*_]*" + TURN_PREFIX
-    + r"(?:\[(?P<bracketed>[a-z][a-z _-]{0,23}?)\]|(?P<named>[a-z][a-z _-]{0,23}?)(?:\*\*|__)?[ \t]*(?::|>>?)"
+    + r"(?:[\[<]\|?(?P<bracketed>[a-z][a-z _-]{0,23}?)\|?[\]>]"  # "[user]", IRC's "<user>", "<|user|>"
+    r"|(?P<named>[a-z][a-z _-]{0,23}?)(?:\*\*|__)?[ \t]*(?::|>>?|\|)"
     r"|(?P<alone>[a-z][a-z _-]{0,23}?)(?:\*\*|__)?(?=[^\w\n]*$))"
     r"(?:\*\*|__)?[ \t]*(?P<said>.*)$", re.IGNORECASE | re.MULTILINE)
 ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "claude": "assistant",
          "model": "assistant", "bot": "assistant", "chatbot": "assistant", "agent": "assistant",
-         "ai assistant": "assistant", "tool call": "call", "tool use": "call", "tool_use": "call", "function call": "call",
+         "ai assistant": "assistant", "chatgpt": "assistant", "gpt": "assistant", "gemini": "assistant",
+         "copilot": "assistant", "llm": "assistant", "you said": "user", "i said": "user",
+         "claude said": "assistant", "chatgpt said": "assistant", "gemini said": "assistant", "tool call": "call", "tool use": "call", "tool_use": "call", "function call": "call",
          "tool result": "result", "tool_result": "result", "tool output": "result", "function result": "result",
          "tool": "result"}
 # names that are a speaker only beside their partner ("Q:" with "A:", "me:" with "you:"): alone, "A:" may be a label
@@ -283,6 +289,7 @@ def _last_turn(said: str, instruction: str) -> str:
     return body[:-len(asked)] if asked and body.endswith(asked) and body[:-len(asked)].endswith("\n\n") else said
 
 
+TURN_END = re.compile(r"(?:\s*(?:<\|im_end\|>|<\|end\|>|<\|eot_id\|>|</s>|\|))+\s*$")  # a turn's closing token
 YAML_CONTENT = re.compile(r"^content[ \t]*:[ \t]*\|?[ \t]*", re.IGNORECASE)  # "- role: user" then "content: ..."
 XML_MESSAGE = re.compile(r"""<(message|turn|msg|entry)\s+(?:role|speaker|from|author)\s*=\s*["']([\w ]{1,24})["']\s*>""",
                          re.IGNORECASE)
@@ -328,7 +335,7 @@ def transcript_messages(text: str, instruction: str = "") -> list[Message]:
     messages: list[Message] = []
     pending: list[str] = []
     for role, said in turns:
-        said = YAML_CONTENT.sub("", said.strip(), count=1)
+        said = TURN_END.sub("", YAML_CONTENT.sub("", said.strip(), count=1))
         if not said:
             continue
         if role == "result":

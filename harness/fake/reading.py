@@ -30,7 +30,7 @@ instruction, in either place.
 conversation. A *summary word* (summarise/summarize/summary, sum up, recap,
 condense, compress, compact, digest, distil, synopsis, rundown, overview,
 gist, TL;DR, catch me up, brief me, hand off/handoff, hand over/handover,
-boil down; as nouns also "the short version", "the key/main points", "the
+boil down, squash, shorten, abridge, shrink, take stock; as nouns also "the short version", "the key/main points", "the
 highlights", "the takeaways"; a role, "summarization assistant" or "summarizer", in a clause
 that says who "you are" or what to act "as"; not a past form: "[Conversation compressed]" states, it does not ask; a
 third-person form, "summarizes", only in a clause that says what someone is
@@ -74,7 +74,8 @@ up", "boil all of this down": "sum"/"hand"/"boil", one to four words, then "up",
    conversation quoted in the system prompt or the message: "Summarize it
    for continuity.");
 5. else nothing ("Summarise.", "TL;DR?", "a handover for whoever picks this
-   up", "in five lines", "so that another model can go on"): a summary;
+   up", "in five lines", "so that another model can go on", "before I log
+   off"): a summary;
 6. else ("the project's plan", "what each does"): not a summary.
 
 A pronoun that is the whole object ("Distill this into the key facts, the
@@ -141,8 +142,10 @@ or ``_`` ("to v2"):
   look / check (it)", "remember", "recall", "by heart", "off the top of your
   head", "no tools" ("without (using) any tool", "don't use / call a tool"),
   "no file access", "only what's in ...", "from the conversation / earlier
-  output / your last reply", or "from what you (have) (already) saw / seen /
-  read / know" (``NO_LOOKING``).
+  output / your last reply", "based on your earlier answer", "without
+  re-running anything", "skip the tool call", "scroll up", "another file
+  read", "what did you report / say", or "from what you (have) (already) saw
+  / seen / read / know" (``NO_LOOKING``).
 - ``ASK_TAG`` (path): the VERSION_TAG and a path with "what", "tell", "show",
   "give", "which", "report", "print", "know", "check" or a question mark; the
   agent answers for every path the request names (``paths_in``).
@@ -165,14 +168,16 @@ or ``_`` ("to v2"):
   "keep your changes out of tools/", "treat tools/ as read-only", "no changes
   to tools/", "don't make any edits in tools/", "files under tools/ are
   read-only / off-limits / frozen", "tools/ must not be changed", "nothing in
-  the tools/ directory may be modified"); the rule is the text without the opener (and
+  the tools/ directory may be modified", "only change files outside tools/",
+  "I don't want you editing anything in tools/"); the rule is the text without the opener (and
   a leading "please", or a label such as "Rule:"). ``is_rule`` says whether a
   text is one; the agent refuses an edit under every protected folder.
 - ``SAVE``: save / store / write / record / put ... to / in / into memory, on one
   line, at most 200 characters apart.
 - ``GREETING``: an instruction that opens with hi, hello, hey, heya, hiya,
   howdy, yo, sup, what's up, greetings, (good) morning / afternoon / evening
-  or good day (English only).
+  or good day (letters drawn out too: "heyy", "hiii"), or hola, bonjour, ciao,
+  hallo, salut, namaste. Every other rule reads English only.
 
 They are tried in that order and the first that matches is the request.
 Limits: one request per message (the first kind that matches wins); a
@@ -202,10 +207,11 @@ TAG_MARK = re.compile(r"<(/?)([A-Za-z][\w-]*)>")  # an opening or a closing tag 
 INSTRUCTION_TAG = {"role", "instruction", "instructions", "objective", "task", "goal", "rule", "rules", "guideline",
                    "guidelines", "requirement", "requirements", "format", "constraint", "constraints", "directive",
                    "directives", "prompt", "request", "policy"}  # a word of a tag that holds instructions
-_SPEAKER = r"\[?(?:" + "|".join(sorted({re.sub("[ _]", "[ _]", name) for name in ROLES}, key=len, reverse=True)) + r")\]?"
+_SPEAKER = (r"(?:[\[<]\|?)?(?:" + "|".join(sorted({re.sub("[ _]", "[ _]", name) for name in ROLES}, key=len, reverse=True))
+            + r")(?:\|?[\]>])?")
 MATERIAL_LINE = re.compile(  # a line of a conversation in another form: a dump, a repr, a speaker's turn
     r"""^.*(?:["']role["']\s*:|\b(?:Text|ToolUse|ToolResult)Block\(|\b(?:Human|AI|Tool|System)Message\().*$"""
-    rf"|^[ \t>#*_]*{TURN_PREFIX}{_SPEAKER}(?:\*\*|__)?(?:\s*[:\]>].*$|[^\w\n]*$(?:\n[ \t]*\S.*)*)"
+    rf"|^[ \t>#*_]*{TURN_PREFIX}{_SPEAKER}(?:\*\*|__)?(?:[ \t]*[:\]>|][ \t]*\S.*$|[^\w\n]*$(?:\n[ \t]*\S.*)*)"
     r"|^- (?:User|Rule|In progress|Finished|Found|Decision|Error|read|edited|used): .*$"
     r"|^Note: \S+ — .*$|^Plan for \S+/: .*$",
     re.IGNORECASE | re.MULTILINE)
@@ -219,6 +225,7 @@ SUMMARY_WORD = re.compile(
     r"\b(?:summari[sz](?:e|es|ing)|summary|summaries|(?:sum|hand)\s+(?P<inner>(?:[\w'’]+\s+){1,4}?)(?:up|off|over)\b"
     r"|sums?\s+up|boil\s+(?P<inner2>(?:[\w'’]+\s+){1,4}?)down\b|boils?\s+down|summari[sz](?:ation|er)s?"
     r"|short\s+version|key\s+points|main\s+points|highlights|takeaways"
+    r"|squash(?:es)?|shorten|abridge|shrink|take\s+stock"
     r"|recap(?:itulate)?s?|condenses?|compress(?:es)?|compacts?|digest|distil+s?|synopsis|run-?down|overview|gist"
     r"|tl;?\s?dr|catch\s+(?:me|us)\s+up|brief\s+(?:me|us)|hand(?:ing)?[\s-]?off|hand(?:ing)?[\s-]?over)\b",
     _FLAGS)
@@ -255,7 +262,8 @@ NEGATED = re.compile(  # a negation right before a summary word (at most NEGATIO
     r"\s+(?:(?:yet|ever|again|even|to|please)\s+)?$", _FLAGS)
 NEGATION_REACH = 40
 NOTHING = re.compile(r"(?:$|for\b|in\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a)\b"
-                     r"|so\b|and\b|then\b|as\b|with(?:out)?\b|[^\w\s])", _FLAGS)
+                     r"|so\b|and\b|then\b|as\b|with(?:out)?\b|before\b|after\b|once\b|when\b|while\b|since\b"
+                     r"|because\b|if\b|until\b|by\b|[^\w\s])", _FLAGS)
 # a summary asked for as the context worth keeping, taken from the conversation (LangChain's prompt asks so)
 EXTRACT = re.compile(r"\b(?:extract|distil+|capture|pull\s+out|preserve|keep)\b", _FLAGS)
 FROM_CONVERSATION = re.compile(rf"\bfrom\s+{_DETERMINER}{_ADJECTIVE}{_CONVERSATION_NOUN}\b{_NOT_A_FILE}", _FLAGS)
@@ -276,9 +284,10 @@ PARTICLES = {"me", "us", "up", "out", "down", "please", "just", "quickly"}
 REQUEST_VERBS = {"write", "give", "provide", "create", "make", "prepare", "generate", "draft", "produce", "compose",
                  "send", "output", "return", "need", "want", "like", "get", "have", "do", "add", "include",
                  "update", "refresh", "rewrite", "revise", "redo", "improve", "correct", "fix", "finish", "start",
-                 "begin", "with", "type", "jot", "spit", "deliver", "post", "share", "print", "show"}
+                 "begin", "with", "type", "jot", "spit", "deliver", "post", "share", "print", "show", "keep",
+                 "maintain", "take"}
 THIRD_PERSON = {"summarizes", "summarises", "condenses", "compresses", "compacts", "recaps", "distils", "distills",
-                "sums"}  # a role's job only in a relative clause: "an assistant that summarizes conversations"
+                "sums", "squashes"}  # a role's job only in a relative clause: "an assistant that summarizes conversations"
 OPENERS = {"please", "ok", "okay", "now", "so", "and", "then", "just", "quick", "also", "hey", "finally"}
 ROLE_WORD = re.compile(r"summari[sz](?:ation|er)s?", _FLAGS)  # "a summarization assistant", "a summarizer"
 ROLE_NOUN = re.compile(r"\s*(?:assistant|agent|model|bot|service|specialist|expert|engine|helper|worker)s?\b", _FLAGS)
@@ -320,7 +329,7 @@ def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int
 def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
     """Whether a summary word is asked for rather than mentioned. A verb is asked for; a noun (``NOUNS``, or
     an ``AMBIGUOUS_NOUNS`` word after a modifier) is asked for when a request verb comes before it in its clause
-    ("write a summary", "give me the gist", "write the corrected summary": the word before its determiner,
+    ("write a summary", "give me the gist", "what's the gist", "write the corrected summary": the word before its determiner,
     within ``NOUN_PHRASE`` words), or when it opens its clause without a definite determiner ("TL;DR of this
     session", "A recap, please"); it is mentioned when it labels what follows ("Summary:"), is the subject of a
     statement ("The summary below covers ...") or the object of another verb ("Here is a summary", "another
@@ -350,7 +359,8 @@ def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
     plain = found in NOTE_NOUNS or found in PARTICIPLES  # "[Compressed history; ...]", "Notes from ...": labels
     if not before:
         return not definite and not plain
-    return before[-1] in REQUEST_VERBS or not plain and all(w in OPENERS for w in before)
+    asked = before[-1] in REQUEST_VERBS or before[-1] in ("what's", "what’s", "whats") or before[-2:] == ["what", "is"]
+    return asked or not plain and all(w in OPENERS for w in before)
 
 
 def _first_from(pattern: re.Pattern[str], text: str, end: int) -> Callable[[int], int | None]:
@@ -643,7 +653,11 @@ NO_LOOKING = _words(  # "answer without a tool": from memory, from what was seen
     r"|\b(?:don['’]?t|do\s+not|without)\s+(?:call|calling|run|running|invoke|invoking)(?:\s+any|\s+a|\s+the)?\s+tools?\b"
     r"|\bno\s+(?:file\s+)?(?:access|reading|lookups?|tool\s+calls?)\b|\bonly\s+what(?:['’]s|\s+is|\s+you)\b"
     r"|\bfrom\s+(?:the|our|your)\s+(?:earlier\s+|previous\s+|last\s+)?(?:conversation|chat|context|history|output"
-    r"|messages?|replies|reply|answers?)\b")
+    r"|messages?|replies|reply|answers?)\b"
+    r"|\bwithout\s+(?:re-?)?(?:running|calling|executing|fetching|using|opening|reading)\s+(?:anything|any|a|the|it)\b"
+    r"|\bskip\s+(?:the\s+|any\s+)?(?:tool|file)\b|\bscroll\s+up\b|\bbased\s+on\s+(?:your|the|our)\s+(?:earlier"
+    r"|previous|last|prior)\b|\b(?:another|more|a\s+new)\s+(?:file\s+)?reads?\b"
+    r"|\bdid\s+you\s+(?:report|say|mention|find|give|quote)\b|\byou\s+(?:said|reported|mentioned)\b")
 RECALL_TAG = RequestKind("RECALL_TAG", _words(_PATH), _words(_TAG), NO_LOOKING)
 ASK_TAG = RequestKind("ASK_TAG", _words(_PATH), _words(_TAG),
                       _words(r"\b(?:what|tell|show|give|which|report|print|know|check)\b|\?"))
@@ -672,6 +686,9 @@ PROTECTIONS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (  # other
     rf"\bleave\s+{_CONTENTS}{_FOLDER}\s+(?:alone|untouched|as\s+it\s+is|as\s+is)\b",
     rf"\b(?:hands\s+off|keep\s+(?:your\s+(?:hands|changes|edits|modifications)\s+|(?:changes|edits)\s+)?"
     rf"(?:off|out\s+of|away\s+from)|stay\s+(?:out\s+of|away\s+from))\s+{_CONTENTS}{_FOLDER}",
+    rf"\b(?:only|just)\s+(?:change|edit|modify|touch|write)\s+(?:files?|things|code)\s+outside\s+(?:of\s+)?{_FOLDER}",
+    rf"\b(?:don['’]?t|do\s+not|never)\s+want\s+you\s+(?:to\s+)?(?:edit|change|modify|touch|alter|write)\w*\s+(?:to\s+)?"
+    rf"{_CONTENTS}{_FOLDER}",
     rf"\b(?:nothing|no\s+files?|none\s+of\s+the\s+files)\s+(?:in|under|inside|within)\s+{_FOLDER}\s+(?:may|can|should"
     rf"|must|is\s+to|are\s+to)\s+be\s+(?:edited|changed|modified|touched|altered|updated|written)\b",
     rf"\btreat\s+{_CONTENTS}{_FOLDER}\s+as\s+(?:read[\s-]?only|frozen|off[\s-]limits)\b",
@@ -726,7 +743,8 @@ def is_rule(text: str) -> bool:
     return INSTRUCTION.search(text) is not None
 
 
-GREETING = re.compile(r"^\W*(?:hi|hello|hey|heya|hiya|howdy|yo|sup|what['’]?s\s+up|greetings"
+GREETING = re.compile(r"^\W*(?:hi+|hell+o+|hey+a?|hiya|howdy|yo+|sup|what['’]?s\s+up|greetings|hola|bonjour|ciao"
+                      r"|hallo|salut|namaste"
                       r"|(?:good\s+)?(?:morning|afternoon|evening)|good\s+day)\b",
                       re.IGNORECASE)
 SAVE = re.compile(r"\b(?:save|store|write|record|put)\b[^\n]{0,200}?\b(?:to|in|into)\s+(?:your\s+|the\s+)?memory\b",

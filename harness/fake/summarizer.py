@@ -423,7 +423,8 @@ def _completed(facts: Facts) -> list[str]:
 
 
 TOPICS = (  # (words a title may hold, what fills the part), tried in order: the first that a title holds wins
-    (("user message", "all user"), lambda f: [f"- User: {g}" for g in f.goals] or ["- none visible"]),
+    (("user message", "all user", "i wanted", "i asked", "user wanted", "user asked", "i want", "user want"),
+     lambda f: [f"- User: {g}" for g in f.goals] or ["- none visible"]),
     (("pending", "next step", "remaining", "todo", "to do", "plan"), _pending),
     (("current work", "working on", "recent action"), lambda f: _state(f) + _found(f)[-3:]),
     (("completed", "progress", "accomplish", "done"), _completed),
