@@ -9,17 +9,25 @@ camelCase: ``readFile`` is "read file"), the description's words, and the
 schema's properties (their names split the same way):
 
 - a *path* property is a string whose name says path, file, filename, dir,
-  directory, folder, target, location, uri, dest, dst or destination
-  (``path``, ``file_path``, ``filepath``, ``absolutePath``, ``file_location``,
-  ``relative_workspace_path``), and says nothing of content; failing one, a
+  directory, folder, target, location, uri, dest, dst or destination, or
+  their short forms fname, fpath, dirname, dirpath (``path``, ``file_path``,
+  ``filepath``, ``absolutePath``, ``file_location``, ``relative_workspace_path``,
+  ``fname``), and says nothing of content; failing one, a
   property named source or src (a file's name, or its code) and nothing else
   of content is the path when no other property says content (``source``
-  alone: the file to read; not ``source_code``);
+  alone: the file to read; not ``source_code``); failing both, the one string
+  property whose name says no part at all (not content, pattern, command, a
+  pair's side; ``which``, ``resource``, ``p``, ``into``, ``root``) is the path
+  when the tool's name or description speaks of a file, files, path, dir,
+  directory, folder or location, and no other string property is unnamed;
 - **run**: a command property (command, cmd, cmdline, script, ``command_line``;
   a string, or an array of strings, then filled as ``["bash", "-lc", line]``;
   ``commands``, an array of command lines, as ``[line]``) and a name or
   description that speaks of bash, shell, terminal, exec/execute, run,
-  command, spawn or process;
+  command, spawn or process; or a tool's only string property, named for no
+  part (``input``), when its name or description says both a shell (bash,
+  shell, terminal, CLI) and a command (``cli(input)``: "invoke a CLI ... give
+  the full command"); this comes before the unnamed path above;
 - **edit**: a path and an old/new pair (old*/new*, search/replace,
   find/replace*, before/after, original/updated*, original/replacement,
   original/modified); or a single string
@@ -28,7 +36,7 @@ schema's properties (their names split the same way):
   unified diff otherwise (a patch tool with a path and a pair is an edit by
   its pair: ``apply_patch(file, before, after)``);
 - **write**: a path and a content property (content, contents, text, data, body,
-  source, code);
+  source, code, payload);
 - **search**: a pattern property (pattern, regex, query) on a tool whose name
   says grep, rg, ripgrep or search, or whose description speaks of regex,
   contents or matching lines;
@@ -37,7 +45,8 @@ schema's properties (their names split the same way):
   description says list, entries, glob, browse or children);
 - **read**: a path property, none of the above, and a name or description that
   says read, cat, view, open, show, get, fetch, load, print, contents, peek,
-  look, see, display or inspect.
+  look, see, display, inspect, retrieve or slurp (the idiom for reading a
+  whole file).
 
 A tool whose name says delete, remove, rm, move, rename, mv, copy or cp has no
 role, whatever its properties and description say (the words of reading are
@@ -61,11 +70,19 @@ A call already in the history is described the same way: by the offered tool
 of its name, else by its name and the keys of its input alone (a tool no
 longer offered). Limits: the reading is lexical; a tool named for something
 else (``helper`` with a ``path``) has no role; a description alone, with
-properties named otherwise (``x``, ``y``), is not enough; a write or an edit is
-known by its properties alone (a path and content, a path and a pair): their
-descriptions (overwrite, store, patch, substitute) confirm nothing the
-properties have not said. A path named only by a word not listed (``where``,
-``loc``, ``name``) is not read as one.
+two or more properties named otherwise (``x``, ``y``), is not enough: only a
+single unnamed string is taken for the path, and only on a tool that speaks of
+files, so a tool that names no part and says nothing of files (``slurp(p)``
+described as "Slurp it") has none, and one that does speak of files takes its
+one unnamed string as a path even when it is an id (``get_file_info(id)``
+reads as a read). A write or an edit is known by its properties (a path and
+content, a path and a pair; the unnamed path is the only part the name or
+description may supply): their descriptions (overwrite, store, patch,
+substitute) confirm nothing the properties have not said. A path named only by
+a word not listed (``where``, ``loc``, ``name``) is not read as one when another
+string property is unnamed too, or the tool says nothing of files. A bare command line (``input``) is read only
+with both a shell word and the word command: ``run_query(sql)`` ("Run a SQL
+query") is no run tool, nor a tool that says shell without command.
 """
 from __future__ import annotations
 
@@ -77,15 +94,17 @@ from functools import lru_cache
 from typing import Any
 
 NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # camelCase, snake_case, kebab-case: their words
-PATH_WORDS = {"path", "file", "filename", "filepath", "pathname", "dir", "directory", "folder", "target",
-              "location", "uri", "dest", "dst", "destination"}
+PATH_WORDS = {"path", "file", "filename", "filepath", "pathname", "fname", "fpath", "dir", "dirname", "dirpath",
+              "directory", "folder", "target", "location", "uri", "dest", "dst", "destination"}
+PLACE_WORDS = {"file", "files", "path", "paths", "dir", "directory", "folder", "location"}  # a tool about files
 SOURCE_WORDS = {"source", "src"}  # a file's name, or its code: the path only when nothing else is content
-CONTENT_WORDS = {"content", "contents", "text", "data", "body", "source", "code"}
+CONTENT_WORDS = {"content", "contents", "text", "data", "body", "source", "code", "payload"}
 COMMAND_WORDS = {"command", "commands", "cmd", "cmdline", "script", "commandline"}
 PATTERN_WORDS = {"pattern", "regex", "query", "glob", "expression"}
 FILTER_NAMES = ("glob", "include", "include_pattern", "file_pattern")
 PAIRS = ((("old",), ("new",)), (("search",), ("replace", "replacement")), (("find",), ("replace", "replacement")),
          (("before",), ("after",)), (("original",), ("updated", "replacement", "modified")))
+PAIR_WORDS = {w for pair in PAIRS for side in pair for w in side}
 RUN_WORDS = {"bash", "shell", "sh", "zsh", "terminal", "exec", "execute", "run", "command", "cmd", "powershell",
              "spawn", "process"}
 SEARCH_NAME = {"grep", "rg", "ripgrep", "search"}
@@ -93,10 +112,12 @@ SEARCH_TEXT = re.compile(r"\b(?:regex|regular expression|contents?|matching line
 LIST_NAME = {"list", "ls", "dir", "directory", "glob", "tree", "entries", "browse"}
 LIST_TEXT = re.compile(r"\b(?:list|lists|entries|glob|browses?|children)\b", re.IGNORECASE)
 READ_WORDS = {"read", "reads", "cat", "view", "open", "show", "get", "fetch", "load", "print", "contents",
-              "peek", "look", "see", "display", "inspect"}
+              "peek", "look", "see", "display", "inspect", "retrieve", "retrieves", "slurp", "slurps"}
 OTHER_NAME = {"delete", "remove", "rm", "move", "rename", "mv", "copy", "cp"}  # no role at all
 RUN_TEXT = re.compile(r"\b(?:bash|shell|terminal|exec(?:ute)?s?|runs?|commands?|spawns?|process(?:es)?)\b",
                       re.IGNORECASE)
+SHELL_WORDS = {"bash", "shell", "terminal", "cli"}  # where a bare command line goes
+COMMAND_NOUNS = {"command", "commands", "cmd", "commandline"}
 TIMEOUT_WORDS = {"timeout"}
 MILLIS_WORDS = {"ms", "millis", "milliseconds"}
 PATCH_TEXT = re.compile(r"\bpatch(?:es)?\b", re.IGNORECASE)
@@ -155,6 +176,26 @@ def _pair(properties: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def _unnamed_strings(properties: dict[str, Any]) -> list[str]:
+    """The string properties whose names say no known part (not content, pattern, command, old or new)."""
+    known = CONTENT_WORDS | PATTERN_WORDS | COMMAND_WORDS | PAIR_WORDS | PATH_WORDS
+    return [n for n, s in properties.items() if _typed(s) in ("string", "") and not words(n) & known]
+
+
+def _loose_command(said: set[str], properties: dict[str, Any]) -> str | None:
+    """A tool's only string property, when it names nothing and the tool speaks of a shell and a command."""
+    strings = [n for n, s in properties.items() if _typed(s) in ("string", "")]
+    if len(strings) == 1 and strings == _unnamed_strings(properties) and said & SHELL_WORDS and said & COMMAND_NOUNS:
+        return strings[0]
+    return None
+
+
+def _loose_path(said: set[str], properties: dict[str, Any]) -> str | None:
+    """The one string property named for nothing else, on a tool whose name or description speaks of files."""
+    unnamed = _unnamed_strings(properties)
+    return unnamed[0] if len(unnamed) == 1 and said & PLACE_WORDS else None
+
+
 def describe_tool(tool: dict[str, Any]) -> ToolUse | None:
     """The role of one tool definition and how to fill its input (the module's rule), or None."""
     name = tool.get("name", "")
@@ -205,6 +246,9 @@ def _role(name: str, description: str, properties: dict[str, Any]) -> ToolUse | 
         array = _typed(properties[command]) == "array"
         kind = None if not array else "lines" if "commands" in words(command) else "argv"
         return ToolUse(name, "run", None, (("command", command),), argv=kind)
+    if not command and (line := _loose_command(named | said, properties)):
+        return ToolUse(name, "run", None, (("command", line),))
+    path = path or _loose_path(named | said, properties)
     strings = [n for n, s in properties.items() if _typed(s) == "string"]
     if len(strings) == 1 and ("patch" in named or PATCH_TEXT.search(description)):
         return ToolUse(name, "edit", None, (("patch", strings[0]),),
