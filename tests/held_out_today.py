@@ -1,8 +1,12 @@
-"""Held-out phrasings for issue 31 (a model as they are today), written before the rules that read them and
-never used to tune them: tests/test_held_out_today.py runs them through the real SDK and reports how many hold.
+"""The first held-out phrasings for issue 31 (a model as they are today), written before the rules that read
+them and not used to tune them until measured: tests/test_held_out_today.py runs them through the real SDK and
+reports how many hold.
 
 Each list is what a person or another harness might send; the test file says what each should get. None of
-these strings is copied from a real system's prompt: the styles are, the words are ours."""
+these strings is copied from a real system's prompt: the styles are, the words are ours.
+
+Measured on the first round's rules (44 of 61 read as meant); the second round then read the rest, so this set
+is training data now (tests/test_held_out_today.py says which sets are still held out)."""
 from __future__ import annotations
 
 S01 = "agents/s01_agent_loop.py"

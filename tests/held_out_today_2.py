@@ -1,12 +1,15 @@
 """The second held-out set of phrasings for issue 31 (a model as they are today). It was written before this
-round's rule changes, by someone who did not read the rules that read requests, and it was never used to tune
-them: tests/test_held_out_today_2.py runs it through the real SDK and reports how many hold.
+round's rule changes, by someone who did not read the rules that read requests, and it was not used to tune
+them: tests/test_held_out_today.py runs it through the real SDK and reports how many hold.
 
 The lists have the names and shapes of tests/held_out_today.py (the first held-out set) but none of its words:
 no phrasing here repeats or lightly edits one of the first set's. Each is something a person, a student or
 another harness (Claude Code, Codex CLI, Gemini CLI, OpenCode, Aider, LangChain, LlamaIndex, Cursor, Cline,
 AutoGen...) might send; the styles are theirs, the words are ours, and no string is copied from a real system's
-prompt. Some are easy and some are hard, but a competent model would understand every one."""
+prompt. Some are easy and some are hard, but a competent model would understand every one.
+
+Measured before its misses were read (36 of 60 on the rules it was written against); this round then read
+them, so it is training data now (tests/test_held_out_today.py says which sets are still held out)."""
 from __future__ import annotations
 
 S01 = "agents/s01_agent_loop.py"

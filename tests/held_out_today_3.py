@@ -1,13 +1,16 @@
 """The third held-out set of phrasings for issue 31 (a model as they are today). It was written during this round's
-rule changes, by someone who did not read the rules that read requests, and it was never used to tune them:
-tests/test_held_out_today_3.py runs it through the real SDK and reports how many hold.
+rule changes, by someone who did not read the rules that read requests, and it was not used to tune them:
+tests/test_held_out_today.py runs it through the real SDK and reports how many hold.
 
 The lists have the names and shapes of tests/held_out_today_2.py (the second held-out set) but none of the words
 of either earlier set: no phrasing here repeats or lightly edits one of theirs. Each is something a person, a
 student or another harness (Claude Code, Codex CLI, Gemini CLI, OpenCode, Aider, LangChain, LlamaIndex, Cursor,
 Cline, Goose, Continue, AutoGen, CrewAI, smolagents...) might send; the styles are theirs, the words are ours, and
 no string is copied from a real system's prompt. Some are easy and some are hard, but a competent model would
-understand every one."""
+understand every one.
+
+Measured before its misses were read (25 of 60 on the rules of the round before, 33 when set 2 had been
+read); this round then read them, so it is training data now."""
 from __future__ import annotations
 
 S01 = "agents/s01_agent_loop.py"

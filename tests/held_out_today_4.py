@@ -1,6 +1,6 @@
 """The fourth held-out set of phrasings for issue 31 (a model as they are today). It was written during this round's
 rule changes, by someone who did not read the rules that read requests, and it was never used to tune them:
-tests/test_held_out_today_4.py runs it through the real SDK and reports how many hold.
+tests/test_held_out_today.py runs it through the real SDK and reports how many hold.
 
 The lists have the names and shapes of tests/held_out_today_3.py (the third held-out set) but none of the words
 of any earlier set: no phrasing here repeats or lightly edits one of theirs. Each is something a person, a

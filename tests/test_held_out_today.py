@@ -1,29 +1,71 @@
-"""The first held-out phrasings of issue 31 (tests/held_out_today.py, written before the rules of the first
-round), through the real SDK. The 17 this set's misses named then were read by the second round's rules, so it
-is no longer held out: the later sets are (tests/test_held_out_today_2.py, _3.py). A case the rules do not read is marked ``xfail(strict=True)`` with why: if it ever
-starts to hold, the mark must go. ``test_how_many_hold`` records the count the report gives."""
+"""The held-out phrasings of issue 31, four sets, through the real SDK (tests/held_out_today.py and _2, _3, _4):
+each written by someone who had not read the rules that read it. Each set was held out until it was measured,
+then its misses were read by new rules, and from then on it is training data; the latest set stays held out.
+A case the rules do not read is marked ``xfail(strict=True)`` with why: if it ever starts to hold, the mark must
+go. ``test_how_many_hold`` records the counts, and README gives them at each step.
+
+Set 1 (61) was written before the first round's rules; sets 2 and 3 (60 each) before this round's changes, set 4
+(60) during them, none read by its author's rules. Set 4 is the one still held out."""
 from __future__ import annotations
 
 import pytest
 
-import held_out_today as held
+import held_out_today
+import held_out_today_2
+import held_out_today_3
+import held_out_today_4
 from harness import assistant, build_summary_request, tool_result, user
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
 from harness.labs.scenarios import LONG_SESSION
 
+SETS = {1: held_out_today, 2: held_out_today_2, 3: held_out_today_3, 4: held_out_today_4}
+LISTS = ("SUMMARY_REQUESTS", "TRANSCRIPT_STYLES", "CONTINUATIONS", "READ_TOOLS", "EDIT_TOOLS", "LIST_TOOLS",
+         "RUN_TOOLS", "GREETINGS", "RULES", "FROM_MEMORY", "NOT_SUMMARIES")
+
 MODEL = "claude-haiku-4-5"
-S01 = held.S01
+S01 = held_out_today.S01
 ASK = f"What is VERSION_TAG in {S01}?"
 ANSWER = f'VERSION_TAG in {S01} is "v1-agent".'
 HISTORY = [user(LONG_SESSION.requests[1]), assistant("Understood. From now on, never edit anything under tools/; "
                                                       "it is vendored code."),
            user(ASK), assistant(ANSWER)]
 CANNOT = "I do not know how to do that in this workspace."
-# the cases the rules do not read: (list, index) -> why. All 17 that were here at the end of the last round were
-# read after this round's rule changes; from then on this set is training data, and tests/held_out_today_2.py and
-# tests/held_out_today_3.py (written before those changes, by someone who did not read the rules) are held out.
-MISSES: dict[tuple[str, int], str] = {}
+# the cases the rules do not read: (set, list, index) -> why. Sets 1-3 were read after they were measured
+# (README gives each count before); set 4 is held out, its misses as measured.
+MISSES: dict[tuple[int, str, int], str] = {
+    (2, "SUMMARY_REQUESTS", 5): "asks for its own headings (Goal, Done so far, Next steps): the requests go under "
+                                "them as '- Finished:' and '- Done:' lines, and this check wants the default '- User:'",
+    (3, "SUMMARY_REQUESTS", 6): "French: the rules read English only (greetings aside)",
+    (4, "SUMMARY_REQUESTS", 1): "'Reduce the chat history now.': reduce is not a summary word, and the system "
+                                "prompt's 'rewrite the chat history as a shorter summary' is not asked ('when asked')",
+    (4, "SUMMARY_REQUESTS", 3): "'give the next speaker a summary of it': a summary after an indirect object is not "
+                                "read as asked (the word before its determiner is 'speaker', not a request verb)",
+    (4, "SUMMARY_REQUESTS", 5): "'a short summary is fine' reads as a statement about a summary, 'what did we cover' "
+                                "has no summary word, and the opening 'hey' makes it a greeting",
+    (4, "TRANSCRIPT_STYLES", 0): "a JSON array whose string holds unescaped quotes does not parse, and a message that "
+                                 "does not parse is skipped, never guessed",
+    (4, "TRANSCRIPT_STYLES", 1): "Llama's [INST] ... [/INST] markup is not a speaker form the reader knows",
+    (4, "TRANSCRIPT_STYLES", 3): "Student: and Tutor: are not speakers' names",
+    (4, "TRANSCRIPT_STYLES", 4): "'You:' beside 'Claude:' is not the user: you is a speaker only beside me",
+    (4, "TRANSCRIPT_STYLES", 5): "a CSV export (role,text rows) is not a transcript form the reader knows",
+    (4, "EDIT_TOOLS", 0): "existing/replacement is not an old/new pair the tool reading knows",
+    (4, "EDIT_TOOLS", 1): "literal/substitution is not an old/new pair the tool reading knows",
+    (4, "EDIT_TOOLS", 3): "put(where, what): two unnamed strings, neither read as the path or the content",
+    (4, "LIST_TOOLS", 0): "folder_contents reads as a read tool ('contents'); listing words are not in its name",
+    (4, "LIST_TOOLS", 2): "enumerate is not a listing word",
+    (4, "RUN_TOOLS", 2): "sh(line): 'line' names no command, and the description does not say command",
+    (4, "RULES", 0): "'must stay untouched': a staying form reads read-only, off-limits or frozen, not untouched",
+    (4, "RULES", 1): "'treat every file in tools/ as locked': 'every file' and 'locked' are not in the treat form",
+    (4, "RULES", 2): "'don't make any modifications in it': the folder is a pronoun",
+    (4, "RULES", 4): "'we can't change the tools/ folder' reports a rule rather than forbidding, and 'in there' is "
+                     "a pronoun",
+    (4, "RULES", 5): "'leave the contents of tools/ unmodified': 'the contents of' and 'unmodified' are not in the "
+                     "leave form",
+    (4, "FROM_MEMORY", 1): "'Just answer from that.': 'that' points back to a lookup; not read as without a tool",
+    (4, "FROM_MEMORY", 4): "'You don't need to look it up again.': 'don't need to look' is not a no-looking form",
+}
+COUNTS = {1: (61, 61), 2: (60, 59), 3: (60, 59), 4: (60, 39)}  # (phrasings, read as meant)
 
 
 def create(messages, system=None, tools=None, model=None):
@@ -33,9 +75,11 @@ def create(messages, system=None, tools=None, model=None):
     return model.requests[-1], reply
 
 
-def cases(name: str, items: list) -> list:
-    return [pytest.param(i, item, id=f"{name}-{i}", marks=[pytest.mark.xfail(strict=True, reason=MISSES[name, i])]
-                         if (name, i) in MISSES else []) for i, item in enumerate(items)]
+def cases(name: str) -> list:
+    """Every set's items of list ``name``, each ``(set, index, item)``, an expected failure where MISSES says."""
+    return [pytest.param(n, i, item, id=f"set{n}-{name}-{i}",
+                         marks=[pytest.mark.xfail(strict=True, reason=MISSES[n, name, i])] if (n, name, i) in MISSES
+                         else []) for n, held in SETS.items() for i, item in enumerate(getattr(held, name))]
 
 
 def run_tools(workspace, messages, tools, execute, **options) -> tuple[str, list[str]]:
@@ -57,9 +101,9 @@ def strings(tool: dict) -> list[str]:
     return [p for p, s in tool["input_schema"]["properties"].items() if s["type"] == "string"]
 
 
-def execute_by_shape(tools: list[dict]):
-    """Runs a held-out tool by the shape the test knows it has: one string (read, list, run), two (write),
-    three (edit: path, old, new)."""
+def execute_by_shape(held, tools: list[dict]):
+    """Runs a held-out tool of set ``held`` by the shape the test knows it has: one string (read, list, run),
+    two (write), three (edit: path, old, new). A list tool whose parameter names a glob is run as ``ls``."""
     shapes = {t["name"]: t for t in tools}
 
     def execute(workspace, name, tool_input):
@@ -68,7 +112,7 @@ def execute_by_shape(tools: list[dict]):
         if tool in held.READ_TOOLS:
             return workspace.read_file(values[0])
         if tool in held.LIST_TOOLS:
-            return workspace.bash(f"ls {values[0]}") if "glob" in tool_input else "\n".join(
+            return workspace.bash(f"ls {values[0]}") if any("glob" in p for p in tool_input) else "\n".join(
                 line.rsplit("/", 1)[-1] for line in workspace.list_files(values[0]).splitlines())
         if tool in held.RUN_TOOLS:
             return workspace.bash(values[0])
@@ -78,67 +122,67 @@ def execute_by_shape(tools: list[dict]):
     return execute
 
 
-@pytest.mark.parametrize("i, case", cases("SUMMARY_REQUESTS", held.SUMMARY_REQUESTS))
-def test_held_out_summary_requests_get_a_summary(i, case):
+@pytest.mark.parametrize("n, i, case", cases("SUMMARY_REQUESTS"))
+def test_held_out_summary_requests_get_a_summary(n, i, case):
     system, said = case
     kind, reply = create(HISTORY + [user(said)], system=system, tools=FILE_TOOLS)
     assert kind == "summary" and f"- User: {ASK}" in reply.content[0].text
 
 
-@pytest.mark.parametrize("i, style", cases("TRANSCRIPT_STYLES", held.TRANSCRIPT_STYLES))
-def test_held_out_transcript_styles_are_read(i, style):
+@pytest.mark.parametrize("n, i, style", cases("TRANSCRIPT_STYLES"))
+def test_held_out_transcript_styles_are_read(n, i, style):
     kind, reply = create([user(style.format(user=ASK, assistant=ANSWER))])
     assert kind == "summary"
     assert f"- User: {ASK}" in reply.content[0].text and f"- Found: {ANSWER}" in reply.content[0].text
 
 
-@pytest.mark.parametrize("i, wrapper", cases("CONTINUATIONS", held.CONTINUATIONS))
-def test_held_out_continuations_resume_the_pending_request(i, wrapper):
+@pytest.mark.parametrize("n, i, wrapper", cases("CONTINUATIONS"))
+def test_held_out_continuations_resume_the_pending_request(n, i, wrapper):
     request = build_summary_request([user(ASK)], model=MODEL, max_tokens=2_000, tail_chars=None)
     summary = FakeModel().client().messages.create(**request).content[0].text
     kind, reply = create([user(wrapper.format(summary=summary))], tools=FILE_TOOLS)
     assert kind == "agent" and [(b.type, b.input) for b in reply.content] == [("tool_use", {"path": S01})]
 
 
-@pytest.mark.parametrize("i, tool", cases("READ_TOOLS", held.READ_TOOLS))
-def test_held_out_read_tools_are_used_to_read(tmp_path, i, tool):
-    answer, called = run_tools(LONG_SESSION.build(tmp_path), [user(ASK)], [tool], execute_by_shape([tool]))
+@pytest.mark.parametrize("n, i, tool", cases("READ_TOOLS"))
+def test_held_out_read_tools_are_used_to_read(tmp_path, n, i, tool):
+    answer, called = run_tools(LONG_SESSION.build(tmp_path), [user(ASK)], [tool], execute_by_shape(SETS[n], [tool]))
     assert answer == ANSWER and called == [tool["name"]]
 
 
-@pytest.mark.parametrize("i, pair", cases("EDIT_TOOLS", held.EDIT_TOOLS))
-def test_held_out_edit_tools_are_used_to_edit(tmp_path, i, pair):
+@pytest.mark.parametrize("n, i, pair", cases("EDIT_TOOLS"))
+def test_held_out_edit_tools_are_used_to_edit(tmp_path, n, i, pair):
     workspace = LONG_SESSION.build(tmp_path)
     edit = 'In agents/s03_todo_write.py, change VERSION_TAG to "v3-held".'
-    answer, called = run_tools(workspace, [user(edit)], list(pair), execute_by_shape(list(pair)))
+    answer, called = run_tools(workspace, [user(edit)], list(pair), execute_by_shape(SETS[n], list(pair)))
     assert answer == 'Changed VERSION_TAG in agents/s03_todo_write.py to "v3-held".'
     assert 'VERSION_TAG = "v3-held"' in (workspace.root / "agents/s03_todo_write.py").read_text()
 
 
-@pytest.mark.parametrize("i, tool", cases("LIST_TOOLS", held.LIST_TOOLS))
-def test_held_out_list_tools_are_used_to_list(tmp_path, i, tool):
-    tools = [tool, held.READ_TOOLS[0]]
+@pytest.mark.parametrize("n, i, tool", cases("LIST_TOOLS"))
+def test_held_out_list_tools_are_used_to_list(tmp_path, n, i, tool):
+    tools = [tool, SETS[n].READ_TOOLS[0]]
     answer, called = run_tools(LONG_SESSION.build(tmp_path), [user(LONG_SESSION.requests[0])], tools,
-                               execute_by_shape(tools))
+                               execute_by_shape(SETS[n], tools))
     assert called[0] == tool["name"] and "What each file under agents/ does:" in answer
     assert answer.count("\n- agents/") == 12
 
 
-@pytest.mark.parametrize("i, tool", cases("RUN_TOOLS", held.RUN_TOOLS))
-def test_held_out_run_tools_are_used_to_run(tmp_path, i, tool):
+@pytest.mark.parametrize("n, i, tool", cases("RUN_TOOLS"))
+def test_held_out_run_tools_are_used_to_run(tmp_path, n, i, tool):
     answer, called = run_tools(LONG_SESSION.build(tmp_path), [user("Count the lines of every .py file under agents/.")],
-                               [tool], execute_by_shape([tool]))
+                               [tool], execute_by_shape(SETS[n], [tool]))
     assert answer == "The .py files under agents/ have 1833 lines in total." and called == [tool["name"]]
 
 
-@pytest.mark.parametrize("i, greeting", cases("GREETINGS", held.GREETINGS))
-def test_held_out_greetings_get_a_greeting(i, greeting):
+@pytest.mark.parametrize("n, i, greeting", cases("GREETINGS"))
+def test_held_out_greetings_get_a_greeting(n, i, greeting):
     kind, reply = create([user(greeting)], tools=FILE_TOOLS)
     assert kind == "agent" and [b.type for b in reply.content] == ["text"] and reply.content[0].text != CANNOT
 
 
-@pytest.mark.parametrize("i, rule", cases("RULES", held.RULES))
-def test_held_out_rules_are_kept_and_quoted(i, rule):
+@pytest.mark.parametrize("n, i, rule", cases("RULES"))
+def test_held_out_rules_are_kept_and_quoted(n, i, rule):
     _, ack = create([user(rule)], tools=FILE_TOOLS)
     said = [user(rule), assistant(ack.content[0].text)]
     _, told = create(said + [user("What did I tell you about tools/?")], tools=FILE_TOOLS)
@@ -147,19 +191,18 @@ def test_held_out_rules_are_kept_and_quoted(i, rule):
     assert edit.content[0].text.startswith("I will not change tools/t03_edit.py")
 
 
-@pytest.mark.parametrize("i, question", cases("FROM_MEMORY", held.FROM_MEMORY))
-def test_held_out_from_memory_answers_from_what_is_visible(i, question):
+@pytest.mark.parametrize("n, i, question", cases("FROM_MEMORY"))
+def test_held_out_from_memory_answers_from_what_is_visible(n, i, question):
     _, reply = create(HISTORY + [user(question)], tools=FILE_TOOLS)
     assert [b.type for b in reply.content] == ["text"] and '"v1-agent"' in reply.content[0].text
 
 
-@pytest.mark.parametrize("i, task", cases("NOT_SUMMARIES", held.NOT_SUMMARIES))
-def test_held_out_file_summaries_stay_tasks(i, task):
+@pytest.mark.parametrize("n, i, task", cases("NOT_SUMMARIES"))
+def test_held_out_file_summaries_stay_tasks(n, i, task):
     assert create(HISTORY + [user(task)], tools=FILE_TOOLS)[0] == "agent"
 
 
 def test_how_many_hold():
-    total = sum(len(getattr(held, name)) for name in ("SUMMARY_REQUESTS", "TRANSCRIPT_STYLES", "CONTINUATIONS",
-                                                        "READ_TOOLS", "EDIT_TOOLS", "LIST_TOOLS", "RUN_TOOLS",
-                                                        "GREETINGS", "RULES", "FROM_MEMORY", "NOT_SUMMARIES"))
-    assert (total, total - len(MISSES)) == (61, 61)
+    for n, held in SETS.items():
+        total = sum(len(getattr(held, name)) for name in LISTS)
+        assert (total, total - sum(1 for m in MISSES if m[0] == n)) == COUNTS[n], n

@@ -76,7 +76,8 @@ ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assis
          "model": "assistant", "bot": "assistant", "chatbot": "assistant", "agent": "assistant",
          "ai assistant": "assistant", "chatgpt": "assistant", "gpt": "assistant", "gemini": "assistant",
          "copilot": "assistant", "llm": "assistant", "you said": "user", "i said": "user",
-         "claude said": "assistant", "chatgpt said": "assistant", "gemini said": "assistant", "tool call": "call", "tool use": "call", "tool_use": "call", "function call": "call",
+         "claude said": "assistant", "chatgpt said": "assistant", "gemini said": "assistant",
+         "tool call": "call", "tool use": "call", "tool_use": "call", "function call": "call",
          "tool result": "result", "tool_result": "result", "tool output": "result", "function result": "result",
          "tool": "result"}
 # names that are a speaker only beside their partner ("Q:" with "A:", "me:" with "you:"): alone, "A:" may be a label

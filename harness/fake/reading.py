@@ -207,8 +207,8 @@ TAG_MARK = re.compile(r"<(/?)([A-Za-z][\w-]*)>")  # an opening or a closing tag 
 INSTRUCTION_TAG = {"role", "instruction", "instructions", "objective", "task", "goal", "rule", "rules", "guideline",
                    "guidelines", "requirement", "requirements", "format", "constraint", "constraints", "directive",
                    "directives", "prompt", "request", "policy"}  # a word of a tag that holds instructions
-_SPEAKER = (r"(?:[\[<]\|?)?(?:" + "|".join(sorted({re.sub("[ _]", "[ _]", name) for name in ROLES}, key=len, reverse=True))
-            + r")(?:\|?[\]>])?")
+_NAMES = sorted({re.sub("[ _]", "[ _]", name) for name in ROLES}, key=len, reverse=True)  # the longest first
+_SPEAKER = r"(?:[\[<]\|?)?(?:" + "|".join(_NAMES) + r")(?:\|?[\]>])?"
 MATERIAL_LINE = re.compile(  # a line of a conversation in another form: a dump, a repr, a speaker's turn
     r"""^.*(?:["']role["']\s*:|\b(?:Text|ToolUse|ToolResult)Block\(|\b(?:Human|AI|Tool|System)Message\().*$"""
     rf"|^[ \t>#*_]*{TURN_PREFIX}{_SPEAKER}(?:\*\*|__)?(?:[ \t]*[:\]>|][ \t]*\S.*$|[^\w\n]*$(?:\n[ \t]*\S.*)*)"
@@ -287,7 +287,7 @@ REQUEST_VERBS = {"write", "give", "provide", "create", "make", "prepare", "gener
                  "begin", "with", "type", "jot", "spit", "deliver", "post", "share", "print", "show", "keep",
                  "maintain", "take"}
 THIRD_PERSON = {"summarizes", "summarises", "condenses", "compresses", "compacts", "recaps", "distils", "distills",
-                "sums", "squashes"}  # a role's job only in a relative clause: "an assistant that summarizes conversations"
+                "sums", "squashes"}  # a role's job only in a relative clause: "an assistant that summarizes ..."
 OPENERS = {"please", "ok", "okay", "now", "so", "and", "then", "just", "quick", "also", "hey", "finally"}
 ROLE_WORD = re.compile(r"summari[sz](?:ation|er)s?", _FLAGS)  # "a summarization assistant", "a summarizer"
 ROLE_NOUN = re.compile(r"\s*(?:assistant|agent|model|bot|service|specialist|expert|engine|helper|worker)s?\b", _FLAGS)
@@ -329,7 +329,8 @@ def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int
 def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
     """Whether a summary word is asked for rather than mentioned. A verb is asked for; a noun (``NOUNS``, or
     an ``AMBIGUOUS_NOUNS`` word after a modifier) is asked for when a request verb comes before it in its clause
-    ("write a summary", "give me the gist", "what's the gist", "write the corrected summary": the word before its determiner,
+    ("write a summary", "give me the gist", "what's the gist", "write the corrected summary": the word before its
+    determiner,
     within ``NOUN_PHRASE`` words), or when it opens its clause without a definite determiner ("TL;DR of this
     session", "A recap, please"); it is mentioned when it labels what follows ("Summary:"), is the subject of a
     statement ("The summary below covers ...") or the object of another verb ("Here is a summary", "another
@@ -359,8 +360,8 @@ def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
     plain = found in NOTE_NOUNS or found in PARTICIPLES  # "[Compressed history; ...]", "Notes from ...": labels
     if not before:
         return not definite and not plain
-    asked = before[-1] in REQUEST_VERBS or before[-1] in ("what's", "what’s", "whats") or before[-2:] == ["what", "is"]
-    return asked or not plain and all(w in OPENERS for w in before)
+    what = before[-1] in ("what's", "what’s", "whats") or before[-2:] == ["what", "is"]  # "what's the gist of ..."
+    return before[-1] in REQUEST_VERBS or what or not plain and all(w in OPENERS for w in before)
 
 
 def _first_from(pattern: re.Pattern[str], text: str, end: int) -> Callable[[int], int | None]:
@@ -680,8 +681,10 @@ NEVER_EDIT = re.compile(  # a prohibition about a folder: "never edit anything u
     r"(?:edit|change|modify|touch|alter|update|write\s+to)\s+"  # each optional word takes its own space after it
     r"(?:(?:anything|any\s+files?|files?|the\s+files?)\s+)?(?:(?:under|in|inside|within)\s+)?(?:the\s+)?"
     r"(\w(?:[\w-]|/(?=\w))*)(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
-_FOLDER = r"(?:the\s+)?(?<![\w/-])(\w(?:[\w-]|/(?=\w))*)(?:/(?:\s+(?:folder|directory)\b)?|\s+(?:folder|directory)\b)"  # starts a run: linear
-_CONTENTS = r"(?:(?:everything|anything|all|the\s+files?|any\s+files?|files?|the\s+code|code)\s+(?:in|under|inside|within)\s+)?"
+_FOLDER = (r"(?:the\s+)?(?<![\w/-])(\w(?:[\w-]|/(?=\w))*)"  # a folder's name starts a run of its characters: linear
+           r"(?:/(?:\s+(?:folder|directory)\b)?|\s+(?:folder|directory)\b)")
+_CONTENTS = (r"(?:(?:everything|anything|all|the\s+files?|any\s+files?|files?|the\s+code|code)"
+             r"\s+(?:in|under|inside|within)\s+)?")
 PROTECTIONS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (  # other words for "never edit name/"
     rf"\bleave\s+{_CONTENTS}{_FOLDER}\s+(?:alone|untouched|as\s+it\s+is|as\s+is)\b",
     rf"\b(?:hands\s+off|keep\s+(?:your\s+(?:hands|changes|edits|modifications)\s+|(?:changes|edits)\s+)?"
