@@ -41,9 +41,9 @@ def test_a_registered_strategy_runs_the_long_session_validly_within_the_pretend_
 
 
 def test_with_parallel_calls_a_strategy_that_decides_on_the_last_reported_usage_overshoots_the_window(tmp_path):
-    """Usage-triggered compaction (seed 000's) decides between rounds from the usage the API reported for the
-    round's call, before its results came back: twelve reads answered in one turn (about 25,000 tokens) take the
-    next request past the 60,000-token window, and the API refuses it."""
+    """Usage-triggered compaction (the usage-triggered design's) decides between rounds from the usage the API
+    reported for the round's call, before its results came back: twelve reads answered in one turn (about 25,000
+    tokens) take the next request past the 60,000-token window, and the API refuses it."""
     usage = next(s for s in STRATEGIES if s.key == "usage")
     with pytest.raises(anthropic.BadRequestError, match=r"prompt is too long: \d+ tokens > 60000 maximum"):
         run_scenario(LONG_SESSION, CompactionConfig(), tmp_path, client=fake_client(window=PRETEND_WINDOW),

@@ -1,4 +1,4 @@
-"""Seed 000's decision and replacement (chapter 06), and per-model thresholds (chapter 07).
+"""The usage-triggered design's decision and replacement (chapter 06), and per-model thresholds (chapter 07).
 
 The replacement is checked on generated histories: whatever the history, the
 result passes validate_messages, is accepted by the fake API, keeps the

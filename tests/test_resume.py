@@ -1,7 +1,7 @@
 """Resume by replay (chapter 06): the log gives back exactly the history that was live.
 
 Random sessions commit messages through a SessionLog and compact several
-times (seed 000's replacement and chapter 03's summary message, mixed); a
+times (the usage-triggered design's replacement and chapter 03's summary message, mixed); a
 crash can stop them anywhere, even in the middle of a write (chapter 07).
 """
 import copy

@@ -1,6 +1,6 @@
 """The models, and per-model thresholds: tokens, or a fraction of the model's window (chapter 07).
 
-Seed 000 used one fixed threshold for every model. A threshold written as a
+The usage-triggered design used one fixed threshold for every model. A threshold written as a
 fraction (``0.8``: compact at 80% of the window) follows the model instead;
 ``threshold_below_window`` sets it a fixed distance below the window, leaving
 room for the reply and a safety buffer.

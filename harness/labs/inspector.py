@@ -1,6 +1,6 @@
 """A compaction inspector for Jupyter: one card per compaction (chapter 07).
 
-The notebook's counterpart of seed 000's debug console. A header counts the
+The notebook's counterpart of the usage-triggered design's debug console. A header counts the
 compactions; each card shows the numbers (reported tokens, threshold, items
 before, removed and kept, the estimate before and after), the reason, and a
 collapsed "Summary sent to the model" holding the message the model got.

@@ -1,4 +1,4 @@
-"""The session: what survives a crash and a restart (chapters 05-06, seed 000's pieces).
+"""The session: what survives a crash and a restart (chapters 05-06, the usage-triggered design's pieces).
 
 log (the append-only session log) · resume (rebuild the live history by
 replaying the log) · replacement (usage-triggered replacement as pure

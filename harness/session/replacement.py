@@ -1,4 +1,4 @@
-"""Seed 000's compaction as two pure functions: when, and what replaces the history (chapter 06).
+"""The usage-triggered design's compaction as two pure functions: when, and what replaces the history (chapter 06).
 
 ``decide_compaction`` looks only at the usage the provider reported for the
 round just committed: no usage, no decision; below the threshold, no; fewer
@@ -24,7 +24,7 @@ from ..core.auto import SUMMARY_PREFIX, is_summary
 from ..core.config import check_count
 from ..core.messages import Message, blocks, check_shape, text_of, user
 
-DEFAULT_THRESHOLD = 8_000      # seed 000's teaching constant, in reported tokens
+DEFAULT_THRESHOLD = 8_000      # the usage-triggered design's teaching constant, in reported tokens
 DEFAULT_BUDGET_CHARS = 20_000  # characters of recent user messages kept verbatim
 MIN_HISTORY = 4                # fewer items than this: nothing worth compacting
 SUMMARY_HEADER = (SUMMARY_PREFIX + ". A summary of the earlier conversation follows; "

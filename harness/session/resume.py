@@ -7,13 +7,13 @@ again what the running session did. A usage-triggered record holds its
 summary and budget, so ``replace_history`` (a pure function) is replayed and
 gives the same history back; a chapter 03 record (auto or manual) holds the
 summary message that replaced everything. Reading back only the message
-records is the silent failure seed 000 describes: the compacted session
+records is the silent failure the usage-triggered design describes: the compacted session
 comes back uncompacted (``resume_naive``, kept to show it).
 
 A crash between the assistant's ``tool_use`` record and the ``tool_result``
 record that answers it (chapter 07) leaves calls without results, and the
 API refuses such a history. Resuming answers each open call with an error
-result that says the run was interrupted (``interruption``); seed 000 says
+result that says the run was interrupted (``interruption``); the usage-triggered design says
 its resume normalises unanswered calls without saying how, and Codex
 answers them "aborted" (codex-rs/core/src/context_manager/normalize.rs,
 ``ensure_call_outputs_present``). The round is kept, so the model
@@ -127,6 +127,6 @@ def reopen(path: str | Path, *, fsync: bool = True) -> tuple[SessionLog, Resumed
 
 
 def resume_naive(path: str | Path) -> list[Message]:
-    """The bug seed 000 fixed: every logged message back, as if no compaction had happened."""
+    """The bug the usage-triggered design fixed: every logged message back, as if no compaction had happened."""
     return [r["message"] for r in read_log(path).records if r["kind"] == "message"]
 

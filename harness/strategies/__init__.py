@@ -1,7 +1,7 @@
 """Compaction strategies, one file each, behind one base class (chapters 05-10).
 
 base (``Compactor``: the three hooks, doing nothing) · three_layers (the
-reference agent: micro, auto, manual) · usage_triggered (seed 000 and Codex:
+reference agent: micro, auto, manual) · usage_triggered (the usage-triggered design and Codex:
 replace on reported usage) · structured_summary (Claude Code: nine sections)
 · server_side (the API's own clearing and compaction, asked for on every
 call: chapters 08 and 10) · controls (one thing changed, chapter 08) ·

@@ -1,10 +1,11 @@
-"""Seed 000's strategy: compact on reported usage, between rounds, keeping the user's words (chapter 06).
+"""The usage-triggered design's strategy: compact on reported usage, between rounds, keeping the user's words
+(chapter 06).
 
 After a round's tool results are committed (``after_round``; never between a
 tool_use and its result) the strategy reads the usage that round reported
 and asks ``decide_compaction``. To compact it asks the same client for a
 hand-off summary (no tools) of the history's last ``config.tail_chars``
-characters (80,000: the reference agent's rule from seed 001, not seed 000's,
+characters (80,000: the s06 agent's rule, not the usage-triggered design's,
 which does not cut), retried with backoff, then replaces the history
 with ``replace_history`` and appends one compaction record holding the
 summary to the session log, which is all ``resume`` needs to replay it.
