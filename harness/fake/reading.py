@@ -705,10 +705,17 @@ PROTECTIONS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (  # other
     rf"|altered|updated|written)\b"))
 
 
-def protected_folders(text: str) -> list[str]:
+def _protections(text: str) -> tuple[str, ...]:
+    return (*NEVER_EDIT.findall(text), *(folder for pattern in PROTECTIONS for folder in pattern.findall(text)))
+
+
+@lru_cache(maxsize=4_096)
+def protected_folders(text: str) -> tuple[str, ...]:
     """The folders a user's text forbids editing: ``NEVER_EDIT`` ("never edit tools/") or one of
-    ``PROTECTIONS`` ("leave tools/ alone", "hands off tools/", "files under tools/ are read-only")."""
-    return [*NEVER_EDIT.findall(text), *(folder for pattern in PROTECTIONS for folder in pattern.findall(text))]
+    ``PROTECTIONS`` ("leave tools/ alone", "hands off tools/", "files under tools/ are read-only"). Cached by
+    the text: the agent asks it of every user message on every edit (the rule reading, timed by the reading
+    benchmark, reads ``_protections`` afresh)."""
+    return _protections(text)
 
 
 PLEASE = re.compile(r"please\s+", re.IGNORECASE)
@@ -723,7 +730,7 @@ class _Rule:
 
     def search(self, text: str) -> Found | None:
         opener = TIME_OPENER.search(text)
-        if opener is None and not protected_folders(text):
+        if opener is None and not _protections(text):
             return None
         if opener is None:
             body = text.strip(EDGE)
