@@ -12,7 +12,7 @@ Measured before its misses were read (36 of 60 on the rules it was written again
 them, so it is training data now (tests/test_held_out_today.py says which sets are still held out)."""
 from __future__ import annotations
 
-S01 = "agents/s01_agent_loop.py"
+from held_out_today import S01, _tool  # the same file, and tool definitions built the same way
 
 # --- summary requests as other harnesses send them (the conversation comes before, or inside) -----------------
 # (system prompt or None, the last user turn); the test puts the long session's first requests before it
@@ -66,15 +66,6 @@ CONTINUATIONS = [
 ]
 
 # --- tools by what they do: definitions named and shaped unlike the course's --------------------------------------
-
-
-def _tool(name: str, description: str, **properties: str) -> dict:
-    required = [p.rstrip("?") for p in properties if not p.endswith("?")]
-    props = {p.rstrip("?"): {"type": kind} for p, kind in properties.items()}
-    return {"name": name, "description": description,
-            "input_schema": {"type": "object", "properties": props, "required": required}}
-
-
 READ_TOOLS = [
     _tool("read_text", "Return the UTF-8 text stored at the given path.", location="string"),
     _tool("load_document", "Load a document from the workspace and give back its full text.", doc_path="string"),

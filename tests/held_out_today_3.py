@@ -13,7 +13,7 @@ Measured before its misses were read (25 of 60 on the rules of the round before,
 read); this round then read them, so it is training data now."""
 from __future__ import annotations
 
-S01 = "agents/s01_agent_loop.py"
+from held_out_today import S01, _tool  # the same file, and tool definitions built the same way
 
 # --- summary requests as other harnesses send them (the conversation comes before, or inside) -----------------
 # (system prompt or None, the last user turn); the test puts the long session's first requests before it
@@ -67,15 +67,6 @@ CONTINUATIONS = [
 ]
 
 # --- tools by what they do: definitions named and shaped unlike the course's --------------------------------------
-
-
-def _tool(name: str, description: str, **properties: str) -> dict:
-    required = [p.rstrip("?") for p in properties if not p.endswith("?")]
-    props = {p.rstrip("?"): {"type": kind} for p, kind in properties.items()}
-    return {"name": name, "description": description,
-            "input_schema": {"type": "object", "properties": props, "required": required}}
-
-
 READ_TOOLS = [
     _tool("Read", "Returns a file's text with line numbers. Optional offset and limit select a window of lines.",
           **{"file_path": "string", "offset?": "integer", "limit?": "integer"}),

@@ -10,7 +10,7 @@ theirs, the words are ours, and no string is copied from a real system's prompt.
 but a competent model would understand every one."""
 from __future__ import annotations
 
-S01 = "agents/s01_agent_loop.py"
+from held_out_today import S01, _tool  # the same file, and tool definitions built the same way
 
 # --- summary requests as other harnesses send them (the conversation comes before, or inside) -----------------
 # (system prompt or None, the last user turn); the test puts the long session's first requests before it
@@ -70,15 +70,6 @@ CONTINUATIONS = [
 ]
 
 # --- tools by what they do: definitions named and shaped unlike the course's --------------------------------------
-
-
-def _tool(name: str, description: str, **properties: str) -> dict:
-    required = [p.rstrip("?") for p in properties if not p.endswith("?")]
-    props = {p.rstrip("?"): {"type": kind} for p, kind in properties.items()}
-    return {"name": name, "description": description,
-            "input_schema": {"type": "object", "properties": props, "required": required}}
-
-
 READ_TOOLS = [
     _tool("view", "View a file's contents. For a large file, pass start_line and end_line (1-based) to see only "
           "part of it.", **{"path_in_repo": "string", "start_line?": "integer", "end_line?": "integer"}),
