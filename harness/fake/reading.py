@@ -676,16 +676,16 @@ TIME_OPENER = re.compile(  # words that make an instruction standing
     r"\b(?:from\s+now\s+on|going\s+forward|from\s+here\s+on(?:\s+out)?|henceforth|in\s+(?:the\s+)?future"
     r"|for\s+the\s+rest\s+of\s+(?:this|the)\s+(?:session|conversation|chat)|until\s+I\s+say\s+otherwise"
     r"|from\s+this\s+point\s+(?:on|forward))\b", re.IGNORECASE)
-NEVER_EDIT = re.compile(  # a prohibition about a folder: "never edit anything under tools/", "don't modify tools/"
-    r"\b(?:never|do\s+not|don't|don’t|must\s+not|mustn't|should\s+not|shouldn't|may\s+not)\s+(?:ever\s+)?"
-    r"(?:edit|change|modify|touch|alter|update|write\s+to)\s+"  # each optional word takes its own space after it
-    r"(?:(?:anything|any\s+files?|files?|the\s+files?)\s+)?(?:(?:under|in|inside|within)\s+)?(?:the\s+)?"
-    r"(\w(?:[\w-]|/(?=\w))*)(?:/|\s+(?:folder|directory)\b)", re.IGNORECASE)
 _FOLDER = (r"(?:the\s+)?(?<![\w/-])(\w(?:[\w-]|/(?=\w))*)"  # a folder's name starts a run of its characters: linear
            r"(?:/(?:\s+(?:folder|directory)\b)?|\s+(?:folder|directory)\b)")
 _CONTENTS = (r"(?:(?:everything|anything|all|the\s+files?|any\s+files?|files?|the\s+code|code)"
              r"\s+(?:in|under|inside|within)\s+)?")
-PROTECTIONS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (  # other words for "never edit name/"
+PROTECTIONS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (  # the ways to forbid editing a folder
+    # "never edit anything under tools/", "don't modify tools/"
+    r"\b(?:never|do\s+not|don't|don’t|must\s+not|mustn't|should\s+not|shouldn't|may\s+not)\s+(?:ever\s+)?"
+    r"(?:edit|change|modify|touch|alter|update|write\s+to)\s+"  # each optional word takes its own space after it
+    r"(?:(?:anything|any\s+files?|files?|the\s+files?)\s+)?(?:(?:under|in|inside|within)\s+)?(?:the\s+)?"
+    r"(\w(?:[\w-]|/(?=\w))*)(?:/|\s+(?:folder|directory)\b)",
     rf"\bleave\s+{_CONTENTS}{_FOLDER}\s+(?:alone|untouched|as\s+it\s+is|as\s+is)\b",
     rf"\b(?:hands\s+off|keep\s+(?:your\s+(?:hands|changes|edits|modifications)\s+|(?:changes|edits)\s+)?"
     rf"(?:off|out\s+of|away\s+from)|stay\s+(?:out\s+of|away\s+from))\s+{_CONTENTS}{_FOLDER}",
@@ -706,13 +706,13 @@ PROTECTIONS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (  # other
 
 
 def _protections(text: str) -> tuple[str, ...]:
-    return (*NEVER_EDIT.findall(text), *(folder for pattern in PROTECTIONS for folder in pattern.findall(text)))
+    return tuple(folder for pattern in PROTECTIONS for folder in pattern.findall(text))
 
 
 @lru_cache(maxsize=4_096)
 def protected_folders(text: str) -> tuple[str, ...]:
-    """The folders a user's text forbids editing: ``NEVER_EDIT`` ("never edit tools/") or one of
-    ``PROTECTIONS`` ("leave tools/ alone", "hands off tools/", "files under tools/ are read-only"). Cached by
+    """The folders a user's text forbids editing, by any of ``PROTECTIONS`` ("never edit tools/", "leave tools/
+    alone", "hands off tools/", "files under tools/ are read-only"). Cached by
     the text: the agent asks it of every user message on every edit (the rule reading, timed by the reading
     benchmark, reads ``_protections`` afresh)."""
     return _protections(text)
