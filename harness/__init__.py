@@ -17,6 +17,7 @@ from .core.auto import (COMPRESSED_HEADER, SUMMARY_PREFIX, SUMMARY_PROMPT, AutoR
                         auto_compact, build_summary_request, compressed_message, is_summary, request_summary,
                         summarise)
 from .core.config import DEFAULT_MODEL, CompactionConfig
+from .core.error_text import error_text
 from .core.loop import CallTrace, Event, RunContext, RunResult, finish_round, messages_api, run_agent, to_dicts
 from .core.manual import COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, compact_focus
 from .core.messages import (InvalidHistory, assistant, iter_tool_results, iter_tool_uses, result_text, text,

@@ -50,7 +50,7 @@ SAMPLES: dict[str, tuple[dict[str, Any], tuple[type, str] | None]] = {
     "billing_policy": ({"billing_policy": {"type": "billing_policy", "bill_to": "self"}}, None),
     "context_management": ({"betas": ["context-management-2025-06-27"],
                             "context_management": {"edits": [{"type": "clear_tool_uses_20250919"}]}}, None),
-    "fallbacks": ({"fallbacks": [{"model": "claude-sonnet-4-5"}]}, None),
+    "fallbacks": ({"fallbacks": [{"model": "claude-sonnet-4-6"}]}, None),
     "fallback_credit_token": ({"fallback_credit_token": "tok"}, (anthropic.BadRequestError, "does not redeem")),
     "mcp_servers": ({"mcp_servers": [{"type": "url", "name": "s", "url": "https://mcp.example.com"}]},
                     (anthropic.BadRequestError, "could not connect to the MCP server")),
@@ -145,7 +145,7 @@ BAD_OPTIONS = [  # (field, value, the start of the 400's message)
     ("container", {"skills": [{"skill_id": "pptx", "type": "anthropic"}]}, "container.skills: skills run in"),
     ("container", {"skills": [{"skill_id": "pptx", "type": "mine"}]}, "container.skills.0.type:"),
     ("billing_policy", {"type": "billing_policy", "bill_to": "them"}, "billing_policy.bill_to: Input should be"),
-    ("fallbacks", [{"model": "claude-sonnet-4-5", "seed": 1}], "fallbacks.0.seed: Extra inputs are not permitted"),
+    ("fallbacks", [{"model": "claude-sonnet-4-6", "seed": 1}], "fallbacks.0.seed: Extra inputs are not permitted"),
     ("fallbacks", "some", "fallbacks: Input should be 'default' or a valid list"),
     ("mcp_servers", [{"type": "stdio", "name": "s", "url": "u"}], "mcp_servers.0.type: Input should be 'url'"),
 ]
@@ -211,7 +211,7 @@ RICH = {**BASE, "tools": FILE_TOOLS, "system": [{"type": "text", "text": "Be ter
                                                                        "properties": {"a": {"type": "string"}}}}},
         "service_tier": "auto", "speed": "fast", "inference_geo": "us", "diagnostics": {"previous_message_id": None},
         "container": {"id": None, "skills": []}, "billing_policy": {"type": "billing_policy", "bill_to": "self"},
-        "fallbacks": [{"model": "claude-sonnet-4-5", "max_tokens": 9, "speed": "fast", "output_config": {}}],
+        "fallbacks": [{"model": "claude-sonnet-4-6", "max_tokens": 9, "speed": "fast", "output_config": {}}],
         "temperature": 0.5, "top_p": 0.5, "top_k": 3}
 RICH_PLACES = [("rich", place) for field in sorted(RICH) if field not in ("messages", "tools", "model")
                for place in places(RICH[field], (field,))]

@@ -41,8 +41,7 @@ def test_every_model_has_its_numbers_and_a_source():
         assert ("between_tools" in spec.thinking) == ("disabled" in spec.thinking)  # this fake's rule
         assert (context_window(model), max_output(model)) == (spec.window, spec.max_output)
     assert [m for m, spec in MODELS.items() if not spec.compaction] == [
-        "claude-haiku-4-5", "claude-haiku-4-5-20251001", "claude-opus-4-5", "claude-opus-4-5-20251101",
-        "claude-sonnet-4-5", "claude-sonnet-4-5-20250929"]
+        "claude-haiku-4-5", "claude-haiku-4-5-20251001", "claude-opus-4-5", "claude-opus-4-5-20251101"]
 
 
 # --- GET /v1/models ---------------------------------------------------------------------------------------
@@ -62,8 +61,7 @@ def test_the_list_pages_through_every_model_newest_first():
 def test_the_lifecycle_filter_and_the_deprecated_models():
     client = fake_client()
     deprecated = [m for m in client.models.list(lifecycle=["deprecated"], limit=100)]
-    assert [m.id for m in deprecated] == ["claude-mythos-preview", "claude-opus-4-5-20251101",
-                                          "claude-sonnet-4-5-20250929"]
+    assert [m.id for m in deprecated] == ["claude-mythos-preview", "claude-opus-4-5-20251101"]
     assert deprecated[0].retires_at == datetime.datetime(2026, 6, 30, tzinfo=datetime.timezone.utc)
     assert all(m.lifecycle == "deprecated" for m in deprecated)
     assert list(client.models.list(lifecycle=["retired"])) == []  # no clock: none has retired
@@ -121,7 +119,7 @@ def request(model: str, **fields) -> dict:
     ("claude-fable-5", "enabled", ENABLED_REFUSED),
     ("claude-opus-5", "enabled", ENABLED_REFUSED),
     ("claude-haiku-4-5", "adaptive", ADAPTIVE_REFUSED),
-    ("claude-sonnet-4-5-20250929", "adaptive", ADAPTIVE_REFUSED),
+    ("claude-opus-4-5-20251101", "adaptive", ADAPTIVE_REFUSED),
     ("claude-fable-5-1", "disabled", '"thinking.type.disabled" is not supported for this model.'),
     ("claude-opus-4-7", "disabled", '"thinking.type.disabled" is not supported for this model.'),
 ])

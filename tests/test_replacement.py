@@ -196,16 +196,17 @@ def test_describe_replacement_over_the_slider_range(budget):
 
 def test_thresholds_in_tokens_or_as_a_fraction_of_the_window():
     assert resolve_threshold(8_000, "any-model") == 8_000
-    assert resolve_threshold(0.04, "claude-sonnet-4-5") == 8_000
+    assert resolve_threshold(0.04, "claude-haiku-4-5") == 8_000
     assert resolve_threshold(0.8, "claude-sonnet-5") == 800_000
     assert resolve_threshold(0.29, "claude-opus-4-5") == 58_000   # rounded, not floored
     assert resolve_threshold(1.0, "claude-haiku-4-5") == 200_000
 
 
 def test_the_sdks_dated_ids_are_listed_and_unlisted_models_are_never_guessed():
-    assert context_window("claude-sonnet-4-5-20250929") == 200_000  # named by the SDK, as is its alias
+    assert context_window("claude-haiku-4-5-20251001") == 200_000  # named by the SDK, as is its alias
     assert resolve_threshold(0.5, "small", {"small": 10_000}) == 5_000
-    for unknown in ("claude-opus-4-3", "claude-sonnet-4-20250514", "claude-sonnet-4-5-20990101", "claude-opus-4-1"):
+    for unknown in ("claude-opus-4-3", "claude-sonnet-4-20250514", "claude-sonnet-4-5-20990101", "claude-opus-4-1",
+                    "claude-sonnet-4-5", "claude-sonnet-4-5-20250929"):  # Sonnet 4.5 retired on 2026-11-30
         with pytest.raises(ValueError):
             context_window(unknown)  # not listed (or no longer): no fall back to a near name
 
@@ -213,7 +214,7 @@ def test_the_sdks_dated_ids_are_listed_and_unlisted_models_are_never_guessed():
 @pytest.mark.parametrize("bad", [0, -1, 0.0, 1.5, -0.2, True, "8000", None])
 def test_bad_thresholds_are_refused(bad):
     with pytest.raises(ValueError):
-        resolve_threshold(bad, "claude-sonnet-4-5")
+        resolve_threshold(bad, "claude-haiku-4-5")
 
 
 def test_an_unknown_model_with_a_fraction_is_an_error_naming_the_model():

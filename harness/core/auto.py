@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .config import CompactionConfig
+from .error_text import error_text
 from .messages import Message, check_shape, user
 from .tokens import estimate_tokens
 from .transcripts import write_transcript
@@ -69,7 +70,7 @@ def request_summary(client: Any, request: dict[str, Any]) -> tuple[str, Any]:
     try:
         response = client.messages.create(**request)
     except Exception as error:  # any API or transport failure: report it, change nothing
-        raise SummaryFailed(f"summary call failed: {error}") from error
+        raise SummaryFailed(f"summary call failed: {error_text(error)}") from error
     summary = "".join(b.text for b in response.content if b.type == "text").strip()
     if not summary:
         raise SummaryFailed("summary call returned no text")

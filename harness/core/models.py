@@ -7,7 +7,7 @@ room for the reply and a safety buffer.
 
 ``MODELS`` holds every model the installed SDK names (``anthropic/types/model_param.py``'s
 ``ModelParam``, a test keeps the two equal), each id its own entry, a dated id
-(``claude-sonnet-4-5-20250929``) beside its alias: an id the table lacks is an error,
+(``claude-haiku-4-5-20251001``) beside its alias: an id the table lacks is an error,
 never a guess, and the fake server answers it with a 404. For each: the context window,
 the maximum output (``max_tokens``), the ``thinking.type`` values it accepts, whether it
 runs the API's compaction, its retirement date where the SDK's
@@ -30,9 +30,13 @@ What every model here shares, so the table has no column for it:
   https://platform.claude.com/docs/en/build-with-claude/message-threads; those two are
   newer than that list (unverified).
 
-The models the table held before and the SDK no longer names (Opus 4.1, Opus 4, Sonnet 4,
-Sonnet 3.7, Haiku 3.5) are gone: no chapter uses them, the SDK's models API would not list
-them, and Opus 4 and Sonnet 4 were retired on June 15, 2026
+The models the table held before and the SDK no longer names (Sonnet 4.5, Opus 4.1, Opus 4,
+Sonnet 4, Sonnet 3.7, Haiku 3.5) are gone: the SDK's models API would not list them, and the
+API answers a retired id with a 404 ``not_found_error`` whose message is ``model: <id>``
+(PolicyEngine/policyengine-api#3800 and vicharanashala/vibe#1259 quote it for
+claude-sonnet-4-20250514), as the fake answers any id the table lacks. Sonnet 4.5 retired on
+November 30, 2026 (the date anthropic 2.14's ``_data/deprecated_models.py`` gave it; 2.15 dropped it
+from ``ModelParam``, ``Model`` and that table); Opus 4 and Sonnet 4 on June 15, 2026
 (https://platform.claude.com/docs/en/release-notes/overview, as ottto-ai/ai-provider-watch records it).
 Pass your own table to the functions below for any other model.
 """
@@ -126,10 +130,6 @@ MODELS: dict[str, Model] = {
                              retires="2027-01-22"),
     "claude-opus-4-5-20251101": Model("Claude Opus 4.5", "opus", 200_000, 64_000, EXTENDED, False,
                                       _page("opus-4-5"), retires="2027-01-22"),
-    "claude-sonnet-4-5": Model("Claude Sonnet 4.5", "sonnet", 200_000, 64_000, EXTENDED, False, _page("sonnet-4-5"),
-                               retires="2026-11-30"),
-    "claude-sonnet-4-5-20250929": Model("Claude Sonnet 4.5", "sonnet", 200_000, 64_000, EXTENDED, False,
-                                        _page("sonnet-4-5"), retires="2026-11-30"),
 }
 
 MODEL_WINDOWS: dict[str, int] = {model: spec.window for model, spec in MODELS.items()}

@@ -99,7 +99,7 @@ MIN_CACHEABLE: dict[str, int] = {
     "claude-mythos-5": 512, "claude-opus-5-5": 512, "claude-sonnet-5-5": 512,
     "claude-mythos-preview": 2_048, "claude-opus-4-7": 2_048,
     "claude-opus-4-6": 4_096, "claude-opus-4-5": 4_096, "claude-haiku-4-5": 4_096,
-    "claude-opus-4-8": 1_024, "claude-sonnet-5": 1_024, "claude-sonnet-4-6": 1_024, "claude-sonnet-4-5": 1_024,
+    "claude-opus-4-8": 1_024, "claude-sonnet-5": 1_024, "claude-sonnet-4-6": 1_024,
     "claude-opus-4-1": 1_024, "claude-opus-4": 1_024, "claude-sonnet-4": 1_024, "claude-3-7-sonnet": 1_024,
     "claude-3-5-haiku": 2_048,
 }

@@ -41,6 +41,7 @@ from anthropic.types import TextBlock, ThinkingBlock, Usage
 
 from ...core.auto import COMPRESSED_HEADER, SUMMARY_PROMPT, AutoReport, SummaryFailed
 from ...core.config import CompactionConfig
+from ...core.error_text import error_text
 from ...core.messages import Message, assistant, iter_tool_results, result_text, text, tool_result, tool_use, user
 from ...core.micro import is_placeholder, micro_compact
 from ...core.tokens import estimate_tokens
@@ -86,7 +87,7 @@ def ask_for_summary(client, request):
     try:
         response = client.messages.create(**request)
     except Exception as error:  # any API or transport failure
-        raise SummaryFailed(f"summary call failed: {error}") from error
+        raise SummaryFailed(f"summary call failed: {error_text(error)}") from error
     summary = "".join(b.text for b in response.content if b.type == "text").strip()
     if not summary:
         raise SummaryFailed("summary call returned no text")
