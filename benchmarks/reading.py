@@ -35,7 +35,7 @@ HOSTILE = {"word run": "x", "dashes": "x-", "slashes": "a/", "digits": "7", "und
            "nested tags": "<a><b>", "extract": "extract the context from "}
 PATHS: dict[str, tuple[Callable[[str], object], str]] = {
     "request kinds": (reading.request_kind.__wrapped__, PROSE),
-    "summary rule": (reading.asks_for_summary.__wrapped__, PROSE),
+    "summary rule": (reading.summary_reading.__wrapped__, PROSE),
     "instruction text": (reading.instruction_text, PROSE),
     "dict scan": (conversation_forms.whole_messages, DUMP),
     "transcript": (conversation_forms.transcript_messages, TRANSCRIPT),

@@ -10,7 +10,8 @@ from harness import (SUMMARY_PROMPT, Workspace, assistant, build_summary_request
                      user)
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
-from harness.fake.reading import is_summary_request, latest_instruction
+from harness.fake.interpretation import is_summary_request
+from harness.fake.reading import latest_instruction
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, python_module
 from harness.strategies.structured_summary import STRUCTURED_PROMPT
 from harness.strategies.usage_triggered import HANDOFF_PROMPT

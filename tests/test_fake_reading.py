@@ -12,7 +12,8 @@ from harness import SUMMARY_PROMPT, Workspace, assistant, build_summary_request,
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
 from harness.fake.reading import (ASK_TAG, COUNT, EDIT, FIRST_CHANGE, INSTRUCTION, READ_ALL, RECALL_RULE, RECALL_TAG,
-                                  REQUEST_KINDS, SAVE, SEARCH, asks_for_summary, is_summary_request, request_kind)
+                                  REQUEST_KINDS, SAVE, SEARCH, asks_for_summary, request_kind)
+from harness.fake.interpretation import is_summary_request
 from harness.labs.scenarios import LONG_SESSION
 
 MODEL = "claude-haiku-4-5"

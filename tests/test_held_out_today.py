@@ -14,12 +14,13 @@ import held_out_today
 import held_out_today_2
 import held_out_today_3
 import held_out_today_4
+import held_out_today_5
 from harness import assistant, build_summary_request, tool_result, user
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
 from harness.labs.scenarios import LONG_SESSION
 
-SETS = {1: held_out_today, 2: held_out_today_2, 3: held_out_today_3, 4: held_out_today_4}
+SETS = {1: held_out_today, 2: held_out_today_2, 3: held_out_today_3, 4: held_out_today_4, 5: held_out_today_5}
 LISTS = ("SUMMARY_REQUESTS", "TRANSCRIPT_STYLES", "CONTINUATIONS", "READ_TOOLS", "EDIT_TOOLS", "LIST_TOOLS",
          "RUN_TOOLS", "GREETINGS", "RULES", "FROM_MEMORY", "NOT_SUMMARIES")
 
@@ -64,8 +65,30 @@ MISSES: dict[tuple[int, str, int], str] = {
                      "leave form",
     (4, "FROM_MEMORY", 1): "'Just answer from that.': 'that' points back to a lookup; not read as without a tool",
     (4, "FROM_MEMORY", 4): "'You don't need to look it up again.': 'don't need to look' is not a no-looking form",
+    (5, "SUMMARY_REQUESTS", 7): "'I have to hand in a summary ... can you make one for me': the summary is the "
+                                "object of 'hand in', and 'make one' is a pronoun (the fake says it is unsure)",
+    (5, "SUMMARY_REQUESTS", 8): "German: the rules read English only (the fake says it is unsure: no English word)",
+    (5, "TRANSCRIPT_STYLES", 0): "'User says:' / 'Assistant says:' is not a speaker form the reader knows",
+    (5, "TRANSCRIPT_STYLES", 1): "ChatMessage(role=MessageRole.USER, ...) reprs are not a transcript form it knows",
+    (5, "TRANSCRIPT_STYLES", 2): "Slack's '@dev:' / '@assistant-bot:' handles are not speakers' names",
+    (5, "TRANSCRIPT_STYLES", 3): "dicts keyed 'name' (user_proxy) rather than 'role' are not a message dump it knows",
+    (5, "TRANSCRIPT_STYLES", 4): "a completion prompt ending 'Summary:' asks by form, not by a request verb: read as "
+                                 "an agent turn (the fake says it is unsure)",
+    (5, "TRANSCRIPT_STYLES", 5): "'> **Me:**' / '> **AI:**' quoted Markdown is not a speaker form it knows",
+    (5, "READ_TOOLS", 4): "'load' with an fs_path: neither the name nor 'Load a text file' is a reading form it knows",
+    (5, "EDIT_TOOLS", 0): "find_text/new_text is not an old/new pair the tool reading knows",
+    (5, "EDIT_TOOLS", 1): "from/to is not an old/new pair the tool reading knows",
+    (5, "EDIT_TOOLS", 3): "store_document(doc_location, document): neither name reads as a path or the content",
+    (5, "LIST_TOOLS", 1): "match_paths with a wildcard pattern: matching is not a listing word",
+    (5, "RULES", 1): "'tools/** is protected. Edits ... are not allowed': 'protected' and 'not allowed' are not "
+                     "forbidding forms it knows",
+    (5, "RULES", 2): "'we're not allowed to modify it, so don't': the folder is a pronoun",
+    (5, "RULES", 5): "'writing to it is forbidden': the folder is a pronoun",
+    (5, "FROM_MEMORY", 1): "'use what you found before instead of opening it again' is not a no-looking form",
+    (5, "FROM_MEMORY", 2): "'From your memory of this conversation only' is not a without-a-tool form it knows",
+    (5, "FROM_MEMORY", 4): "'No need to go back to the file.' is not a no-looking form",
 }
-COUNTS = {1: (61, 61), 2: (60, 59), 3: (60, 59), 4: (60, 39)}  # (phrasings, read as meant)
+COUNTS = {1: (61, 61), 2: (60, 59), 3: (60, 59), 4: (60, 39), 5: (60, 41)}  # (phrasings, read as meant)
 
 
 def create(messages, system=None, tools=None, model=None):

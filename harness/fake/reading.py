@@ -197,6 +197,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -310,20 +311,39 @@ WORD = re.compile(r"[\w'’;-]+")
 
 
 def _as_summary(text: str, start: int, end: int, first_file: Callable[[int], int | None],
-                speaks: Callable[[], bool], opens: bool) -> bool:
-    """Rules 1-6 of the module docstring, for what follows one summary word: ``text[start:end]``. ``opens``:
-    the word opens the instruction and the request holds a conversation (a pronoun then means it)."""
+                speaks: Callable[[], bool], opens: bool) -> tuple[bool, str]:
+    """Rules 1-6 of the module docstring, for what follows one summary word: ``text[start:end]``: whether it
+    makes a summary, and what the word was read as being about (``Reading``'s evidence). ``opens``: the word
+    opens the instruction and the request holds a conversation (a pronoun then means it)."""
     if CONVERSATION.match(text, start, end):
-        return True
+        return True, "the conversation"
     if PRONOUN_OBJECT.match(text, start, end):  # what follows the pronoun is the form, not the object
-        return opens or speaks()
+        return (True, "a pronoun for the conversation") if opens or speaks() else (False, PRONOUN_ALONE)
     if (file := first_file(start)) is not None and file < start + OBJECT_REACH:  # "... as JSON with "files"": form
-        return False
+        return False, FILE_OBJECT
     if WORK_DONE.match(text, start, end):
-        return True
+        return True, "the work done"
     if PRONOUN.match(text, start, end):
-        return opens or speaks()
-    return bool(NOTHING.match(text, start, end))
+        return (True, "a pronoun for the conversation") if opens or speaks() else (False, PRONOUN_ALONE)
+    if NOTHING.match(text, start, end):
+        return True, "nothing after it (the conversation, then)"
+    return False, OTHER_OBJECT
+
+
+FILE_OBJECT = "a file or code"  # a summary word about a file: a task, not a near miss
+PRONOUN_ALONE = "a pronoun with no conversation named for it to mean"
+OTHER_OBJECT = "something other than the conversation"
+MENTIONED = "mentioned, not asked for"
+
+
+@dataclass(frozen=True)
+class SummaryVerdict:
+    """How one instruction reads as a summary request: ``asked``, what showed it (``evidence``: the word and
+    what it was about), and the summary words that did not count for a reason a model might not share
+    (``near_misses``: mentioned, a pronoun with nothing to mean, another object; not a negation, not a file)."""
+    asked: bool
+    evidence: str | None = None
+    near_misses: tuple[str, ...] = ()
 
 
 def _requested(said: str, word: re.Match[str], clause_start: int) -> bool:
@@ -378,11 +398,17 @@ def _first_from(pattern: re.Pattern[str], text: str, end: int) -> Callable[[int]
     return first
 
 
-@lru_cache(maxsize=2_048)
 def asks_for_summary(instruction: str, has_conversation: bool = False) -> bool:
     """Whether an instruction's text (already without quoted material) asks for a summary of the
-    conversation: the module's rule, over its sentences that are not capability descriptions.
-    ``has_conversation``: the request holds a conversation for a pronoun to mean. Linear in the text:
+    conversation: the module's rule (``summary_reading``)."""
+    return summary_reading(instruction, has_conversation).asked
+
+
+@lru_cache(maxsize=2_048)
+def summary_reading(instruction: str, has_conversation: bool = False) -> SummaryVerdict:
+    """How an instruction's text (already without quoted material) reads as a request for a summary of the
+    conversation: the module's rule, over its sentences that are not capability descriptions, with what showed
+    it. ``has_conversation``: the request holds a conversation for a pronoun to mean. Linear in the text:
     clause ends are found once, each clause's first file mention once, and a run of fillers shared by
     several summary words ("summary summary ... x") is read once."""
     said = " ".join(s for s in SENTENCE.split(TAG_AS_WORDS.sub(_tag_words, instruction))
@@ -392,23 +418,34 @@ def asks_for_summary(instruction: str, has_conversation: bool = False) -> bool:
     fillers = (-1, -1, -1)  # the latest run of fillers read: (from, to, clause end)
     spoken: list[bool] = []
     names_code = has_conversation and FILE_OR_CODE.search(said) is None
+    misses: list[str] = []
 
     def speaks() -> bool:
         if not spoken:
             spoken.append(bool(CONVERSATION.search(said) or WORK_DONE.search(said)))
         return spoken[0]
+
+    def verdict(word: re.Match[str], asked: bool, about: str) -> SummaryVerdict | None:
+        if asked:
+            return SummaryVerdict(True, f"{_quoted(word.group())} asked for, about {about}", tuple(misses))
+        if about != FILE_OBJECT and len(misses) < NEAR_MISSES:
+            misses.append(f"{_quoted(word.group())}: about {about}")
+        return None
     for word in SUMMARY_WORD.finditer(said):
         if NEGATED.search(said, max(0, word.start() - NEGATION_REACH), word.start()):
             continue
         at = bisect_left(ends, word.start())
         clause_start = ends[at - 1] + 1 if at else 0
         if not _requested(said, word, clause_start):
+            if len(misses) < NEAR_MISSES:
+                misses.append(f"{_quoted(word.group())}: {MENTIONED}")
             continue
         opens = names_code and at == 0 and word.start() <= 60 and len(WORD.findall(said, 0, word.start())) <= 4
         if (inner := word.group("inner") or word.group("inner2")):
             head = FILLERS.match(inner).end()
-            if _as_summary(inner, head, len(inner), _first_from(FILE_OR_CODE, inner, len(inner)), speaks, opens):
-                return True
+            if (found := verdict(word, *_as_summary(inner, head, len(inner),
+                                                    _first_from(FILE_OR_CODE, inner, len(inner)), speaks, opens))):
+                return found
             continue
         start = word.end()
         end = ends[at] if (at := bisect_left(ends, start)) < len(ends) else len(said)
@@ -417,9 +454,22 @@ def asks_for_summary(instruction: str, has_conversation: bool = False) -> bool:
         if not (fillers[0] <= start <= fillers[1] and fillers[2] == end):
             fillers = (start, FILLERS.match(said, start, end).end(), end)
         first_file = clauses.setdefault(end, _first_from(FILE_OR_CODE, said, end))
-        if _as_summary(said, fillers[1], end, first_file, speaks, opens):
-            return True
-    return _extracts(said, ends) or _asks_for_notes(said, ends)
+        if (found := verdict(word, *_as_summary(said, fillers[1], end, first_file, speaks, opens))):
+            return found
+    if (extract := _extracts(said, ends)):
+        return SummaryVerdict(True, f"{_quoted(extract)} asked for, from the conversation", tuple(misses))
+    if (note := _asks_for_notes(said, ends)):
+        return SummaryVerdict(True, f"{_quoted(note)} asked for, of the conversation or for a hand-over",
+                              tuple(misses))
+    return SummaryVerdict(False, None, tuple(misses))
+
+
+NEAR_MISSES = 3  # at most this many near misses are kept as evidence
+
+
+def _quoted(word: str) -> str:
+    """A word as evidence: in double quotes, its spaces made single."""
+    return '"' + " ".join(word.split()) + '"'
 
 
 TAG_AS_WORDS = re.compile(r"</?([A-Za-z][\w-]*)>")  # "Produce a <state_snapshot> of ...": its name is read as words
@@ -429,12 +479,13 @@ def _tag_words(tag: re.Match[str]) -> str:
     return re.sub(r"[_-]", " ", tag.group(1))
 
 
-def _asks_for_notes(said: str, ends: list[int]) -> bool:
+def _asks_for_notes(said: str, ends: list[int]) -> str | None:
     """Whether a clause asks for notes on the conversation in plainer words (``NOTE_WORD``): asked for as
     a summary noun is, then followed by the conversation or the work done ("a record of the session so far",
     "write up everything above"), or in an instruction that names a hand-over (``HANDOVER``: "a prompt for
     continuing", "for the agent that takes over"); never when a file or code is its object (named within
-    ``OBJECT_REACH`` characters after it). Each look is bounded and the hand-over is searched once: linear."""
+    ``OBJECT_REACH`` characters after it). The note word that asks, or None. Each look is bounded and the
+    hand-over is searched once: linear."""
     handover: list[bool] = []
     fillers = (-1, -1, -1)  # the latest run of fillers read, as in ``asks_for_summary``
     for word in NOTE_WORD.finditer(said):
@@ -448,7 +499,7 @@ def _asks_for_notes(said: str, ends: list[int]) -> bool:
             fillers = (word.end(), FILLERS.match(said, word.end(), end).end(), end)
         start = fillers[1]
         if CONVERSATION.match(said, start, end) or WORK_DONE.match(said, start, end):
-            return True
+            return word.group()
         if word.group().lower() in PARTICIPLES:
             continue
         if FILE_OR_CODE.search(said, start, min(end, start + OBJECT_REACH)):  # "a report on a.py": a task
@@ -456,21 +507,22 @@ def _asks_for_notes(said: str, ends: list[int]) -> bool:
         if not handover:
             handover.append(bool(HANDOVER.search(said)))
         if handover[0]:
-            return True
-    return False
+            return word.group()
+    return None
 
 
-def _extracts(said: str, ends: list[int]) -> bool:
-    """Whether a clause asks to extract (distil, capture, keep) what matters from the conversation: a summary
-    asked in other words. Each look is bounded (``EXTRACT_REACH``), so the text is read in linear time."""
+def _extracts(said: str, ends: list[int]) -> str | None:
+    """Whether a clause asks to extract (distil, capture, keep) what matters from the conversation (a summary
+    asked in other words): the verb that asks, or None. Each look is bounded (``EXTRACT_REACH``), so the text
+    is read in linear time."""
     for verb in EXTRACT.finditer(said):
         if NEGATED.search(said, max(0, verb.start() - NEGATION_REACH), verb.start()):
             continue
         at = bisect_left(ends, verb.end())
         end = min(ends[at] if at < len(ends) else len(said), verb.end() + EXTRACT_REACH)
         if FROM_CONVERSATION.search(said, verb.end(), end):
-            return True
-    return False
+            return verb.group()
+    return None
 
 
 def without_tagged_blocks(said: str) -> str:
@@ -521,18 +573,6 @@ def system_text(body: dict[str, Any]) -> str:
     """The system prompt's text (a string, or its text blocks joined). Checked request only."""
     system = body.get("system") or ""
     return system if isinstance(system, str) else "\n".join(b["text"] for b in system)
-
-
-def is_summary_request(body: dict[str, Any]) -> bool:
-    """Whether the request asks for a summary of the conversation (the module's rule)."""
-    last, system = body["messages"][-1], system_text(body)
-    said = "\n".join(b["text"] for b in blocks(last) if b.get("type") == "text") if last["role"] == "user" else ""
-    latest = instruction_text(said)
-    instructions = instruction_text(system)
-    held = len(body["messages"]) > 1 or latest != said.strip() or instructions != system.strip()
-    if asks_for_summary(latest, held):
-        return True
-    return bool(said) and bool(system) and request_kind(latest) is None and asks_for_summary(instructions, held)
 
 
 def summary_material(body: dict[str, Any]) -> str:

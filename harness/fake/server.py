@@ -16,8 +16,8 @@ and a ``Content-Type`` charset of UTF-8, ISO-8859-1 or US-ASCII (any other is ``
 as the SDK's ``BetaUnsupportedCharsetError`` describes); which encodings the API takes besides gzip is
 not public, and these wordings are *this fake*'s.
 
-The model then reads the request as a model would (``reading``):
-a summary request gets a summary, anything else
+The model then reads the request as a model would (``reading``), and says how it read it in the response's
+``x-fake-reading`` header (``interpretation``): a summary request gets a summary, anything else
 the agent's next step, with only the tools offered; ``max_tokens``, or the window, caps the
 reply (``output``). When the agent ends its turn it may call a compaction
 tool first: by default on its own judgement, when the system prompt states
@@ -52,7 +52,8 @@ from .memory import API_MEMORY_INSTRUCTIONS, records_as_it_goes
 from .models_api import serve_models
 from .options import reported, reported_usage
 from .output import cap_output, reply_blocks, stop_at_sequence
-from .reading import is_summary_request, summary_material, system_text
+from .interpretation import COMPACTION, HEADER, SUMMARY, Reading, read_request
+from .reading import summary_material, system_text
 from .rejection import RequestRejected
 from .request import MEMORY_TYPE, check_request, read_body, request_tokens
 from .streaming import canonical, sse_body
@@ -89,6 +90,7 @@ class FakeModel:
     compaction_unavailable: int = 0
     summary_style: SummaryStyle = "extractive"  # "lossy": a summariser that distorts, as a control (chapter 03)
     requests: list[str] = field(default_factory=list)  # "agent" / "summary" / "compaction" / "count", in order
+    readings: list[Reading] = field(default_factory=list)  # how it read each messages request (x-fake-reading)
     prompt_cache: ServerCache = field(default_factory=ServerCache)  # this fake's cache and clock (chapter 09)
     threads: ThreadStore = field(default_factory=ThreadStore, repr=False, compare=False)  # threads it keeps
 
@@ -141,18 +143,27 @@ class FakeModel:
         streamed = whole.get("stream") is True  # the same message as the plain request, ids included:
         plain = canonical({k: v for k, v in body.items() if k != "stream"}) if streamed else raw
         request_id = hashlib.sha256(plain).hexdigest()  # chapter 10: context management first
+        readings = len(self.readings)
         response = serve_context_managed(whole, betas, lambda b: self.reply(b, request_id), request_tokens,
                                          self.compact)
         if continues is not None:
             self.threads.keep(whole, continues, response)
+        if len(self.readings) == readings:  # no model turn ran: the request asked the API to compact
+            self.readings.append(COMPACTION)
+        headers = {HEADER: self.readings[-1].header()}
         if streamed:
-            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse_body(response))
-        return httpx2.Response(200, json=response)
+            return httpx2.Response(200, headers={"content-type": "text/event-stream", **headers},
+                                   content=sse_body(response))
+        return httpx2.Response(200, headers=headers, json=response)
 
     def reply(self, body: dict[str, Any], request_id: str) -> dict[str, Any]:
+        """The model's reply to the request it sees (after any context management); how it read the request goes
+        to ``readings``."""
         used = request_tokens(body)
         room = output_room(body, used, self.window)  # on the request the model sees, after any context management
-        if is_summary_request(body):
+        reading = read_request(body)
+        self.readings.append(reading)
+        if reading.kind == SUMMARY:
             self.requests.append("summary")
             if self.requests.count("summary") <= self.fail_summaries:
                 raise RequestRejected(500, "api_error", "the fake summariser failed on purpose")
