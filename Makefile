@@ -25,9 +25,10 @@ NBVAL    := HARNESS_YOURS=$$(mktemp -d) $(BIN)/pytest -n 2 --dist loadfile -p no
             --nbval-cell-timeout=300 --nbval-sanitize-with notebooks/sanitize.cfg notebooks/
 UNIT     := $(BIN)/pytest -n auto tests
 LOCK_VENV ?= /tmp/cc-lock-venv
+LATEST_VENV ?= /tmp/cc-latest-venv
 FRESH    ?= /tmp/cc-fresh-clone
 
-.PHONY: setup lab site test check bench lock clean fresh-check
+.PHONY: setup lab site test unit-and-notebooks test-latest check bench lock clean fresh-check
 
 setup: $(TEST_STAMP)
 
@@ -58,10 +59,24 @@ site: $(SITE_STAMP)
 # What a student or a contributor runs on every change: the unit tests, then strict nbval of every
 # chapter; fails if either failed.
 test: $(TEST_STAMP)
+	@$(MAKE) --no-print-directory unit-and-notebooks
+
+unit-and-notebooks:
 	@status=0; \
 	$(UNIT) -m "not browser and not soak and not solutions" || status=1; \
 	$(NBVAL) || status=1; \
 	exit $$status
+
+# The canary, not part of make check: the newest release of every dependency, unpinned, in a venv of its
+# own; it prints the versions (and which differ from constraints.txt), then runs what make test runs.
+# A failure there means a new release changed something the course relies on: read its changelog.
+test-latest:
+	rm -rf $(LATEST_VENV)
+	$(PYTHON) -m venv $(LATEST_VENV)
+	$(LATEST_VENV)/bin/python -m pip install -q --upgrade pip
+	$(LATEST_VENV)/bin/python -m pip install -q --upgrade -e '.[test,site]'
+	$(LATEST_VENV)/bin/python scripts/print_versions.py
+	@$(MAKE) --no-print-directory unit-and-notebooks BIN=$(LATEST_VENV)/bin
 
 # make test, then every chapter in JupyterLab in headless Chromium (required here: no Chromium is a
 # failure, not a skip), every page of the website built afresh (tests/test_site.py), the headless soak,

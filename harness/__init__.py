@@ -27,6 +27,9 @@ from .core.models import (MODEL_MAX_OUTPUT, MODEL_WINDOWS, context_window, max_o
                           threshold_below_window)
 from .core.tokens import count_tokens, estimate_tokens, exact_tokens
 from .core.tools import PathEscape, Toolbox, ToolError, ToolOutcome, Workspace
+from .core.sdk_version import PINNED_ANTHROPIC, print_sdk_notice_once, sdk_notice
 from .core.transcripts import read_transcript, write_transcript
 
 __all__ = [name for name in dir() if not name.startswith("_")]
+
+print_sdk_notice_once()  # a module runs once per process: the notice, if any, is said once

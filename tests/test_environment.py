@@ -27,13 +27,13 @@ def pyproject_deps() -> dict[str, Requirement]:
     return {canonicalize_name(Requirement(s).name): Requirement(s) for s in specs}
 
 
-def environment_yml_deps() -> set[str]:
-    """Package names from environment.yml's dependencies (conda and pip parts).
+def environment_yml_specs() -> dict[str, str]:
+    """Each package environment.yml names (conda and pip parts), with the spec it gives: 'name==1.2' -> '==1.2'.
 
     A tiny reader for the one file we control, so the tests need no YAML library:
     every '- item' line after 'dependencies:' is a package, '- pip:' opens the pip part.
     """
-    names, in_deps = set(), False
+    specs, in_deps = {}, False
     for raw in (REPO_ROOT / "environment.yml").read_text().splitlines():
         line = raw.split("#", 1)[0].rstrip()
         if not line:
@@ -45,10 +45,17 @@ def environment_yml_deps() -> set[str]:
         if not in_deps or not item.startswith("- "):
             continue
         item = item[2:].strip()
-        if item == "pip:" or item.startswith("-e ") or item.startswith("--"):
+        if item == "pip:" or item.startswith(("-e ", "-c ", "--")):
             continue
-        names.add(norm(item))
-    return names - IGNORED
+        name = norm(item)
+        if name not in IGNORED:
+            specs[name] = item[len(re.split(r"[\s<>=!~;\[]", item, maxsplit=1)[0]):].strip()
+    return specs
+
+
+def environment_yml_deps() -> set[str]:
+    """Package names from environment.yml's dependencies (conda and pip parts)."""
+    return set(environment_yml_specs())
 
 
 def constraints() -> dict[str, str]:
@@ -76,3 +83,12 @@ def test_every_dependency_is_pinned_in_constraints():
         assert req.specifier.contains(pins[name], prereleases=True), (
             f"constraints.txt pins {name}=={pins[name]}, outside pyproject's {req} (run: make lock)"
         )
+
+
+def test_environment_yml_pins_what_constraints_pins():
+    """A conda user gets the versions the stored outputs were made with, and reads them off constraints.txt too."""
+    pins = constraints()
+    for name, spec in sorted(environment_yml_specs().items()):
+        assert spec == f"=={pins[name]}", f"environment.yml asks for {name}{spec}; constraints.txt pins =={pins[name]}"
+    text = (REPO_ROOT / "environment.yml").read_text()
+    assert "- -c constraints.txt" in text and "- python=3.11" in text
