@@ -288,7 +288,7 @@ assert broken.stats.peak_context > 20_000  # it keeps working, uncompressed
 # kept for its 200K window [5].
 
 # %%
-for model in ("claude-sonnet-4-5", "claude-haiku-4-5-20251001", "claude-sonnet-5"):
+for model in ("claude-sonnet-4-6", "claude-haiku-4-5-20251001", "claude-sonnet-5"):
     print(f"{model:27} window {context_window(model):>9,}  0.04 -> {resolve_threshold(0.04, model):>6,}"
           f"  0.8 -> {resolve_threshold(0.8, model):>7,}")
 

@@ -192,8 +192,8 @@ PAGES = {  # the supportedModels of each page's metadata
                    "claude-mythos-preview", "claude-opus-5-5", "claude-opus-5", "claude-opus-4-8",
                    "claude-opus-4-7", "claude-opus-4-6", "claude-sonnet-5-5", "claude-sonnet-5",
                    "claude-sonnet-4-6", "claude-haiku-5-5"},
-    "context editing": {"claude-haiku-4-5-20251001", "claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929"},
-}
+    "context editing": {"claude-haiku-4-5-20251001", "claude-opus-4-5-20251101"},
+}  # the context editing page also lists claude-sonnet-4-5-20250929, retired on 2026-11-30 and gone from the SDK
 PAGES["context editing"] |= PAGES["compaction"]
 compacting = {name for name, spec in MODELS.items() if spec.compaction}
 print(f"compaction: {len(PAGES['compaction'])} models on the pages; the fake runs it on those and on",

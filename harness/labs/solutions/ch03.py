@@ -258,14 +258,14 @@ def transcript_written(function, args):
 def _request_cases() -> list[tuple[str, tuple[Any, ...]]]:
     config = CompactionConfig()
     short_tail = config.with_(tail_chars=200)
-    other = CompactionConfig(model="claude-sonnet-4-5", summary_max_tokens=512, tail_chars=1_000)
+    other = CompactionConfig(model="claude-sonnet-4-6", summary_max_tokens=512, tail_chars=1_000)
     cases = [(name, (history, config, None), "non-ascii" if "non-ASCII" in name else None)
              for name, history in named_histories()]
     cases += [("the 12-file history, with a focus", (list(twelve_file_history()), config, "the user's requests"),
                "focus"),
               ("the 12-file history, an empty focus", (list(twelve_file_history()), config, ""), "empty focus"),
               ("the non-ASCII history, a 200-character tail", (list(NON_ASCII), short_tail, None), "tail_chars"),
-              ("first20, model claude-sonnet-4-5, summary_max_tokens 512, tail_chars 1,000",
+              ("first20, model claude-sonnet-4-6, summary_max_tokens 512, tail_chars 1,000",
                (list(first20_history()), other, None), "config"),
               ("no messages", ([], config, None))]
     cases += [(f"random history {i}, a 200-character tail", (h, short_tail, "files" if i % 7 == 0 else None))
