@@ -1,10 +1,12 @@
 """micro_compact on the s06 lesson's 12-file example, read_file preserved and not (chapter 02).
 
 The history is the one the fake agent builds for TWELVE_FILES with every
-layer off, cut just before its final call: the request, the listing, twelve
-``read_file`` results and the agent's notes. micro_compact then runs on two
-copies, once with the s06 defaults (``read_file`` preserved) and once with
-nothing preserved, which is what the s06 lesson's ~28,000 -> ~6,000 (-78%) shows.
+layer off, as the next request finds it: the request, the listing, twelve
+``read_file`` results, the agent's notes and answer, and the next request.
+micro_compact then runs on two copies, once with the s06 defaults (``read_file``
+preserved) and once with nothing preserved, which is what the s06 lesson's
+~28,000 -> ~6,000 (-78%) shows. (Cut before the agent's final call instead, the
+twelve results are not read yet, and micro_compact spares them.)
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import copy
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import CompactionConfig, count_tokens, estimate_tokens, iter_tool_results, micro_compact
+from harness import CompactionConfig, count_tokens, estimate_tokens, iter_tool_results, micro_compact, user
 from harness.core.messages import Message
 from harness.core.tokens import text_tokens
 from harness.labs.runs import run_scenario
@@ -45,11 +47,13 @@ class MicroTwelve:
     keep_recent: int
 
 
+NEXT_REQUEST = "What is VERSION_TAG in agents/s01_agent_loop.py?"
+
+
 def twelve_file_history(root: Path) -> tuple[list[Message], str, list[dict]]:
-    """The 12-file history right before the agent's final call, with its system prompt and tools."""
+    """The finished 12-file history and the next request (``NEXT_REQUEST``), with its system prompt and tools."""
     session = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), root)
-    last_user = max(i for i, m in enumerate(session.messages) if m["role"] == "user")
-    return session.messages[: last_user + 1], session.system, session.toolbox.schemas
+    return session.messages + [user(NEXT_REQUEST)], session.system, session.toolbox.schemas
 
 
 def measure(keep_recent: int = 3) -> MicroTwelve:

@@ -273,13 +273,15 @@ def test_clearable_tokens_is_a_dry_run():
 
 
 def test_batched_micro_waits_for_a_large_batch(tmp_path):
+    """The twelve reads, then a question: once read, nine reads can go at once, before the question's call."""
     config = CompactionConfig(preserve_tools=NOTHING, auto=False)
-    every_call = run_scenario(TWELVE_FILES, config, tmp_path)
-    batched = run_scenario(TWELVE_FILES, config, tmp_path, compactor=BatchedMicro(6_000))
+    requests = (*TWELVE_FILES.requests, "What is VERSION_TAG in agents/s01_agent_loop.py?")
+    every_call = run_scenario(TWELVE_FILES, config, tmp_path, requests=requests)
+    batched = run_scenario(TWELVE_FILES, config, tmp_path, requests=requests, compactor=BatchedMicro(6_000))
     micro = [e for e in batched.events if e.kind == "micro"]
     assert 0 < len(micro) < sum(e.kind == "micro" for e in every_call.events)
     assert all(e.tokens_before - e.tokens_after >= 5_000 for e in micro)
-    never = run_scenario(TWELVE_FILES, config, tmp_path, compactor=BatchedMicro(10**9))
+    never = run_scenario(TWELVE_FILES, config, tmp_path, requests=requests, compactor=BatchedMicro(10**9))
     assert not any(e.kind == "micro" for e in never.events)
     validate_messages(batched.messages + [user("Next request.")])
 

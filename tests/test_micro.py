@@ -95,7 +95,8 @@ def test_non_string_content_is_untouched():
 def test_several_results_in_one_message_are_handled_block_by_block():
     uses = [tool_use(f"t{k}", name, {}) for k, name in enumerate(["bash", "list_files", "bash", "edit_file"])]
     history = [user("go"), assistant(uses),
-               user([tool_result(f"t{k}", f"{LONG} {k}") for k in range(4)] + [text("and then?")])]
+               user([tool_result(f"t{k}", f"{LONG} {k}") for k in range(4)] + [text("and then?")]),
+               assistant("Read them all."), user("next")]  # the model has read the four results
     report = micro_compact(history, keep_recent=2)
     assert contents(history) == ["[Previous: used bash]", "[Previous: used list_files]", f"{LONG} 2", f"{LONG} 3"]
     assert [(c.message_index, c.block_index, c.tool_name) for c in report.cleared] == [
@@ -120,12 +121,50 @@ def test_result_without_its_tool_use_is_named_unknown():
     assert contents(history)[0] == "[Previous: used unknown]"
 
 
-def test_keep_recent_zero_clears_every_eligible_result():
+def test_keep_recent_zero_clears_every_eligible_result_the_model_has_read():
     history = one_result_per_turn(["bash", "read_file", "list_files", "bash"])
     report = micro_compact(history, keep_recent=0)
     assert contents(history) == ["[Previous: used bash]", f"{LONG} #1", "[Previous: used list_files]",
-                                 "[Previous: used bash]"]
-    assert len(report.cleared) == 3
+                                 f"{LONG} #3"]  # the last result, not read yet, stays
+    assert len(report.cleared) == 2
+    micro_compact(history, keep_recent=0, spare_unread=False)  # the s06 agent's count: it goes too
+    assert contents(history)[3] == "[Previous: used bash]"
+
+
+def six_parallel_reads_after_older_ones(read: bool) -> list:
+    """Three turns of one bash call each, then one turn of six parallel calls; ``read``: the model has answered."""
+    history = one_result_per_turn(["bash"] * 3)
+    uses = [tool_use(f"p{k}", "bash", {}) for k in range(6)]
+    history += [user("and six more"), assistant(uses), user([tool_result(f"p{k}", f"{LONG} p{k}") for k in range(6)])]
+    return history + [assistant("Done.")] if read else history
+
+
+def test_six_parallel_results_not_yet_read_are_all_kept_and_older_ones_still_cleared():
+    history = six_parallel_reads_after_older_ones(read=False)
+    report = micro_compact(history, keep_recent=3)
+    assert contents(history)[3:] == [f"{LONG} p{k}" for k in range(6)]  # none of the newest six
+    assert contents(history)[:3] == ["[Previous: used bash]"] * 3      # the older ones, as s06 would
+    assert [c.tool_use_id for c in report.cleared] == ["id0", "id1", "id2"]
+    validate_messages(history)
+
+
+def test_once_read_the_parallel_results_follow_keep_recent_again():
+    history = six_parallel_reads_after_older_ones(read=True)
+    micro_compact(history, keep_recent=3)
+    assert contents(history)[3:] == ["[Previous: used bash]"] * 3 + [f"{LONG} p{k}" for k in range(3, 6)]
+
+
+def test_without_the_guard_the_s06_count_clears_unread_results():
+    history = six_parallel_reads_after_older_ones(read=False)
+    report = micro_compact(history, keep_recent=3, spare_unread=False)
+    assert contents(history)[3:6] == ["[Previous: used bash]"] * 3  # three results nobody has read
+    assert len(report.cleared) == 6
+
+
+def test_unread_results_after_a_user_text_are_spared_too():
+    history = one_result_per_turn(["bash"] * 3) + [user("one more thing")]
+    micro_compact(history, keep_recent=0)
+    assert contents(history) == ["[Previous: used bash]"] * 2 + [f"{LONG} #2"]
 
 
 @pytest.mark.parametrize("keep_recent", [4, 5, 7, 100])

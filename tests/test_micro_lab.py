@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 
 import numpy as np
@@ -26,6 +27,9 @@ FILES = [f"{stem}.py" for stem in (
     "s10_team_protocols", "s11_autonomous_agents", "s12_worktree_isolation")]
 
 TOGGLES = list(itertools.product((False, True), repeat=2))
+# The s06 agent's count (the student's my_micro_compact in chapter 02): results, read or not. The harness's own
+# micro_compact spares the results the model has not read yet.
+S06 = functools.partial(micro_compact, spare_unread=False)
 KEEP_RECENT_VALUES = range(KEEP_RECENT_RANGE[0], KEEP_RECENT_RANGE[1] + 1)
 
 
@@ -199,8 +203,8 @@ def test_measure_micro_runs_the_function_it_is_given_in_both_halves(twelve, tmp_
 
 
 def expected_calls(keep_recent: int, preserve: frozenset[str]) -> int:
-    """The loop's calls with parallel calls (this fake's rule): a listing, then the twelve reads in one turn.
-    Micro keeps the newest ``keep_recent`` *results*, not turns: read_file not preserved, all but the newest
+    """The loop's calls with parallel calls (this fake's rule) and the s06 count (``S06``): a listing, then the
+    twelve reads in one turn. Micro keeps the newest ``keep_recent`` *results*, not turns: read_file not preserved, all but the newest
     ``keep_recent`` of each turn's reads are cleared before the model reads them, so it reads those again, turn
     after turn: ceil(12 / keep_recent) turns of reads. At 0, with read_file or list_files cleared, a death spiral."""
     if keep_recent == 0 and preserve != {"read_file", "list_files"}:
@@ -219,7 +223,7 @@ def test_micro_lab_numbers_at_the_ends_and_the_default(twelve, tmp_path, keep_re
     history, _ = twelve
     for read_file, list_files in TOGGLES:
         preserve = preserve_set(read_file, list_files)
-        lab = measure_micro(history, keep_recent, preserve, tmp_path)
+        lab = measure_micro(history, keep_recent, preserve, tmp_path, clear=S06)
         assert lab.cleared == expected_cleared(keep_recent, preserve)
         spiral = keep_recent == 0 and preserve != {"read_file", "list_files"}
         assert lab.hit_max_turns == spiral
@@ -227,13 +231,26 @@ def test_micro_lab_numbers_at_the_ends_and_the_default(twelve, tmp_path, keep_re
         assert len(lab.context) == lab.model_calls
 
 
+@pytest.mark.parametrize("keep_recent", [0, 1, 3, 13])
+def test_the_harness_micro_compact_never_costs_the_task_a_call(twelve, tmp_path, keep_recent):
+    """The harness's guard: whatever keep_recent and the preserve set, no read is cleared before the model reads
+    it, so the task takes its three calls, and the finished history is cleared as the s06 count clears it."""
+    history, baseline = twelve
+    for read_file, list_files in TOGGLES:
+        preserve = preserve_set(read_file, list_files)
+        lab = measure_micro(history, keep_recent, preserve, tmp_path)
+        assert (lab.model_calls, lab.re_reads, lab.hit_max_turns) == (len(baseline), 0, False) == (3, 0, False)
+        assert lab.cleared == expected_cleared(keep_recent, preserve)
+
+
 # --- the slider callback over its whole range -----------------------------------
 
 @pytest.fixture(scope="module")
 def knobs(twelve, tmp_path_factory):
-    """One callback for every position, as in the chapter: each draws on the picture the last one left."""
+    """One callback for every position, as in the chapter (the student's s06 count): each draws on the picture the
+    last one left."""
     history, baseline = twelve
-    return MicroKnobs(history, baseline, tmp_path_factory.mktemp("knobs"))
+    return MicroKnobs(history, baseline, tmp_path_factory.mktemp("knobs"), clear=S06)
 
 
 @pytest.mark.parametrize("read_file, list_files", TOGGLES)
@@ -248,7 +265,7 @@ def test_the_slider_callback_over_its_whole_range(twelve, knobs, keep_recent, re
 
     preserve = preserve_set(read_file, list_files)
     compacted = copy.deepcopy(history)
-    micro_compact(compacted, keep_recent, preserve)
+    S06(compacted, keep_recent, preserve)
     after = estimate_tokens(compacted)
     assert f"keep_recent={keep_recent}," in bars.get_title()
     assert f"{estimate_tokens(history):,} -> {after:,} tokens" in bars.get_title()
@@ -270,7 +287,7 @@ def test_the_slider_callback_over_its_whole_range(twelve, knobs, keep_recent, re
 def test_the_slider_picture_is_what_a_full_drawing_of_it_shows(twelve, tmp_path):
     """Only the moving parts are redrawn for a new setting; nothing that changes is left out of them."""
     history, baseline = twelve
-    knobs = MicroKnobs(history, baseline, tmp_path)
+    knobs = MicroKnobs(history, baseline, tmp_path, clear=S06)
     for position in ((3, True, False), (0, False, False), (13, True, True)):
         drawing = knobs(*position)
         assert np.array_equal(pixels(drawing.png()), pixels(png_of_full_draw(drawing.figure, drawing)))
@@ -307,19 +324,19 @@ def test_fewer_results_than_keep_recent_clears_nothing(twelve):
 
 def test_price_micro_bills_the_same_input_as_the_loop_and_costs_more_when_it_clears_unread_results(twelve, tmp_path):
     """With parallel calls the task is three calls: no prefix is read from the cache (the one long enough to be
-    cached is written on the last call). Micro keeping 3 results clears nine reads the model has not seen yet,
-    so it reads them again: six calls, and more input billed than with no micro at all, cached or not."""
+    cached is written on the last call). The s06 count keeping 3 results clears nine reads the model has not seen
+    yet, so it reads them again: six calls, and more input billed than with no micro at all, cached or not."""
     _, baseline = twelve
     (plain_cached, plain_uncached), (micro_cached, micro_uncached) = (
         price_micro(tmp_path / "plain", SESSION_PRICES, None),
-        price_micro(tmp_path / "micro", SESSION_PRICES, micro_compact, 3, frozenset()))
+        price_micro(tmp_path / "micro", SESSION_PRICES, S06, 3, frozenset()))
     assert [c.input for c in plain_cached.calls] == [c.input for c in plain_uncached.calls] == baseline
     assert plain_uncached.total("cache_read") == plain_uncached.total("cache_write") == 0
     assert plain_cached.total("cache_read") == micro_cached.total("cache_read") == 0 < plain_cached.total("cache_write")
     assert (len(plain_cached.calls), len(micro_cached.calls)) == (3, 6)
     assert micro_uncached.total("input") > plain_uncached.total("input")
     assert micro_uncached.dollars > plain_uncached.dollars and micro_cached.dollars > plain_cached.dollars
-    lab = measure_micro(twelve[0], 3, frozenset(), tmp_path / "lab")
+    lab = measure_micro(twelve[0], 3, frozenset(), tmp_path / "lab", clear=S06)
     assert [c.input for c in micro_cached.calls] == list(lab.context)
 
 
@@ -336,15 +353,17 @@ def test_price_micro_one_call_a_turn_shows_what_clearing_does_to_the_cache(tmp_p
 
 def test_sparing_the_last_message_makes_clearing_unread_results_impossible(twelve, tmp_path):
     """The fix chapter 02 teaches (its reference micro_compact_seen_only): the results of the last message, which the
-    model has not seen, are never cleared, so at any keep_recent the task runs as without micro. harness.micro_compact
-    counts results and has no such guard: with the twelve reads just answered it clears nine of them."""
+    model has not seen, are never cleared, so at any keep_recent the task runs as without micro. The s06 count has
+    no such guard: with the twelve reads just answered it clears nine of them; the harness's micro_compact, none."""
     from harness.labs.solutions.ch02 import micro_compact_seen_only
     history, baseline = twelve
     for keep_recent in (0, 1, 3):
         lab = measure_micro(history, keep_recent, frozenset(), tmp_path, clear=micro_compact_seen_only)
         assert (lab.model_calls, lab.re_reads, lab.hit_max_turns) == (len(baseline), 0, False)
     just_answered = copy.deepcopy(history[:5])  # ends with the user message of twelve results
-    unread = [c for c in micro_compact(just_answered, 3, frozenset()).cleared if c.message_index == 4]
+    unread = [c for c in S06(just_answered, 3, frozenset()).cleared if c.message_index == 4]
     assert len(unread) == 9
+    guarded = copy.deepcopy(history[:5])
+    assert [c.message_index for c in micro_compact(guarded, 3, frozenset()).cleared] == [2]  # only the listing
     spared = copy.deepcopy(history[:5])
     assert micro_compact_seen_only(spared, 3, frozenset()) == 1 and spared[4] == history[4]  # only the listing

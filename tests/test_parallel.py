@@ -90,7 +90,8 @@ def test_a_session_from_a_worker_is_the_session_a_serial_run_makes(tmp_path, mon
 
 def test_a_parallel_lab_sweep_equals_a_serial_one(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    settings = [Setting(1, 20_000), Setting(3, 50_000), Setting(keep_recent=0), Setting(micro=False, auto=False)]
+    settings = [Setting(1, 20_000), Setting(3, 50_000), Setting(keep_recent=0, s06_count=True),
+                Setting(micro=False, auto=False)]
     monkeypatch.setenv("HARNESS_WORKERS", "2")
     together = Lab(Path("lab")).sweep(settings, progress=False)
     monkeypatch.setenv("HARNESS_WORKERS", "1")

@@ -7,6 +7,7 @@ import anthropic
 import pytest
 
 from harness import CompactionConfig, Toolbox, count_tokens, user, validate_messages
+from harness.core.micro import s06_micro_compact
 from harness.fake import fake_client
 from harness.labs.runs import MARKER, NotAScratchFolder, run_scenario
 from harness.labs.scenarios import AGENT_FILES, LONG_SESSION, READ_AGENTS, TWELVE_FILES, WALL_SESSION
@@ -84,10 +85,11 @@ def test_run_scenario_stops_after_the_request_that_stop_after_names(tmp_path):
     spiralling = CompactionConfig(keep_recent=0, preserve_tools=frozenset(), auto=False, max_turns=5)
     both = ("Read every .py file under agents/ and summarise what each does.",
             "What is VERSION_TAG in agents/s01_agent_loop.py?")
-    stopped = run_scenario(TWELVE_FILES, spiralling, tmp_path / "stopped", requests=both,
+    s06 = ThreeLayers(micro=s06_micro_compact)  # the s06 count: each result cleared before the model reads it
+    stopped = run_scenario(TWELVE_FILES, spiralling, tmp_path / "stopped", requests=both, compactor=s06,
                            stop_after=lambda result: result.stop == "max_turns")
     assert stopped.answers == [""] and stopped.stats.model_calls == 5
-    unstopped = run_scenario(TWELVE_FILES, spiralling, tmp_path / "all", requests=both)
+    unstopped = run_scenario(TWELVE_FILES, spiralling, tmp_path / "all", requests=both, compactor=s06)
     assert len(unstopped.answers) == 2 and unstopped.stats.model_calls > 5
 
 
@@ -131,14 +133,18 @@ def test_twelve_files_one_call_per_turn_with_compaction_still_lists_all_files(tm
 
 
 def test_twelve_files_with_parallel_calls_and_compaction_between_reads_and_reading(tmp_path, uncompressed):
-    """The twelve reads arrive in one message. Micro keeping 3 results clears nine before the model reads them:
-    it reads them again (and again), and bills more than no compaction at all. Past a threshold of 5,000 tokens
-    auto-compaction runs before the call that would read them, on the last 80,000 characters of the history:
-    the reads' message alone is longer, so the summary holds no whole message, names no request, and the model
-    has lost the task."""
-    micro = run_scenario(TWELVE_FILES, CompactionConfig(preserve_tools=frozenset()), tmp_path / "micro")
-    assert lists_all_twelve(micro.answers[0]) and micro.stats.re_reads == 18 and micro.stats.model_calls == 6
-    assert micro.stats.input_tokens_billed > uncompressed.stats.input_tokens_billed
+    """The twelve reads arrive in one message. The s06 count keeping 3 results clears nine before the model reads
+    them: it reads them again (and again), and bills more than no compaction at all; the harness's micro_compact
+    spares them, and the task takes its three calls. Past a threshold of 5,000 tokens auto-compaction runs before
+    the call that would read them, on the last 80,000 characters of the history: the reads' message alone is
+    longer, so the summary holds no whole message, names no request, and the model has lost the task."""
+    nothing = CompactionConfig(preserve_tools=frozenset())
+    s06 = run_scenario(TWELVE_FILES, nothing, tmp_path / "s06", compactor=ThreeLayers(micro=s06_micro_compact))
+    assert lists_all_twelve(s06.answers[0]) and s06.stats.re_reads == 18 and s06.stats.model_calls == 6
+    assert s06.stats.input_tokens_billed > uncompressed.stats.input_tokens_billed
+    micro = run_scenario(TWELVE_FILES, nothing, tmp_path / "micro")
+    assert lists_all_twelve(micro.answers[0]) and (micro.stats.re_reads, micro.stats.model_calls) == (0, 3)
+    assert micro.stats.input_tokens_billed <= uncompressed.stats.input_tokens_billed
     auto = run_scenario(TWELVE_FILES, CompactionConfig(threshold=5_000), tmp_path / "auto")
     assert auto.answers == ["I have lost track of the current request. What should I do next?"]
     assert auto.stats.summary_calls == 1 and auto.stats.model_calls == 3
@@ -159,16 +165,22 @@ def test_twelve_files_is_deterministic(tmp_path):
 
 
 def test_re_reads_never_increase_as_keep_recent_grows(tmp_path):
-    """Nothing preserved, default threshold: the fewer results micro keeps, the more the agent re-reads. From
-    keep 2 on, keeping more costs context; at keep 1 a turn of re-reads (up to eleven files at once) sets the peak."""
+    """Nothing preserved, default threshold, the s06 count: the fewer results micro keeps, the more the agent
+    re-reads, since a turn's parallel reads are cleared before it reads them. The harness's guard takes that away:
+    its re-reads and peak do not depend on keep_recent (those left come from summaries and from cleared files
+    asked about again), and keeping more only costs input."""
     base = CompactionConfig(preserve_tools=frozenset())
-    sessions = [run_scenario(LONG_SESSION, base.with_(keep_recent=k), tmp_path / f"k{k}") for k in range(1, 7)]
-    re_reads = [s.stats.re_reads for s in sessions]
+    s06 = [run_scenario(LONG_SESSION, base.with_(keep_recent=k), tmp_path / f"s{k}",
+                        compactor=ThreeLayers(micro=s06_micro_compact)) for k in range(1, 7)]
+    re_reads = [s.stats.re_reads for s in s06]
     assert re_reads[0] > 0
     assert all(later <= earlier for earlier, later in zip(re_reads, re_reads[1:])), re_reads
-    peaks = [s.stats.peak_context for s in sessions]
-    assert peaks[1:] == sorted(peaks[1:]) and peaks[0] > peaks[1]  # ...while keeping more costs context
-    assert all(s.answers[-1] for s in sessions)
+    guarded = [run_scenario(LONG_SESSION, base.with_(keep_recent=k), tmp_path / f"k{k}") for k in range(1, 7)]
+    assert len({(s.stats.re_reads, s.stats.peak_context, s.stats.model_calls) for s in guarded}) == 1
+    assert guarded[0].stats.re_reads < min(re_reads)
+    billed = [s.stats.input_tokens_billed for s in guarded]
+    assert billed == sorted(billed) and len(set(billed)) == len(billed)
+    assert all(s.answers[-1] for s in s06 + guarded)
 
 
 @pytest.mark.parametrize("mine", [False, True], ids=["a folder of someone else's", "the working directory"])

@@ -149,13 +149,8 @@ def test_the_slider_callback_over_its_range(lab, keep, threshold, preserve):
     outcome = lab.run(Setting(keep, threshold, preserve))
     assert line == outcome_line(outcome)  # the numbers, shown above the figure
     assert outcome.stats.model_calls >= 1
-    if keep == 0 and not preserve:  # each result is cleared before the model sees it
-        assert outcome.spiral is not None
-    if outcome.spiral:  # stopped at the request that hit the turn limit, and said so
-        assert keep == 0 and outcome.stats.model_calls == 20 and outcome.spiral == Spiral(request=1, calls=20, skipped=1)
-        assert line.startswith(str(outcome.spiral)) and fig._suptitle.get_text().startswith("stopped: death spiral")
-    else:
-        assert "max_turns" not in outcome.stats.compactions and fig._suptitle is None
+    assert outcome.spiral is None  # the harness never clears a result before the model has read it
+    assert "max_turns" not in outcome.stats.compactions and fig._suptitle is None
 
 
 def test_each_fact_is_kept_or_forgotten(lab):
@@ -196,7 +191,9 @@ def test_the_lab_session_forgets_different_facts_at_different_thresholds(tmp_pat
 
 
 def test_a_death_spiral_stops_the_session_and_says_its_numbers_are_not_comparable(lab):
-    spiral = lab.run(Setting(keep_recent=0, preserve_tools=frozenset()))
+    """Without the harness's guard (the s06 count), keep_recent=0 clears each result before the model sees it."""
+    assert lab.run(Setting(keep_recent=0, preserve_tools=frozenset())).spiral is None  # with the guard: none
+    spiral = lab.run(Setting(keep_recent=0, preserve_tools=frozenset(), s06_count=True))
     done = lab.run(Setting(keep_recent=1, preserve_tools=frozenset()))
     assert spiral.spiral == Spiral(request=1, calls=lab.max_turns, skipped=len(TINY.requests) - 1)
     assert spiral.stats.model_calls == lab.max_turns and spiral.stats.compactions["max_turns"] == 1

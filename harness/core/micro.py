@@ -6,6 +6,16 @@ which tool produced each one, choose the ones to clear (all but the newest
 preserved tool), and overwrite their content in place. The tool_use blocks
 stay, so the agent still knows what it did.
 
+One guard the reference lacks: a result the model has not read yet (one after
+the last assistant message: the results the next call will show it for the
+first time) is never cleared, whatever ``keep_recent`` says. The reference
+counts results, not turns, and runs before the call that reads the newest
+ones, so a turn of six parallel calls with ``keep_recent=3`` would clear three
+results no model has seen, and ``keep_recent=0`` would clear every result
+before it is read. Older results keep the reference's meaning: all but the
+newest ``keep_recent`` (counted over the whole history, the unread included)
+may be cleared. Chapter 02 shows the failure and builds the guard.
+
 The pass costs what the pass costs: it counts no tokens. A caller that
 wants to know what it saved measures the history before and after, or asks
 the report how many characters of ``str(messages)`` went away.
@@ -73,6 +83,18 @@ def first_kept(messages: list[Message], keep_recent: int) -> tuple[int, int] | N
     return _first_kept(messages, keep_recent)
 
 
+def unread_from(messages: list[Message]) -> int:
+    """The index of the first message after the last assistant message: the results from there on have not
+    been read by the model yet (0 for a history with no assistant message). Checks the messages it reads."""
+    i = len(messages) - 1
+    while i >= 0:
+        check_message(messages[i], i)
+        if messages[i]["role"] == "assistant":
+            break
+        i -= 1
+    return i + 1
+
+
 def _first_kept(messages: list[Message], keep_recent: int) -> tuple[int, int] | None:
     """``first_kept`` on a list, checking (``check_message``) each message it reads, newest first."""
     if keep_recent == 0:
@@ -95,11 +117,16 @@ def micro_compact(
     keep_recent: int = 3,
     preserve_tools: frozenset[str] = frozenset({"read_file"}),
     min_chars: int = 100,
+    *,
+    spare_unread: bool = True,
 ) -> MicroReport:
     """Replace old, long, non-preserved tool_result contents by placeholders, in place.
 
+    ``spare_unread=False`` drops the guard and counts results only, as the s06 agent does (chapter 02's
+    failure, chapter 09's control): the newest ``keep_recent`` results are kept whether read or not.
+
     The four steps of chapter 02 in one pass, oldest first, over what comes before the newest
-    ``keep_recent`` results: a tool_use names its tool (step 2) before its result comes up
+    ``keep_recent`` results and before the results the model has not read yet (``unread_from``): a tool_use names its tool (step 2) before its result comes up
     (step 1), which is then chosen (step 3). Step 4, the replacement, waits for the end of the
     pass, which also checks every message it reads, as it reads it, so a malformed history raises
     InvalidHistory and is left exactly as it was.
@@ -119,6 +146,9 @@ def micro_compact(
     if stop is None:
         return report
     stop_message, stop_block = stop
+    unread = unread_from(messages) if spare_unread else len(messages) + 1  # checks what follows the last reply
+    if unread <= stop_message:  # the unread results come first: the pass ends before their message
+        stop_message, stop_block = unread, 0
     names: dict[str, str] = {}
     placeholders: dict[str, str] = {}
     chosen: list[Block] = []
@@ -208,3 +238,10 @@ def micro_compact(
     for block, one in zip(chosen, cleared, strict=True):  # step 4
         block["content"] = one[5]
     return report
+
+
+def s06_micro_compact(messages: list[Message], keep_recent: int = 3,
+                      preserve_tools: frozenset[str] = frozenset({"read_file"}), min_chars: int = 100) -> MicroReport:
+    """``micro_compact`` without the guard: the newest ``keep_recent`` results are kept whether the model has read
+    them or not, as the s06 agent counts (chapter 02's failure, chapter 09's control)."""
+    return micro_compact(messages, keep_recent, preserve_tools, min_chars, spare_unread=False)

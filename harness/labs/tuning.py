@@ -28,11 +28,13 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from ..core.config import CompactionConfig
+from ..core.micro import s06_micro_compact
 from ..fake import fake_client
 from ..session.runner import Session, SessionStats
 from ..strategies.base import Compactor
 from ..strategies.batched_micro import BatchedMicro
 from ..strategies.recall import recalls
+from ..strategies.three_layers import ThreeLayers
 from .amnesia import probe_amnesia, probes_for
 from .parallel import run_all
 from .cost import PARTS, SESSION_PRICES, CostReport, Prices, cache_recorder, cost_of
@@ -52,7 +54,8 @@ THRESHOLD_SLIDER = (20_000, 40_000, 50_000, 120_000)  # the chapter's THRESHOLD 
 
 @dataclass(frozen=True)
 class Setting:
-    """One choice of the knobs (``batch_tokens`` > 0: cache-aware batched micro)."""
+    """One choice of the knobs (``batch_tokens`` > 0: cache-aware batched micro; ``s06_count``: micro without
+    the harness's guard, clearing results the model has not read yet, as the s06 agent does)."""
     keep_recent: int = 3
     threshold: int = 50_000
     preserve_tools: frozenset[str] = READ_FILE
@@ -60,11 +63,12 @@ class Setting:
     auto: bool = True
     recall: bool = False
     batch_tokens: int = 0
+    s06_count: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "preserve_tools", frozenset(self.preserve_tools))
-        if self.recall and self.batch_tokens:
-            raise ValueError("choose reversible placeholders or batched micro, not both")
+        if sum((self.recall, bool(self.batch_tokens), self.s06_count)) > 1:
+            raise ValueError("choose one of reversible placeholders, batched micro and the s06 count")
         self.config()  # validates the knobs
 
     def config(self) -> CompactionConfig:
@@ -72,6 +76,8 @@ class Setting:
                                 preserve_tools=self.preserve_tools, micro=self.micro, auto=self.auto)
 
     def compactor(self) -> Compactor | None:
+        if self.s06_count:
+            return ThreeLayers(micro=s06_micro_compact)
         return BatchedMicro(self.batch_tokens) if self.batch_tokens else None
 
     @property
@@ -85,6 +91,8 @@ class Setting:
             parts.append("recall")
         if self.batch_tokens:
             parts.append(f"batch {self.batch_tokens // 1000}k")
+        if self.s06_count:
+            parts.append("s06 count")
         return " · ".join(parts)
 
 

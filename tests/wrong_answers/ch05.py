@@ -7,7 +7,7 @@ from harness.core.loop import to_dicts
 from harness.core.messages import text
 from harness.labs.loop_lab import MEMORY_NAMES, context_tokens
 from harness.labs.micro_lab import micro_layer
-from harness.labs.solutions.ch02 import my_micro_compact
+from harness.labs.solutions.ch02 import micro_compact_seen_only, my_micro_compact
 from harness.labs.solutions.ch03 import my_auto_compact
 from harness.labs.solutions.ch04 import my_finish_round
 from harness.labs.solutions.ch05 import my_layers
@@ -15,19 +15,29 @@ from harness.labs.solutions.ch05 import my_layers
 
 # my_layers
 
+def layers_with_the_s06_count(run):
+    config, fired = run.config, []
+    if config.micro and run.micro(micro_layer(my_micro_compact)):  # chapter 02's first version: no guard
+        fired.append("micro")
+    if config.auto and run.context_size() > config.threshold:
+        run.summarise_and_replace("auto", compact=my_auto_compact)
+        fired.append("auto")
+    return fired
+
+
 def auto_first(run):
     config, fired = run.config, []
     if config.auto and run.context_size() > config.threshold:
         run.summarise_and_replace("auto", compact=my_auto_compact)
         fired.append("auto")
-    if config.micro and run.micro(micro_layer(my_micro_compact)):
+    if config.micro and run.micro(micro_layer(micro_compact_seen_only)):
         fired.append("micro")
     return fired
 
 
 def layers_not_gated_by_auto(run):
     fired = []
-    if run.config.micro and run.micro(micro_layer(my_micro_compact)):
+    if run.config.micro and run.micro(micro_layer(micro_compact_seen_only)):
         fired.append("micro")
     if run.context_size() > run.config.threshold:
         run.summarise_and_replace("auto", compact=my_auto_compact)
@@ -37,7 +47,7 @@ def layers_not_gated_by_auto(run):
 
 def layers_not_gated_by_micro(run):
     fired = []
-    if run.micro(micro_layer(my_micro_compact)):
+    if run.micro(micro_layer(micro_compact_seen_only)):
         fired.append("micro")
     if run.config.auto and run.context_size() > run.config.threshold:
         run.summarise_and_replace("auto", compact=my_auto_compact)
@@ -47,7 +57,7 @@ def layers_not_gated_by_micro(run):
 
 def layers_by_a_table(run):
     def micro():
-        return run.micro(micro_layer(my_micro_compact))
+        return run.micro(micro_layer(micro_compact_seen_only))
 
     def auto():
         if run.context_size() <= run.config.threshold:
@@ -159,6 +169,7 @@ WRONG = {  # step -> [(a typical wrong version, what the check's line must say)]
         (auto_first, "at session."),
         (layers_not_gated_by_auto, "twelve files, micro on, auto off, THRESHOLD 10,000: at session."),
         (layers_not_gated_by_micro, "A setting ignored: config.micro"),
+        (layers_with_the_s06_count, "Results cleared before the model read them"),
     ],
     "my_agent_loop": [
         (goes_on_after_compact, "twelve files, all three layers: at session."),

@@ -30,7 +30,7 @@ from ..scenarios import LONG_SESSION, TWELVE_FILES
 from ..scratch import scratch_folder
 from ..taught_loop import taught_loop
 from . import Answer, Step
-from .ch02 import my_micro_compact
+from .ch02 import micro_compact_seen_only
 from .ch03 import my_auto_compact
 from .ch04 import my_finish_round
 
@@ -38,7 +38,7 @@ from .ch04 import my_finish_round
 def my_layers(run):
     """Layers 1 and 2, before a call: micro every turn, auto past THRESHOLD; the names of those that fired."""
     config, fired = run.config, []
-    if config.micro and run.micro(micro_layer(my_micro_compact)):      # layer 1: old results to placeholders
+    if config.micro and run.micro(micro_layer(micro_compact_seen_only)):  # layer 1: read results to placeholders
         fired.append("micro")
     if config.auto and run.context_size() > config.threshold:          # layer 2: past THRESHOLD only
         run.summarise_and_replace("auto", compact=my_auto_compact)     # transcript, summary, replacement
@@ -91,6 +91,8 @@ AIMED = [  # sessions made to catch one mistake each (the last field), checked f
      (TWELVE_FILES, None, DEFAULTS.with_(auto=False, threshold=10_000), {}), "auto off"),
     ("twelve files, micro off, auto on, THRESHOLD 10,000",
      (TWELVE_FILES, None, DEFAULTS.with_(micro=False, threshold=10_000), {}), "micro off"),
+    ("twelve files, three layers, nothing preserved",  # the twelve reads arrive in one message, not read yet
+     (TWELVE_FILES, None, DEFAULTS.with_(preserve_tools=frozenset()), {}), "unread"),
 ]
 SESSIONS = [
     ("twelve files, no compaction", (TWELVE_FILES, None, DEFAULTS.with_(micro=False, auto=False), {})),
@@ -170,6 +172,9 @@ SESSION_HINTS = {
               "once (the history is one summary now).",
     "max_turns": "At most config.max_turns calls, then \"max_turns\" (see the case's max_turns).",
     "order": "The order of two steps: micro first, then the size of what micro left against THRESHOLD.",
+    "unread": "Results cleared before the model read them (see the re-reads in the trace): the micro layer must "
+              "spare the results of the last message, as chapter 02's micro_compact_seen_only does; "
+              "my_micro_compact counts results only.",
 }
 STEPS = [
     Step("my_layers", "05", my_layers, _sessions, observe_layers, label="session",
