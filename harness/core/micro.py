@@ -126,10 +126,11 @@ def micro_compact(
     failure, chapter 09's control): the newest ``keep_recent`` results are kept whether read or not.
 
     The four steps of chapter 02 in one pass, oldest first, over what comes before the newest
-    ``keep_recent`` results and before the results the model has not read yet (``unread_from``): a tool_use names its tool (step 2) before its result comes up
-    (step 1), which is then chosen (step 3). Step 4, the replacement, waits for the end of the
-    pass, which also checks every message it reads, as it reads it, so a malformed history raises
-    InvalidHistory and is left exactly as it was.
+    ``keep_recent`` results and before the results the model has not read yet (``unread_from``): a
+    tool_use names its tool (step 2) before its result comes up
+    (step 1), which is then chosen (step 3) and replaced (step 4). The pass also checks every message it
+    reads, as it reads it, so a malformed history raises InvalidHistory; the results it had replaced by then
+    are put back first, so the history is left exactly as it was.
 
     The check costs as much as the compaction, so the pass does not read a block twice: a block of
     the usual shape (the fast path of ``check_message``: a plain text, a tool_use with a flat ASCII
@@ -151,92 +152,137 @@ def micro_compact(
         stop_message, stop_block = unread, 0
     names: dict[str, str] = {}
     placeholders: dict[str, str] = {}
-    chosen: list[Block] = []
     cleared = report.cleared
     # This loop is benchmarked against the reference (benchmarks/micro_scaling.py): builtins are read as
-    # locals, fields by subscript inside try (a KeyError means an unusual shape, checked in full), and a
-    # Cleared record is built as the tuple it is, without NamedTuple's Python-level __new__.
+    # locals, fields by subscript inside try (a KeyError means an unusual shape, checked in full), the two usual
+    # messages (a note and one call; one result) are read without an inner loop, a result is replaced as soon as
+    # it is chosen (and put back if the pass then finds the history malformed), and a Cleared record is built as
+    # the tuple it is, without NamedTuple's Python-level __new__.
     dict_, list_, str_, type_, len_, new_cleared = dict, list, str, type, len, tuple.__new__
-    for i in range(min(stop_message + 1, len_(messages))):
-        message = messages[i]
-        try:
-            if type_(message) is not dict_ or len_(message) != 2:
-                raise KeyError
-            content, role = message["content"], message["role"]
-        except KeyError:
-            check_message(message, i)  # raises, or a dict of another type that is sound
-            content, role = message["content"], message["role"]
-        if type_(content) is not list_ or not content or (role != "assistant" and role != "user"):
-            check_message(message, i)  # raises, or a string content: nothing to clear in it
-            continue
-        if role == "assistant":                                        # step 2
-            for block in content:  # the usual shapes, read as check_message's fast path reads them
-                if type_(block) is not dict_:
-                    break
-                try:
-                    kind = block["type"]
-                    if kind == "tool_use":
-                        if len_(block) != 4:
-                            break
-                        tool_id, name, tool_input = block["id"], block["name"], block["input"]
-                    elif kind != "text" or len_(block) != 2:
-                        break
-                    else:
-                        value = block["text"]
-                except KeyError:
-                    break
-                if kind == "tool_use":
-                    if not (type_(tool_id) is str_ and tool_id and tool_id.isascii() and type_(name) is str_ and name
-                            and name.isascii() and type_(tool_input) is dict_):
-                        break
-                    for key in tool_input:
-                        value = tool_input[key]
-                        if type_(key) is not str_ or type_(value) is not str_ or not key.isascii() or not value.isascii():
-                            break
-                    else:
-                        names[tool_id] = name
-                        continue
-                    break
-                if not (type_(value) is str_ and value and not value.isspace()
-                        and (value.isascii() or _encodable(value))):
-                    break
-            else:
-                continue
-            check_message(message, i)  # raises, or the message is sound in a less usual shape
-            names.update((b["id"], b["name"]) for b in content if b["type"] == "tool_use")
-            continue
-        j = -1
-        for block in content:
-            j += 1
+    try:
+        for i, message in enumerate(messages[: stop_message + 1]):
             try:
-                usual = type_(block) is dict_ and len_(block) == 3 and block["type"] == "tool_result"
-                if usual:
-                    tool_id, old = block["tool_use_id"], block["content"]
+                if type_(message) is not dict_ or len_(message) != 2:
+                    raise KeyError
+                content, role = message["content"], message["role"]
             except KeyError:
-                usual = False
-            if usual:
-                if not (type_(tool_id) is str_ and tool_id and tool_id.isascii() and type_(old) is str_
-                        and (old.isascii() or _encodable(old))):
-                    check_message(message, i)
-            else:
-                check_message(message, i)
-                if block["type"] != "tool_result":                     # step 1
+                check_message(message, i)  # raises, or a dict of another type that is sound
+                content, role = message["content"], message["role"]
+            if type_(content) is not list_ or not content:
+                check_message(message, i)  # raises, or a string content: nothing to clear in it
+                continue
+            if role == "assistant":                                        # step 2
+                if len_(content) == 2:  # a note and one call: the usual shape, without the loop
+                    note, call = content
+                    try:
+                        if (type_(note) is dict_ and len_(note) == 2 and type_(call) is dict_ and len_(call) == 4
+                                and note["type"] == "text" and call["type"] == "tool_use"):
+                            value, tool_id, name, tool_input = note["text"], call["id"], call["name"], call["input"]
+                            if (type_(value) is str_ and value and not value.isspace()
+                                    and (value.isascii() or _encodable(value)) and type_(tool_id) is str_ and tool_id
+                                    and tool_id.isascii() and type_(name) is str_ and name and name.isascii()
+                                    and type_(tool_input) is dict_):
+                                for key, value in tool_input.items():
+                                    if (type_(key) is not str_ or type_(value) is not str_ or not key.isascii()
+                                            or not value.isascii()):
+                                        break
+                                else:
+                                    names[tool_id] = name
+                                    continue
+                    except KeyError:
+                        pass
+                for block in content:  # the usual shapes, read as check_message's fast path reads them
+                    if type_(block) is not dict_:
+                        break
+                    size = len_(block)
+                    if size == 4:
+                        try:
+                            kind, tool_id, name, tool_input = block["type"], block["id"], block["name"], block["input"]
+                        except KeyError:
+                            break
+                        if (kind != "tool_use" or type_(tool_id) is not str_ or not tool_id or not tool_id.isascii()
+                                or type_(name) is not str_ or not name or not name.isascii()
+                                or type_(tool_input) is not dict_):
+                            break
+                        for key, value in tool_input.items():
+                            if type_(key) is not str_ or type_(value) is not str_ or not key.isascii() or not value.isascii():
+                                break
+                        else:
+                            names[tool_id] = name
+                            continue
+                        break
+                    if size != 2:
+                        break
+                    try:
+                        kind, value = block["type"], block["text"]
+                    except KeyError:
+                        break
+                    if (kind != "text" or type_(value) is not str_ or not value or value.isspace()
+                            or not (value.isascii() or _encodable(value))):
+                        break
+                else:
                     continue
-                tool_id, old = block["tool_use_id"], block.get("content", "")
-            if type_(old) is not str_ or len_(old) <= min_chars:          # step 3: list content is never cleared
+                check_message(message, i)  # raises, or the message is sound in a less usual shape
+                names.update((b["id"], b["name"]) for b in content if b["type"] == "tool_use")
                 continue
-            if i == stop_message and j >= stop_block:                  # stop: the newest keep_recent
-                break
-            name = names.get(tool_id, "unknown")
-            if name in preserve_tools:
-                continue
-            new = placeholders.get(name) or placeholders.setdefault(name, placeholder(name))
-            if old == new:  # cleared already
-                continue
-            chosen.append(block)
-            cleared.append(new_cleared(Cleared, (i, j, tool_id, name, old, new)))
-    for block, one in zip(chosen, cleared, strict=True):  # step 4
-        block["content"] = one[5]
+            if role != "user":
+                check_message(message, i)  # raises
+            if len_(content) == 1:  # one result: the usual shape, without the loop
+                block = content[0]
+                try:
+                    if type_(block) is not dict_ or len_(block) != 3 or block["type"] != "tool_result":
+                        raise KeyError
+                    tool_id, old = block["tool_use_id"], block["content"]
+                    if not (type_(tool_id) is str_ and tool_id and tool_id.isascii() and type_(old) is str_
+                            and (old.isascii() or _encodable(old))):
+                        raise KeyError
+                except KeyError:
+                    pass
+                else:
+                    if len_(old) <= min_chars or i == stop_message:  # step 3, and the stop
+                        continue
+                    name = names.get(tool_id, "unknown")
+                    if name in preserve_tools:
+                        continue
+                    new = placeholders.get(name) or placeholders.setdefault(name, placeholder(name))
+                    if old == new:  # cleared already
+                        continue
+                    block["content"] = new                                 # step 4, undone if the pass fails
+                    cleared.append(new_cleared(Cleared, (i, 0, tool_id, name, old, new)))
+                    continue
+            j = -1
+            for block in content:
+                j += 1
+                try:
+                    if type_(block) is not dict_ or len_(block) != 3 or block["type"] != "tool_result":
+                        raise KeyError
+                    tool_id, old = block["tool_use_id"], block["content"]
+                    if not (type_(tool_id) is str_ and tool_id and tool_id.isascii() and type_(old) is str_
+                            and (old.isascii() or _encodable(old))):
+                        raise KeyError
+                except KeyError:
+                    check_message(message, i)
+                    if block["type"] != "tool_result":                     # step 1
+                        continue
+                    tool_id, old = block["tool_use_id"], block.get("content", "")
+                    if type_(old) is not str_:  # list content is never cleared
+                        continue
+                if len_(old) <= min_chars:                                 # step 3
+                    continue
+                if i == stop_message and j >= stop_block:                  # stop: the newest keep_recent
+                    break
+                name = names.get(tool_id, "unknown")
+                if name in preserve_tools:
+                    continue
+                new = placeholders.get(name) or placeholders.setdefault(name, placeholder(name))
+                if old == new:  # cleared already
+                    continue
+                block["content"] = new                                     # step 4, undone if the pass fails
+                cleared.append(new_cleared(Cleared, (i, j, tool_id, name, old, new)))
+    except BaseException:  # a malformed history (or an interrupt): the history exactly as it was
+        for one in cleared:
+            messages[one[0]]["content"][one[1]]["content"] = one[4]
+        raise
     return report
 
 
