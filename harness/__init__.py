@@ -22,7 +22,7 @@ from .core.loop import CallTrace, Event, RunContext, RunResult, finish_round, me
 from .core.manual import COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, compact_focus
 from .core.messages import (InvalidHistory, assistant, iter_tool_results, iter_tool_uses, result_text, text,
                             text_of, tool_names_by_id, tool_result, tool_use, user, validate_messages)
-from .core.micro import PLACEHOLDER, MicroReport, is_placeholder, micro_compact, placeholder
+from .core.micro import PLACEHOLDER, MicroReport, is_placeholder, micro_compact, placeholder, s06_micro_compact
 from .core.models import (MODEL_MAX_OUTPUT, MODEL_WINDOWS, context_window, max_output, resolve_threshold,
                           threshold_below_window)
 from .core.tokens import count_tokens, estimate_tokens, exact_tokens

@@ -18,6 +18,7 @@ import held_out_today_5
 from harness import assistant, build_summary_request, tool_result, user
 from harness.core.tools import FILE_TOOLS
 from harness.fake import FakeModel
+from harness.fake.interpretation import HELD_OUT_READ
 from harness.labs.scenarios import LONG_SESSION
 
 SETS = {1: held_out_today, 2: held_out_today_2, 3: held_out_today_3, 4: held_out_today_4, 5: held_out_today_5}
@@ -229,3 +230,4 @@ def test_how_many_hold():
     for n, held in SETS.items():
         total = sum(len(getattr(held, name)) for name in LISTS)
         assert (total, total - sum(1 for m in MISSES if m[0] == n)) == COUNTS[n], n
+    assert {n: COUNTS[n] for n in HELD_OUT_READ} == HELD_OUT_READ  # what chapters 03 and 12 say

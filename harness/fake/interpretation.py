@@ -55,6 +55,9 @@ SUMMARY = "summary request"
 AGENT = "agent turn"
 UNKNOWN_TASK = "nothing it knows how to do"
 PHRASING = "Summarise the conversation so far."  # a phrasing the fake reads as a summary request
+# Phrasings written blind (by someone who had not read these rules) that the fake read as meant:
+# set -> (phrasings, read as meant), as tests/test_held_out_today.py measures them (chapters 03 and 12).
+HELD_OUT_READ = {4: (60, 39), 5: (60, 41)}
 
 
 @dataclass(frozen=True)

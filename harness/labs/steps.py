@@ -37,6 +37,7 @@ chapter 05's agent runs what you wrote in chapters 02-04 (``yours_or_reference``
 from __future__ import annotations
 
 import dataclasses
+import copy
 import difflib
 import functools
 import importlib
@@ -180,9 +181,27 @@ def examine(step: Step, function: Callable[..., Any]) -> tuple[str, bool, Differ
     shown = next((d for d in agreement.differences if _trap_hint(step, d)), agreement.differences[0])
     length = shown.where.endswith(" (length)")
     where, gave = shown.where.removesuffix(" (length)"), gave_words(shown.expected, shown.got, length)
+    note = _misread(step, function, shown.case)
     return (f"{step.name}: differs in {len(agreement.differences)} of {agreement.cases} cases. "
             f"{'First, ' if shown is agreement.differences[0] else 'For instance, '}{shown.case}: at {where}, "
-            f"yours {gave}. Hint: {_trap_hint(step, shown) or step.hint} So {GOES_ON}.", False, shown)
+            f"yours {gave}. Hint: {_trap_hint(step, shown) or step.hint}{f' {note}' if note else ''} "
+            f"So {GOES_ON}.", False, shown)
+
+
+def _misread(step: Step, function: Callable[..., Any], case: str) -> str | None:
+    """How the fake reads what yours returned for ``case``, when the step asks (``Step.misread``) and the fake
+    does not read it as meant; None when it does, or when yours cannot be run again on the case."""
+    if step.misread is None:
+        return None
+    arguments = next((found[1] for found in step.cases() if found[0] == case), None)
+    if arguments is None:
+        return None
+    try:
+        return step.misread(function(*copy.deepcopy(arguments)))
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # yours raised or exited, or built what the fake refuses: the difference says so
+        return None
 
 
 @functools.lru_cache(maxsize=None)
@@ -266,6 +285,9 @@ def answer(name: str, value: Any) -> bool:
     if verdict is None:
         print(f"{name}: correct.")
         return True
+    if exercise.own_words:
+        print(f"{name}: {verdict}")
+        return False
     hint = next((h for key, h in exercise.hints.items() if key in verdict), exercise.hint)
     print(f"{name}: not quite: {verdict}. Hint: {hint}")
     return False

@@ -267,9 +267,10 @@ assert held_elsewhere == {"type": "tool_result", "tool_use_id": history[3]["cont
 assert len(history[4]["content"][0]["content"]) == 7_537
 
 # %% [markdown]
-# ## Check yours against `harness.micro_compact`
+# ## Check yours against the harness's s06 count
 #
-# `compare` runs yours and the harness's on copies of the same arguments and reports each failing
+# `s06_micro_compact` is the harness's port of the s06 layer: it counts results as yours does.
+# `compare` runs yours and it on copies of the same arguments and reports each failing
 # case's *first* difference. Cases: `two_at_once`, the 12-file history cut after 1 and 13 results and whole, each
 # `keep_recent` from 0 to 13, four preserve sets, two `min_chars`; and 200 random histories.
 # %%
@@ -279,12 +280,12 @@ def what_it_did(function, args):
     return {"history": args[0], "cleared": count}
 
 
-from harness import micro_compact  # the harness's own layer, now that yours is checked
+from harness import s06_micro_compact  # the harness's port of s06's count, now that yours is written
 
 
 def harness_count(messages, keep_recent, preserve_tools, min_chars):
-    """harness.micro_compact, returning a count like yours does."""
-    return len(micro_compact(messages, keep_recent, preserve_tools, min_chars).cleared)
+    """harness.s06_micro_compact, returning a count like yours does."""
+    return len(s06_micro_compact(messages, keep_recent, preserve_tools, min_chars).cleared)
 
 
 PRESERVE_SETS = (frozenset(), frozenset({"read_file"}), frozenset({"list_files"}),
@@ -481,7 +482,9 @@ assert (spiral.model_calls, spiral.hit_max_turns) == (40, True)
 #
 # The results the model has not seen are exactly those of the last message, appended after its last
 # reply. A layer that never clears those cannot hide an unread result, whatever `keep_recent` says
-# (counting whole turns would still fail at 0). `harness.micro_compact` has no such guard: yours will.
+# (counting whole turns would still fail at 0).
+#
+# Here the harness departs from s06: `micro_compact` has this guard; `s06_micro_compact` does not.
 
 # %% tags=["stub"]
 def micro_compact_seen_only(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
@@ -630,7 +633,7 @@ assert clear_tool_uses()["trigger"]["value"] == 100_000 and clear_tool_uses()["k
 #
 # ### 1. Where does the spiral start?
 # For `keep_recent` in 0, 1, 2 and the four toggle settings, which end in a death spiral with
-# `harness.micro_compact`? Write a set of `(keep_recent, preserve_read_file, preserve_list_files)`.
+# `s06_micro_compact`? Write a set of `(keep_recent, preserve_read_file, preserve_list_files)`.
 # *Hint:* which results must the agent see at least once?
 
 # %% tags=["answer"]
@@ -669,7 +672,7 @@ print(f"with paths: the history is {with_paths.tokens_after:,} tokens instead of
 # %% [markdown]
 # ### 3. The `[:-0]` trap
 # With the reference's `older = results[:-keep_recent]` in step 3, for which `keep_recent` (0 to 13)
-# would the finished history, nothing preserved, differ from `harness.micro_compact`'s? Write the set.
+# would the finished history, nothing preserved, differ from `s06_micro_compact`'s? Write the set.
 
 # %% tags=["answer"]
 differs_at = None  # a set of keep_recent values

@@ -38,13 +38,15 @@ from ipywidgets import IntSlider
 from harness import (COMPRESSED_HEADER, DEFAULT_MODEL, SUMMARY_PROMPT, AutoReport, CompactionConfig,
                      SummaryFailed, assistant, estimate_tokens, is_placeholder, iter_tool_results,
                      micro_compact, read_transcript, text, tool_result, tool_use, user, validate_messages)
-from harness.fake import fake_client
+from harness.fake import Reading, explain, fake_client
+from harness.fake.interpretation import HELD_OUT_READ, PHRASING
 from harness.fake.summarizer import GIST_WORDS, LOSSY_BUDGET, whole_messages
 from harness.labs.auto_lab import (SAWTOOTH_REQUESTS, THRESHOLD_RANGE, explore_threshold, logged_results,
                                    placeholder_results, sawtooth_figure, threshold_run)
 from harness.labs.cost import SESSION_PRICES, cache_recorder, cost_of
 from harness.labs.micro_lab import outline
 from harness.labs.panel import panel
+from harness.labs.prompt_check import try_summary_prompt
 from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
@@ -303,6 +305,35 @@ assert (twelve_usage.input_tokens, twelve_usage.output_tokens) == (21_837, 318)
 
 # %% [markdown]
 # Those 80,000 characters are 21,837 input tokens; the s06 lesson reckons about 20,000.
+#
+# ### How the fake read your request
+#
+# The fake reads a request by rules and says how: in each reply's `x-fake-reading` header, or `explain`.
+
+# %%
+reading = explain(request)
+print(reading)
+print("the header:", reading.header())
+
+# %%
+assert (reading.kind, reading.sure) == ("summary request", True)
+assert Reading.from_header(reading.header()) == reading
+
+# %% [markdown]
+# Rules miss phrasings: of 60 written blind, this fake read 41 as meant (the set before: 39). A misread
+# is said, with a phrasing it reads. A French prompt:
+
+# %%
+french = try_summary_prompt("Résumez la conversation ci-dessous, s'il vous plaît.", small, config)
+print(french)
+
+# %%
+assert HELD_OUT_READ[5] == (60, 41) and HELD_OUT_READ[4] == (60, 39)
+assert not french.read_as_summary and not french.reading.sure
+assert str(french).startswith("The fake took your prompt for an agent turn") and PHRASING in str(french)
+
+# %% [markdown]
+# Holds for: this fake. A model would have summarised in French.
 #
 # ## 4. Step 3: replace the history by one message
 #
@@ -819,6 +850,17 @@ def restore_from_log(transcript, full):
 
 # %%
 restore_from_log = check(restore_from_log)
+
+# %% [markdown]
+# ### 5. A prompt of your own
+# Write a summary prompt in your own words. The check sends it to the fake and says how it was read.
+
+# %% tags=["answer"]
+my_prompt = None  # a str
+
+# %%
+if answer("my_prompt", my_prompt):
+    print(try_summary_prompt(my_prompt, small, config))
 
 # %% [markdown]
 # ## Recap

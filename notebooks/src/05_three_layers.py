@@ -35,7 +35,8 @@ from IPython.display import display
 from ipywidgets import IntSlider, SelectionSlider
 
 from harness import (COMPACT_TOOL_NAME, CallTrace, CompactionConfig, RunContext, assistant, count_tokens,
-                     estimate_tokens, iter_tool_uses, micro_compact, text, text_of, to_dicts, tool_result, tool_use, user)
+                     estimate_tokens, iter_tool_uses, s06_micro_compact, text, text_of, to_dicts, tool_result, tool_use,
+                     user)
 from harness.core.models import context_window
 from harness.fake import fake_client
 from harness.labs.cost import SESSION_PRICES
@@ -59,7 +60,7 @@ KEEP_RECENT, THRESHOLD = DEFAULTS.keep_recent, DEFAULTS.threshold
 print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {sorted(DEFAULTS.preserve_tools)}, "
       f"model {DEFAULTS.model} ({context_window(DEFAULTS.model):,}-token window)")
 assert (KEEP_RECENT, THRESHOLD, context_window(DEFAULTS.model)) == (3, 50_000, 200_000)
-my_micro_compact = yours_or_reference("my_micro_compact")  # chapter 02, with the helpers it was kept with
+micro_compact_seen_only = yours_or_reference("micro_compact_seen_only")  # chapter 02, guarded, with its helpers
 my_auto_compact = yours_or_reference("my_auto_compact")    # chapter 03
 my_finish_round = yours_or_reference("my_finish_round")    # chapter 04
 
@@ -118,12 +119,12 @@ assert len(read_so_far) == 12 and len(sample) == 5 and len(json.dumps(sample, en
 # %% tags=["stub"]
 def my_layers(run):
     """Layers 1 and 2, before a call: micro every turn, auto past THRESHOLD; the names of those that fired."""
-    # Micro with your chapter 02 function, then auto with your chapter 03 one; name each that fired, in order.
+    # Micro with your guarded chapter 02 function, then auto with your chapter 03 one; name each that fired, in order.
     # Trap: each layer only when its knob in run.config is on; auto measures what micro left.
     raise NotImplementedError("your code here")
 
 # %% jupyter={"source_hidden": true} tags=["hint"]
-# Hint: run.micro(micro_layer(my_micro_compact)) runs micro and says whether it cleared anything;
+# Hint: run.micro(micro_layer(micro_compact_seen_only)) runs micro and says whether it cleared anything;
 # run.context_size() > run.config.threshold decides auto, which is run.summarise_and_replace("auto",
 # compact=my_auto_compact); each only if run.config.micro / run.config.auto.
 
@@ -399,14 +400,14 @@ assert sum(p.items > 0 for p in short_term) > len(short_term) // 2
 #
 # ## 5 · Try it: KEEP_RECENT and THRESHOLD
 #
-# `KEEP_RECENT` starts at 1: at 0, micro clears the newest result before the model sees it, and the
-# loop spins (chapter 02).
+# `KEEP_RECENT` starts at 1. At 0, s06's count clears the newest result before the model sees it, and
+# the loop spins (chapter 02); your guarded layer spares it.
 
 # %%
 spin = [user("Count the lines of every .py file under agents/."),
         assistant([tool_use("toolu_wc", "bash", {"command": "wc -l agents/*.py"})]),
         user([tool_result("toolu_wc", "  150 agents/s01_agent_loop.py\n" * 12)])]
-micro_compact(spin, keep_recent=0)
+s06_micro_compact(spin, keep_recent=0)
 print("what the model would see of the command it just ran:", spin[-1]["content"][0]["content"])
 assert spin[-1]["content"][0]["content"] == "[Previous: used bash]"
 

@@ -34,6 +34,8 @@ from harness.core.auto import SUMMARY_PROMPT, is_summary, tail_request
 from harness.core.config import DEFAULT_MODEL
 from harness.core.messages import check_shape, user
 from harness.core.models import context_window
+from harness.fake import explain
+from harness.fake.interpretation import HELD_OUT_READ
 from harness.labs.amnesia import WORK_REQUESTS, probes_for
 from harness.labs.cost import SESSION_PRICES
 from harness.labs.panel import panel
@@ -65,6 +67,25 @@ print(f"matched setting: threshold {MATCHED_SETTING.threshold:,} estimated token
 # **One call per turn.** *This fake* reads a folder's twelve files in one turn, 22,856 estimated tokens
 # (printed below): over the threshold alone. To study a chain of summaries, every run here sends
 # `disable_parallel_tool_use` [4] (*this design*).
+#
+# **The fake reads prompts by rules** (chapter 03: 41 of 60 blind phrasings read as meant). All three
+# here are read as summary requests; the self-check's unsure, as it also names reading files:
+
+# %%
+def prompt_only(prompt):
+    """A summary request with this prompt and an empty conversation, as the fake is sent one."""
+    return {"model": DEFAULT_MODEL, "max_tokens": 2_000,
+            "messages": [user(f"{prompt}\n\n<conversation>\n[]\n</conversation>")]}
+
+
+read_as = {name: explain(prompt_only(prompt)) for name, prompt in
+           (("chapter 03's", SUMMARY_PROMPT), ("merge", MERGE_PROMPT), ("verify", VERIFY_PROMPT))}
+for name, reading in read_as.items():
+    print(f"{name}: {reading.header()}")
+
+# %%
+assert [(r.kind, r.sure) for r in read_as.values()] == [("summary request", True)] * 2 + [("summary request", False)]
+assert HELD_OUT_READ[5] == (60, 41)
 
 # %% [markdown]
 # ## 2 · Build it: the incremental request

@@ -89,6 +89,23 @@ def summary_request_with_fixed_settings(messages, config, focus=None):
             "messages": [user(f"{prompt}\n\n<conversation>\n{conversation}\n</conversation>")]}
 
 
+def summary_request_in_own_words(messages, config, focus=None):
+    """A prompt of the student's own wording, which the fake does not read as a summary request."""
+    conversation = json.dumps(messages, ensure_ascii=False)[-config.tail_chars:]
+    prompt = "Summarise this, then count the lines of agents/s01_agent_loop.py." + (
+        f"\nFocus especially on: {focus}" if focus else "")
+    return {"model": config.model, "max_tokens": config.summary_max_tokens,
+            "messages": [user(f"{prompt}\n\n<conversation>\n{conversation}\n</conversation>")]}
+
+
+def summary_request_reworded(messages, config, focus=None):
+    """A prompt of the student's own wording, which the fake reads as a summary request."""
+    conversation = json.dumps(messages, ensure_ascii=False)[-config.tail_chars:]
+    prompt = "Summarise the conversation so far." + (f"\nFocus especially on: {focus}" if focus else "")
+    return {"model": config.model, "max_tokens": config.summary_max_tokens,
+            "messages": [user(f"{prompt}\n\n<conversation>\n{conversation}\n</conversation>")]}
+
+
 def summary_request_in_parts(messages, config, focus=None):
     dump = json.dumps(messages, ensure_ascii=False)
     tail = dump[max(0, len(dump) - config.tail_chars):]
@@ -312,6 +329,11 @@ WRONG = {  # step -> [(a typical wrong version, what the check's line must say)]
         (summary_request_escaping, "Non-ASCII text"),
         (summary_request_with_an_empty_focus_line, "An empty focus is no focus"),
         (summary_request_with_fixed_settings, "A setting ignored"),
+        (summary_request_in_own_words, "The prompt is SUMMARY_PROMPT as it stands (then the focus line, when "
+                                       "there is one): the check compares the request the chapter sends. Try a "
+                                       "wording of your own in exercise 5. The fake took your prompt for an "
+                                       "agent turn"),
+        (summary_request_reworded, "Try a wording of your own in exercise 5. So"),  # read as meant: no note
     ],
     "ask_for_summary": [
         (ask_for_summary_letting_errors_through, "at call, yours raised TypeError. Hint: An error that is not an "
@@ -357,4 +379,16 @@ RIGHT = {  # step -> [correct versions written in another style]
 
 WRONG_VALUES = {  # answer -> [(a typical wrong value, what the check's line must say)]
     "one_tooth": [(40_000, "too low")],  # two teeth there: the second comes when the context grows back
+    "my_prompt": [  # prompts a model would summarise by, which the fake misreads: said so, never "wrong"
+        ("Résumez la conversation, s'il vous plaît.", "The fake took your prompt for an agent turn (nothing it "
+                                                      "knows how to do), because"),
+        ("Summarise this, then count the lines of agents/s01_agent_loop.py.", 'A phrasing the fake reads as a '
+                                                                               'summary request: "Summarise the '
+                                                                               'conversation so far."'),
+        ("", "a prompt is a non-empty str"),
+    ],
 }
+
+RIGHT_VALUES = {"my_prompt": ["Summarise the conversation so far.",
+                              "Write a recap of the work above so that someone else could carry on from it.",
+                              "Condense everything above into notes for the next engineer."]}

@@ -41,7 +41,7 @@ WRONG_VALUES = {  # answer -> [(a typical wrong value, what the line must say)]
     "first_whole_rewrite": [(10, "too high")],           # the 20-block lookback's cliff
     "hoarder_still_dearer": [(True, "yours is not the answer")],
     "threshold_that_remembers": [(120_000, "no summary ran"), (20_000, "forgot")],
-    "best_without_re_reads": [((3, 50_000, frozenset({"read_file"}), True, True, False, 0), "the first item that is off")],
+    "best_without_re_reads": [((1, 50_000, frozenset(), True, True, False, 0, False), "the first item that is off")],
 }
 
 RIGHT_VALUES = {"threshold_that_remembers": [50_000]}

@@ -32,7 +32,8 @@ class Step:
     gave), else the one of ``flags`` whose key is in the path where they differ (a part of what is compared
     that names a kind of mistake, as "the history's own blocks" does), else the one of the case's trap,
     else ``hint``: each says what kind of mistake it is and what to look at, never what the reference
-    gives."""
+    gives. A step that builds a request a student may word differently has ``misread``: when yours differs,
+    the line also says how the fake reads the request yours built, if it does not read it as meant."""
     name: str
     chapter: str
     reference: Callable[..., Any]
@@ -45,6 +46,7 @@ class Step:
     diagnose: Callable[[Any, Any], str | None] | None = None  # (expected, got) at the difference -> a trap
     twins: tuple[str, ...] = ()                      # the harness's own versions ("module:name"): calling one is no answer
     tolerance: float = 0.0                           # numbers this close to the reference's count as equal
+    misread: Callable[[Any], str | None] | None = None  # what yours returned for a case -> how the fake reads it
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,9 @@ class Answer:
 
     An exercise with more than one right answer has ``accepts``: it judges a value (None when it is right,
     else how it is off, in words that never give an answer), and ``truth`` gives one right answer.
-    ``hints`` may hold a hint per way of being off ("too high", "missing", ...), in place of ``hint``."""
+    ``hints`` may hold a hint per way of being off ("too high", "missing", ...), in place of ``hint``. With
+    ``own_words``, the verdict is shown as ``accepts`` words it: chapter 03's prompt of your own, which the
+    fake may misread without its being wrong."""
     name: str                         # the variable the exercise asks you to fill in
     chapter: str
     truth: Callable[[], Any]
@@ -63,6 +67,7 @@ class Answer:
     accepts: Callable[[Any], str | None] | None = None
     hints: Mapping[str, str] = field(default_factory=dict)
     live: bool = False                # its truth needs real Claude (chapter 10): checked only when live
+    own_words: bool = False           # accepts' verdict is said as it is, with no "not quite" and no hint
 
 
 def raised(expected: Any, got: Any) -> str | None:

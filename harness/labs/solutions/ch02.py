@@ -16,7 +16,7 @@ from typing import Any
 
 from ...core.config import CompactionConfig
 from ...core.messages import Message, assistant, text, tool_result, tool_use, user
-from ...core.micro import micro_compact
+from ...core.micro import s06_micro_compact
 from ..micro_lab import measure_micro, preserve_set
 from ..runs import run_scenario
 from ..scenarios import TWELVE_FILES
@@ -296,7 +296,7 @@ STEPS = [
                 "min_chars": "A setting ignored: pass min_chars on to step 3 (see the case's min_chars).",
                 "clamp": "Fewer results than keep_recent: none is old enough to clear.",
                 "zero": "keep_recent=0: every long enough result is old; see what your slice selects at 0."},
-         diagnose=raised, twins=("harness.core.micro:micro_compact",)),
+         diagnose=raised, twins=("harness.core.micro:micro_compact", "harness.core.micro:s06_micro_compact")),
     Step("micro_compact_with_paths", "02", micro_compact_with_paths, _micro_cases, history_after, label="after",
          hint="The placeholder names the path only when the result's tool_use has a \"path\" input; every "
               "other placeholder is the plain one.",
@@ -313,16 +313,16 @@ STEPS = [
 
 def _spiral_settings() -> set[tuple[int, bool, bool]]:
     """Exercise 1: the (keep_recent, preserve read_file, preserve list_files) settings, keep_recent 0-2,
-    whose loop run ends at max_turns with the harness's micro_compact."""
+    whose loop run ends at max_turns with s06_micro_compact."""
     history = list(twelve_file_history())
     with scratch_folder(Path("_work/02_micro_compact")) as root:
         return {(k, r, f) for k in (0, 1, 2) for r in (False, True) for f in (False, True)
-                if measure_micro(history, k, preserve_set(r, f), root / "spiral").hit_max_turns}
+                if measure_micro(history, k, preserve_set(r, f), root / "spiral", clear=s06_micro_compact).hit_max_turns}
 
 
 def _differs_at() -> set[int]:
     """Exercise 3: the keep_recent values (0-13) at which the reference's slice ``[:-keep_recent]`` leaves
-    the finished 12-file history otherwise than micro_compact does (nothing preserved)."""
+    the finished 12-file history otherwise than s06_micro_compact does (nothing preserved)."""
     history = list(twelve_file_history())
     differs = set()
     for keep_recent in range(14):
@@ -330,7 +330,7 @@ def _differs_at() -> set[int]:
         results = collect_tool_results(sliced)
         older = results[:-keep_recent]
         replace_in_place(choose_to_clear(older, tool_name_map(sliced), 0, frozenset(), 100))
-        micro_compact(harness, keep_recent, frozenset(), 100)
+        s06_micro_compact(harness, keep_recent, frozenset(), 100)
         if sliced != harness:
             differs.add(keep_recent)
     return differs

@@ -48,6 +48,7 @@ from ...core.tokens import estimate_tokens
 from ...core.transcripts import read_transcript
 from ...fake import fake_client
 from ..auto_lab import SAWTOOTH_REQUESTS, THRESHOLD_RANGE, run_with_threshold
+from ..prompt_check import misread_note, prompt_verdict
 from ..runs import run_scenario
 from ..scenarios import LONG_SESSION
 from ..scratch import scratch_folder
@@ -469,6 +470,14 @@ def restored_and_given(function, args):
 
 ORDER = ("The order of two steps: the transcript first, then the summary, and only then the replacement; when "
          "the summary fails, SummaryFailed reaches the caller with the history as it was (look at the case's fake).")
+PROMPT_AS_IT_IS = ("The prompt is SUMMARY_PROMPT as it stands (then the focus line, when there is one): the "
+                   "check compares the request the chapter sends. Try a wording of your own in exercise 5.")
+
+
+def own_prompt(expected: Any, got: Any) -> str | None:
+    """A ``Step.diagnose``: "own prompt" where the reference's prompt is SUMMARY_PROMPT and yours is not."""
+    ours = type(expected) is str and expected.startswith(SUMMARY_PROMPT)
+    return "own prompt" if ours and type(got) is str and not got.startswith(SUMMARY_PROMPT) else None
 STEPS = [
     Step("save_transcript", "03", save_transcript, lambda: _save_setup()[0], transcript_written, label="transcript",
          hint="One line per message, each the message's JSON followed by a newline; the first free name from "
@@ -495,7 +504,9 @@ STEPS = [
                 "tail_chars": "A setting ignored: the tail is the config's tail_chars characters (see the case), "
                               "not a number of your own.",
                 "config": "A setting ignored: model, max_tokens and the tail all come from the config "
-                          "(see the case's settings)."}),
+                          "(see the case's settings).",
+                "own prompt": PROMPT_AS_IT_IS},
+         diagnose=own_prompt, misread=misread_note),
     Step("ask_for_summary", "03", ask_for_summary, _summary_cases, summary_returned, label="call",
          hint="Call with the request as it is; join the text of the reply's text blocks, strip it; any failure of "
               "the call, and an empty text, become SummaryFailed.",
@@ -532,7 +543,8 @@ STEPS = [
                              "is not one."},
          diagnose=raised),
     Step("head_summary_request", "03", head_summary_request, _request_cases, request_parts, label="request",
-         hint="The request of my_summary_request, except the slice: the first config.tail_chars characters."),
+         hint="The request of my_summary_request, except the slice: the first config.tail_chars characters.",
+         traps={"own prompt": PROMPT_AS_IT_IS}, diagnose=own_prompt, misread=misread_note),
     Step("restore_from_log", "03", restore_from_log, _restore_cases, restored_and_given, label="after",
          hint="A deep copy of the transcript; a placeholder whose id the log has gets the logged output back.",
          flags={"given": "The transcript given changed: work on a deep copy and return it."},
@@ -555,7 +567,13 @@ def _one_tooth() -> int:
     raise ValueError("no position of the slider gives exactly one compaction")
 
 
+OWN_PROMPT = ("Summarise the conversation below for whoever picks the work up next: what has been done, where "
+              "things stand now, and which decisions were taken and why.")  # one prompt of one's own
+
+
 ANSWERS = (
+    Answer("my_prompt", "03", truth=lambda: OWN_PROMPT, accepts=lambda value: prompt_verdict(value, list(SMALL)),
+           own_words=True),
     Answer("one_tooth", "03", truth=_one_tooth,
            hint="Move the slider up from its lowest position and count the orange lines: stop at the first "
                 "position with exactly one."),
