@@ -175,8 +175,9 @@ def test_chapter_05s_agent_runs_the_layers_written_in_02_to_04_with_their_helper
         printed = run_filled(chapter, "another")
         assert "not written yet" not in printed and "differs in" not in printed and "not kept" not in printed
     printed = run_filled("05")
-    for name, chapter in (("my_micro_compact", "02"), ("my_auto_compact", "03"), ("my_finish_round", "04")):
+    for name, chapter in (("micro_compact_seen_only", "02"), ("my_auto_compact", "03"), ("my_finish_round", "04")):
         assert f"{name}: yours, from chapter {chapter}." in printed, name
+    assert (tmp_path / "micro_compact_seen_only.py").exists()  # chapter 05's micro layer: 02's guarded one
     kept = (tmp_path / "my_micro_compact.py").read_text(encoding="utf-8")  # the steps it calls, with their helpers
     assert "def is_result(" in kept and "def long_enough(" in kept and "collect_tool_results = collect_with_a_helper" in kept
 
