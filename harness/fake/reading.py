@@ -88,8 +88,7 @@ checkpoint, a snapshot, a brief, a write-up, a memo, a prompt, an update; or
 of our session"), asked for as a summary noun is, is a summary request
 when the conversation or the work done follows it ("a compact record of the
 session so far", "write up everything above") or the instruction names a
-hand-over ("a prompt for continuing our conversation", "for the agent that
-takes over", "the next agent"), and never when a file or code is its object
+hand-over ("a prompt for continuing our conversation", "for resuming"), and never when a file or code is its object
 ("a report on a.py"); alone ("Write a report.") it is a task. A participle
 (condensed, compressed, summarized, abridged, ...) counts the same way, but
 only before the conversation: "Write the condensed history now."
@@ -125,8 +124,7 @@ line end.
 the named arguments). Case does not matter; a path is ``[\\w./-]+\\.py``; a
 folder is written ``name/`` (not ``name/file.py``) or ``the name folder`` or
 ends the clause after "in", "under", "inside", "within", "across", "of",
-"for" or "from" ("in agents"; for ``RECALL_RULE`` after "about", "for",
-"regarding", "on" or "concerning"), and is never a word such as "detail",
+"for" or "from" ("in agents"; for ``RECALL_RULE`` only the first two forms), and is never a word such as "detail",
 "total", "it" or "memory"; a value
 is quoted with ``"``, ``'`` or backticks, or bare when it holds a digit, ``-``
 or ``_`` ("to v2"):
@@ -139,10 +137,10 @@ or ``_`` ("to v2"):
   time), with a path anywhere in the request.
 - ``RECALL_TAG`` (path): a VERSION_TAG question about a path "without opening /
   reading / looking at / checking" a file, "from memory", "don't read / open /
-  look / check (it)", "remember", "recall", "by heart", "off the top of your
-  head", "no tools" ("without (using) any tool", "don't use / call a tool"),
-  "no file access", "only what's in ...", "from the conversation / earlier
-  output / your last reply", "based on your earlier answer", "without
+  look / check (it)", "recall", "off the top of your
+  head", "no tools" ("without (using) any tool", "don't use a tool"),
+  "only what's in ...", "from the conversation / earlier
+  output / your last reply", "without
   re-running anything", "skip the tool call", "scroll up", "another file
   read", "what did you report / say", or "from what you (have) (already) saw
   / seen / read / know" (``NO_LOOKING``).
@@ -156,7 +154,7 @@ or ``_`` ("to v2"):
 - ``FIRST_CHANGE``: which / what ... file ... first ... change / edit / modify
   / update.
 - ``RECALL_RULE`` (folder): what / remind / which ... tell / told / say /
-  said / instruct / rule / ask ... about / for / regarding / on a folder.
+  said / instruct / rule / ask ... a folder (``name/`` or "the name folder").
 - ``INSTRUCTION`` (rule): a standing rule in any words: a time opener
   anywhere ("from now on", "going forward", "from here on (out)", "henceforth",
   "in (the) future", "for the rest of this session", "until I say otherwise",
@@ -304,9 +302,7 @@ NOTE_WORD = re.compile(r"(?<![^\W_])(?:" + "|".join(sorted(NOTE_NOUNS | PARTICIP
 OBJECT_REACH = 40  # how far after a note word its object may name a file ("a short report on the module a.py")
 HANDOVER = re.compile(
     r"\bfor\s+(?:continuing|resuming|carrying\s+on|picking\s+up|taking\s+over)\b"
-    r"|\b(?:next|new|fresh|another|other)\s+(?:agent|model|session|instance|assistant|chat|conversation|person"
-    r"|engineer|developer|context)\b|\btakes?\s+over\b|\bpicks?\s+(?:this|it|things|the\s+work)\s+up\b"
-    r"|\bcontinue\s+(?:from|where)\b", _FLAGS)
+    r"|\bpicks?\s+(?:this|it|things|the\s+work)\s+up\b", _FLAGS)
 WORD = re.compile(r"[\w'’;-]+")
 
 
@@ -483,7 +479,7 @@ def _asks_for_notes(said: str, ends: list[int]) -> str | None:
     """Whether a clause asks for notes on the conversation in plainer words (``NOTE_WORD``): asked for as
     a summary noun is, then followed by the conversation or the work done ("a record of the session so far",
     "write up everything above"), or in an instruction that names a hand-over (``HANDOVER``: "a prompt for
-    continuing", "for the agent that takes over"); never when a file or code is its object (named within
+    continuing", "for resuming"); never when a file or code is its object (named within
     ``OBJECT_REACH`` characters after it). The note word that asks, or None. Each look is bounded and the
     hand-over is searched once: linear."""
     handover: list[bool] = []
@@ -641,14 +637,15 @@ class _Earliest:
         return Found(min(found)[2].groupdict(), min(found)[0]) if found else None
 
 
-def _folder(prepositions: str = r"in|under|inside|within|across|of|for|from") -> _Earliest:
+def _folder(prepositions: str | None = r"in|under|inside|within|across|of|for|from") -> _Earliest:
     """A folder: ``name/`` (not ``name/file.ext``), ``the name folder``, or ``<preposition> name`` ending
-    the clause."""
-    return _Earliest(
-        _Names(),
-        re.compile(r"(?<![\w-])-*(?=\w)(?P<folder2>\w[\w-]*)\s+(?:folder|directory|dir)\b", re.IGNORECASE),
-        re.compile(rf"\b(?:{prepositions})\s+(?:the\s+)?{_NOT_FOLDER}[`'\"]?(?P<folder3>\w[\w-]*)[`'\"]?"
-                   r"(?=\s*(?:[.,;:!?]|$|(?:and|then|to|for|please|now)\b))", re.IGNORECASE))
+    the clause (not read when ``prepositions`` is None)."""
+    forms: list[Any] = [
+        _Names(), re.compile(r"(?<![\w-])-*(?=\w)(?P<folder2>\w[\w-]*)\s+(?:folder|directory|dir)\b", re.IGNORECASE)]
+    if prepositions is not None:
+        forms.append(re.compile(rf"\b(?:{prepositions})\s+(?:the\s+)?{_NOT_FOLDER}[`'\"]?(?P<folder3>\w[\w-]*)[`'\"]?"
+                                r"(?=\s*(?:[.,;:!?]|$|(?:and|then|to|for|please|now)\b))", re.IGNORECASE))
+    return _Earliest(*forms)
 
 
 class RequestKind:
@@ -686,18 +683,16 @@ EDIT = RequestKind(  # each gap bounded and on one line, so a long text costs li
     "EDIT", _words(_PATH), _words(rf"\b(?:change|set|update|bump|make|switch|modify)\b[^\n]{{0,120}}?{_TAG}"
                                   rf"[^\n]{{0,120}}?(?:\bto\b|=)\s*{_VALUE}"))
 NO_LOOKING = _words(  # "answer without a tool": from memory, from what was seen, no tools
-    r"\bwithout\s+(?:re-?)?(?:opening|reading|looking\s+at|checking)\b|\bfrom\s+memory\b|\bremember\b"
+    r"\bwithout\s+(?:re-?)?(?:opening|reading|looking\s+at|checking)\b|\bfrom\s+memory\b"
     r"|\b(?:don['’]?t|do\s+not|no\s+need\s+to)\s+(?:re-?)?(?:open|read|look|check)\w*"
-    r"|\boff\s+the\s+top\s+of\s+(?:your|my)\s+head\b|\bby\s+heart\b|\brecall\b"
+    r"|\boff\s+the\s+top\s+of\s+(?:your|my)\s+head\b|\brecall\b"
     r"|\b(?:no|without(?:\s+using)?(?:\s+any|\s+a)?|(?:don['’]?t|do\s+not)\s+use(?:\s+any|\s+a|\s+the)?)\s+tools?\b"
     r"|\bfrom\s+what\s+(?:you|we)(?:['’]ve|\s+have)?\s+(?:already\s+|just\s+)?(?:saw|seen|read|know|remember|recall)\b"
-    r"|\b(?:don['’]?t|do\s+not|without)\s+(?:call|calling|run|running|invoke|invoking)(?:\s+any|\s+a|\s+the)?\s+tools?\b"
-    r"|\bno\s+(?:file\s+)?(?:access|reading|lookups?|tool\s+calls?)\b|\bonly\s+what(?:['’]s|\s+is|\s+you)\b"
+    r"|\bonly\s+what(?:['’]s|\s+is|\s+you)\b"
     r"|\bfrom\s+(?:the|our|your)\s+(?:earlier\s+|previous\s+|last\s+)?(?:conversation|chat|context|history|output"
     r"|messages?|replies|reply|answers?)\b"
     r"|\bwithout\s+(?:re-?)?(?:running|calling|executing|fetching|using|opening|reading)\s+(?:anything|any|a|the|it)\b"
-    r"|\bskip\s+(?:the\s+|any\s+)?(?:tool|file)\b|\bscroll\s+up\b|\bbased\s+on\s+(?:your|the|our)\s+(?:earlier"
-    r"|previous|last|prior)\b|\b(?:another|more|a\s+new)\s+(?:file\s+)?reads?\b"
+    r"|\bskip\s+(?:the\s+|any\s+)?(?:tool|file)\b|\bscroll\s+up\b|\b(?:another|more|a\s+new)\s+(?:file\s+)?reads?\b"
     r"|\bdid\s+you\s+(?:report|say|mention|find|give|quote)\b|\byou\s+(?:said|reported|mentioned)\b")
 RECALL_TAG = RequestKind("RECALL_TAG", _words(_PATH), _words(_TAG), NO_LOOKING)
 ASK_TAG = RequestKind("ASK_TAG", _words(_PATH), _words(_TAG),
@@ -711,7 +706,7 @@ FIRST_CHANGE = RequestKind("FIRST_CHANGE", _words(r"\b(?:which|what)\b"), _words
                            _words(r"\b(?:change|edit|modify|update)\b"))
 RECALL_RULE = RequestKind(
     "RECALL_RULE", _words(r"\b(?:what|remind|which)\b"), _words(r"\b(?:tell|told|say|said|instruct\w*|rules?|ask(?:ed)?)\b"),
-    _folder("about|for|regarding|on|concerning"))
+    _folder(None))
 TIME_OPENER = re.compile(  # words that make an instruction standing
     r"\b(?:from\s+now\s+on|going\s+forward|from\s+here\s+on(?:\s+out)?|henceforth|in\s+(?:the\s+)?future"
     r"|for\s+the\s+rest\s+of\s+(?:this|the)\s+(?:session|conversation|chat)|until\s+I\s+say\s+otherwise"
