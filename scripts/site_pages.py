@@ -5,6 +5,7 @@ Nothing here runs a chapter. Two things a notebook page cannot show without a ke
 - a widget output (a slider panel, a progress bar, chapter 07's inspector) becomes static HTML drawn
   from the widget state the notebook stores: a panel shows its controls' default values, its text
   line, its picture (the PNG its Image widget holds), and one line saying ``make lab`` opens it live;
+- a code cell folded in Jupyter (an assert, a hint) is folded on the page too, its output shown;
 - a citation ``[3]`` in the prose becomes a link to item 3 of the chapter's Sources list, each item gets
   an anchor (``#source-3``), and a bare address becomes a link.
 """
@@ -150,6 +151,14 @@ def markdown_source(cell: dict[str, Any]) -> str:
     return source if isinstance(source, str) else "".join(source)
 
 
+def fold(cell: dict[str, Any]) -> None:
+    """A cell folded in Jupyter (an assert, a hint) is folded on the site too: myst-nb's ``hide-input``
+    tag draws its source collapsed, its output shown."""
+    tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+    if "hide-input" not in tags:
+        tags.append("hide-input")
+
+
 # --- the whole page ------------------------------------------------------------------------------
 
 
@@ -164,4 +173,6 @@ def site_notebook(notebook: dict[str, Any]) -> dict[str, Any]:
             cell["source"] = anchor_sources(text) if text.startswith(SOURCES) else text
         elif cell["cell_type"] == "code":
             cell["outputs"] = [static_output(models, output) for output in cell.get("outputs", [])]
+            if cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
+                fold(cell)
     return page

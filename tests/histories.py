@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from harness import assistant, text, tool_result, tool_use, user
+from harness import assistant, placeholder, text, tool_result, tool_use, user
 
 TOOL_NAMES = ("read_file", "bash", "list_files", "edit_file", "write_file", "compact")
 WORDS = ("alpha", "beta", "gamma", "delta", "token", "agent", "file", "TODO", "x", "é", "言")
@@ -96,3 +96,15 @@ def corrupt_one_place(messages: list[Any], junk: Any, data: st.DataObject,
         messages[i][data.draw(st.sampled_from(message_fields))] = junk
     else:
         messages[i] = junk
+
+
+def every_category_history() -> list[dict[str, Any]]:
+    """A history with one block of every category ``growth.composition`` knows, summary first."""
+    return [
+        user("[Conversation compressed. Transcript: .transcripts/transcript_0001.jsonl]\n\nWe read files."),
+        user("Now read b.py, then run the tests."),
+        assistant([text("Reading it."), tool_use("t1", "read_file", {"path": "b.py"})]),
+        user([tool_result("t1", "def b():\n    return 2\n" * 20)]),
+        assistant([tool_use("t2", "bash", {"command": "pytest"})]),
+        user([tool_result("t2", placeholder("bash"))]),
+    ]

@@ -16,6 +16,7 @@ from harness.labs.scenarios import TWELVE_FILES
 from harness.session.replacement import summary_message
 from harness.strategies.one_call import OneCallPerTurn
 from harness.strategies.three_layers import ThreeLayers
+from histories import every_category_history
 
 ENGLISH = "The window holds what the model can read in one call, and no more than that."
 CHINESE = "模型每一次调用只能读入窗口里的内容，窗口满了就必须先整理旧的对话。"
@@ -73,17 +74,6 @@ def test_calls_after_requests_over_its_whole_range():
 
 
 # --- composition -----------------------------------------------------------------
-
-def every_category_history() -> list[dict]:
-    return [
-        user("[Conversation compressed. Transcript: .transcripts/transcript_0001.jsonl]\n\nWe read files."),
-        user("Now read b.py, then run the tests."),
-        assistant([text("Reading it."), tool_use("t1", "read_file", {"path": "b.py"})]),
-        user([tool_result("t1", "def b():\n    return 2\n" * 20)]),
-        assistant([tool_use("t2", "bash", {"command": "pytest"})]),
-        user([tool_result("t2", placeholder("bash"))]),
-    ]
-
 
 def test_composition_sorts_every_category_and_adds_up_to_count_tokens():
     history = every_category_history()

@@ -115,6 +115,16 @@ def test_other_outputs_are_kept_as_they_are():
     assert static_output(widget_models(panel_notebook()), printed) is printed
 
 
+def test_a_folded_cell_is_folded_on_the_page_with_its_output_shown():
+    printed = {"output_type": "stream", "name": "stdout", "text": "checked\n"}
+    book = {"cells": [{"cell_type": "code", "source": "assert True", "outputs": [printed],
+                       "metadata": {"jupyter": {"source_hidden": True}}},
+                      {"cell_type": "code", "source": "x = 1", "outputs": [], "metadata": {}}], "metadata": {}}
+    folded, shown = site_notebook(book)["cells"]
+    assert folded["metadata"]["tags"] == ["hide-input"] and folded["outputs"] == [printed]
+    assert "tags" not in shown["metadata"] and "tags" not in book["cells"][0]["metadata"]
+
+
 def test_citations_link_to_their_sources_outside_code_and_links():
     text = "as the guide says [2] and [3, 5], or [4-6]; not `results[0]`, not [the docs](https://x.y)."
     linked = link_citations(text)

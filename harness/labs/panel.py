@@ -32,9 +32,9 @@ import ipywidgets as widgets
 from IPython.display import display
 from ipywidgets.widgets.widget_description import DescriptionStyle
 from matplotlib.figure import Figure
-from tqdm.auto import tqdm
 
 from .blit import Blitted
+from .progress import ProgressBar
 
 Drawing = Figure | Blitted | str | tuple[str, Figure | Blitted]
 HINT = "A slider panel: run this cell (and the ones above it) to use it."
@@ -142,8 +142,10 @@ def panel(callback: Callable[..., Drawing], /, *, draw_all: bool = False, **cont
         if len(todo) > MAX_DRAW_ALL:
             raise ValueError(f"{len(todo)} positions are too many to draw up front (at most {MAX_DRAW_ALL})")
         drawings.size = max(drawings.size, len(todo))
-        for values in tqdm(todo, desc="drawing every position"):
-            drawings(**values)
+        with ProgressBar(len(todo), "drawing every position", unit="position") as bar:
+            for values in todo:
+                drawings(**values)
+                bar.update()
     line = widgets.HTML()
     picture = widgets.Image(format="png")
     redraws = 0

@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from joblib import Parallel, cpu_count, delayed
-from tqdm.auto import tqdm
+
+from .progress import ProgressBar
 
 Result = TypeVar("Result")
 WORKERS_VARIABLE = "HARNESS_WORKERS"
@@ -98,7 +99,7 @@ def run_all(job: Callable[..., Result], arguments: Iterable[Sequence[Any]], *, d
     count = min(workers(), len(todo)) if parallel else 1
     here = os.getcwd()
     folders = [tempfile.mkdtemp(prefix="job-") if private else here for _ in todo]
-    bar = tqdm(total=len(todo), desc=desc, disable=not progress)
+    bar = ProgressBar(len(todo), desc, enabled=progress)
     results: list[Result] = []
     try:
         if count <= 1:
