@@ -59,6 +59,8 @@ LOOK = """async () => {
     ids: [...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name')),
     text: article.innerText,
     pictures: article.querySelectorAll('img').length,
+    folded: [...article.querySelectorAll('details.above-input')].map(d => ({
+      open: d.open, hidden: !(d.querySelector('.cell_input') || d).checkVisibility()})),
     panels: [...article.querySelectorAll('.site-panel')].map(p => ({
       picture: [...p.querySelectorAll('img')].some(i => i.naturalWidth > 0), text: p.innerText})),
   };
@@ -157,6 +159,7 @@ class Visit:
     text: str = ""
     pictures: int = 0
     panels: list[dict] = field(default_factory=list)
+    folded: list[dict] = field(default_factory=list)   # each folded source: open? drawn with no height?
 
 
 @dataclass
@@ -210,6 +213,7 @@ def visit(browser, url: str, path: str) -> Visit:
         looked = page.evaluate(LOOK)
         seen.images, seen.links, seen.ids = looked["images"], looked["links"], set(looked["ids"])
         seen.text, seen.pictures, seen.panels = looked["text"], looked["pictures"], looked["panels"]
+        seen.folded = looked["folded"]
     finally:
         context.close()
     return seen
@@ -334,6 +338,16 @@ def test_the_page_shows_the_students_chapter_its_figures_and_each_panel_statical
     for panel in seen.panels:
         assert "make lab opens it live" in panel["text"], panel["text"][:200]
     assert seen.pictures == pictures + sum(panels), "a stored figure is not on the page"
+
+
+@in_browser
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.stem for c in CHAPTERS])
+def test_every_folded_cell_is_collapsed_on_the_page(site, chapter):
+    folded = sum(1 for c in notebook(chapter)["cells"]
+                 if c["cell_type"] == "code" and c["metadata"].get("jupyter", {}).get("source_hidden"))
+    seen = site.visit(f"{chapter.stem}.html").folded
+    assert len(seen) == folded, f"{len(seen)} folded sources on the page, {folded} folded cells in the notebook"
+    assert all(not d["open"] and d["hidden"] for d in seen), "a folded cell's source is shown open"
 
 
 @in_browser
