@@ -121,6 +121,18 @@ def test_sawtooth_figure_uses_the_label_it_is_given(tmp_path):
     assert len(axes.lines) == 3 + len(run.compactions)
 
 
+def test_each_compaction_is_drawn_as_the_history_it_replaced(tmp_path):
+    session = run_scenario(LONG_SESSION, CompactionConfig(threshold=20_000), tmp_path, requests=SAWTOOTH_REQUESTS[:3])
+    run = threshold_run(session)
+    autos = [e for e in session.events if e.kind == "auto"]
+    assert run.before == tuple(e.tokens_before for e in autos) and len(run.before) == len(run.compactions) >= 1
+    assert all(before > run.threshold for before in run.before)  # it grew past the line, and was never sent
+    [diamonds] = sawtooth_figure(run, [1, 2, 3], "t").axes[0].collections
+    assert [tuple(point) for point in diamonds.get_offsets()] == list(zip(run.compactions, run.before))
+    labels = [t.get_text() for t in sawtooth_figure(run, [1], "t").axes[0].get_legend().get_texts()]
+    assert labels[-1] == "history compacted (never sent)"
+
+
 # --- the student's auto_compact drives the runs ------------------------------------
 
 class Recorder:

@@ -100,6 +100,7 @@ def test_wait_is_modelled_from_token_counts(tmp_path):
     assert wait_seconds(5_000, 50) == 2.0
     early, late = ahead_outcome(0.7, tmp_path / "e"), ahead_outcome(1.0, tmp_path / "l")
     assert early.wait < late.wait and late.swaps == 0 and late.unused_tokens == 0
+    assert early.waited_output == 0 < late.waited_output  # at 0.7 every summary was prepared ahead
 
 
 def test_a_session_log_replays_every_prepared_swap(tmp_path):

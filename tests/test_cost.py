@@ -72,6 +72,20 @@ def test_example_prices_are_claude_sonnet_5_5s():
     assert EXAMPLE_PRICES.min_cacheable == min_cacheable("claude-sonnet-5-5")  # the fake's minimum for it
 
 
+def test_a_model_is_priced_at_its_own_list_prices():
+    """Chapter 08's compaction row runs on Sonnet 4.6 (Haiku 4.5 runs no compaction): it is priced there."""
+    from harness.core.models import MODELS
+    from harness.labs.cost import MODEL_PRICES, SONNET_4_6_PRICES, prices_for
+    from harness.strategies.registry import COMPACTION_MODEL
+    assert prices_for(DEFAULT_MODEL) is SESSION_PRICES and prices_for(COMPACTION_MODEL) is SONNET_4_6_PRICES
+    assert SONNET_4_6_PRICES == Prices(input=3.0, output=15.0, cache_write_factor=1.25, cache_read_factor=0.1,
+                                       min_cacheable=1_024, lookback_blocks=20)
+    for model, prices in MODEL_PRICES.items():
+        assert model in MODELS and prices.min_cacheable == min_cacheable(model), model  # the fake's minimum
+    with pytest.raises(ValueError, match="no prices for 'claude-opus-4-6'"):
+        prices_for("claude-opus-4-6")
+
+
 def test_the_example_model_is_current_and_the_session_model_not_deprecated():
     """The SDK's list: both are models it names, and neither is deprecated (``_data/deprecated_models.py``)."""
     assert {"claude-sonnet-5-5", DEFAULT_MODEL} <= set(get_args(get_args(ModelParam)[0]))

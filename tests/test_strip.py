@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from harness.core.messages import InvalidHistory, assistant, text, tool_result, tool_use, user
 from harness.core.micro import micro_compact, placeholder
 from harness.core.tokens import count_tokens
-from harness.labs.strip import COMPACTION, KINDS, Part, message_parts, strip_figure
+from harness.labs.strip import COMPACTION_BLOCK, PART_KINDS, Part, message_parts, strip_figure
 
 from histories import every_category_history, valid_histories
 
@@ -40,7 +40,7 @@ def test_one_part_per_block_in_reading_order_with_its_kind():
 
 def test_a_compaction_block_is_its_own_kind():
     history = [user("go"), assistant([{"type": "compaction", "content": "We read a.py."}, text("Done.")])]
-    assert [p.kind for p in message_parts(history)] == ["user text", COMPACTION, "assistant text"]
+    assert [p.kind for p in message_parts(history)] == ["user text", COMPACTION_BLOCK, "assistant text"]
 
 
 def test_micro_compaction_turns_results_into_placeholders_and_the_strip_shrinks():
@@ -73,7 +73,7 @@ def test_the_figure_has_one_strip_per_history_aligned_on_one_axis():
     assert labels[1].startswith("after\n") and "1 message" in labels[1] and "messages" not in labels[1]
     assert ax.get_xlim()[1] >= count_tokens(history, SYSTEM)
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert legend == [k for k in KINDS if k in {p.kind for p in message_parts(history, SYSTEM)}
+    assert legend == [k for k in PART_KINDS if k in {p.kind for p in message_parts(history, SYSTEM)}
                       | {"summaries"}]
 
 

@@ -44,6 +44,7 @@ class ThresholdRun:
     summary_calls: int
     re_reads: int
     billed: int                   # reported input tokens of all calls, summaries included
+    before: tuple[int, ...] = ()  # estimate_tokens of the history each compaction replaced (never sent)
 
     @property
     def peak(self) -> int:
@@ -57,7 +58,8 @@ def threshold_run(session: Session) -> ThresholdRun:
         session.config.threshold,
         tuple(t.estimated for t in session.trace if t.kind == "agent"),
         tuple(e.call for e in session.events if e.kind == "auto"),
-        stats.model_calls, stats.summary_calls, stats.re_reads, stats.input_tokens_billed)
+        stats.model_calls, stats.summary_calls, stats.re_reads, stats.input_tokens_billed,
+        tuple(e.tokens_before for e in session.events if e.kind == "auto"))
 
 
 def run_with_threshold(threshold: int, root: str | Path, requests: tuple[str, ...] = SAWTOOTH_REQUESTS,
@@ -71,7 +73,8 @@ def run_with_threshold(threshold: int, root: str | Path, requests: tuple[str, ..
 
 def sawtooth_figure(run: ThresholdRun, uncompressed: Sequence[int], title: str,
                     uncompressed_label: str = "uncompressed") -> Figure:
-    """Context per agent call, compressed and uncompressed in the same axes, with the threshold."""
+    """Context per agent call, compressed and uncompressed in the same axes, with the threshold; a diamond
+    at each compaction marks the history it replaced, which grew past the line and was never sent."""
     figure = new_figure(SAWTOOTH)
     axes = figure.subplots()
     axes.plot(range(1, len(uncompressed) + 1), uncompressed, **BASELINE,
@@ -82,6 +85,9 @@ def sawtooth_figure(run: ThresholdRun, uncompressed: Sequence[int], title: str,
     for n, call in enumerate(run.compactions):
         axes.axvline(call, color="#ff7f0e", alpha=0.6, linewidth=1,
                      label="auto_compact fired" if n == 0 else None)
+    if run.compactions:  # a collection, not a line: axes.lines stay the curves, the threshold and the firings
+        axes.scatter(run.compactions, run.before, marker="D", s=30, color="#ff7f0e", edgecolor="black",
+                     linewidth=0.5, zorder=3, label="history compacted (never sent)")
     axes.set_xlabel("agent model call")
     axes.set_ylabel("context sent (estimate_tokens)")
     axes.set_title(title, fontsize=10)

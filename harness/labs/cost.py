@@ -82,6 +82,21 @@ EXAMPLE_PRICES = Prices()  # Claude Sonnet 5.5: a second price list, for exercis
 # tokens is never cached (the prompt-caching page's minimum for Haiku 4.5, as quoted in
 # anthropics/anthropic-sdk-python#1194). Price a session of this course with these unless a chapter says why not.
 SESSION_PRICES = Prices(input=1.0, output=5.0, min_cacheable=4_096)
+# Claude Sonnet 4.6, the model chapter 08's server compaction runs on (``compact_20260112`` does not run on
+# Haiku 4.5: ``core.models``): input $3, output $15 (https://platform.claude.com/docs/en/models/sonnet-4-6/overview:
+# a legacy model, still available), the same cache factors (the pricing page's, for every model), and a
+# 1,024-token minimum (the fake's ``MIN_CACHEABLE`` entry for it, the same source as Haiku's).
+SONNET_4_6_PRICES = Prices(input=3.0, output=15.0, min_cacheable=1_024)
+MODEL_PRICES: dict[str, Prices] = {"claude-haiku-4-5": SESSION_PRICES, "claude-haiku-4-5-20251001": SESSION_PRICES,
+                                   "claude-sonnet-4-6": SONNET_4_6_PRICES}
+
+
+def prices_for(model: str) -> Prices:
+    """The list prices of ``model`` (one of ``MODEL_PRICES``): a run is priced at the model it ran on.
+    ValueError for a model the table lacks, rather than another model's prices."""
+    if model not in MODEL_PRICES:
+        raise ValueError(f"no prices for {model!r}: the priced models are {sorted(MODEL_PRICES)}")
+    return MODEL_PRICES[model]
 
 
 # --- what a request looked like ------------------------------------------------

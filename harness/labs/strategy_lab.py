@@ -19,7 +19,9 @@ compares strategies, not margins. The clearing sliders do the same, so their
 first position is the chapter's section 3.
 
 Every run is also priced in dollars, with and without prompt caching
-(chapter 09's cache model, ``SESSION_PRICES``). The cache sees each request
+(chapter 09's cache model), at the list prices of the model it ran on
+(``cost.prices_for``): ``SESSION_PRICES`` for Haiku 4.5, Sonnet 4.6's for the
+API's compaction, which Haiku 4.5 does not run. The cache sees each request
 as the model sees it: after the server's context management, so a clearing
 that rewrites an old block costs a cache write, as it would on the API.
 """
@@ -44,7 +46,7 @@ from ..strategies.registry import PRETEND_WINDOW, Strategy, all_strategies
 from ..strategies.server_side import ServerCompaction, ServerToolClearing
 from .blit import Blitted
 from .amnesia import WORK_REQUESTS, AmnesiaReport, Probe, probe_amnesia
-from .cost import SESSION_PRICES, CostReport, Prices, Segment, cost_of, request_segments
+from .cost import CostReport, Prices, Segment, cost_of, prices_for, request_segments
 from .parallel import run_all
 from .recording import RecordingClient
 from .runs import run_scenario
@@ -65,6 +67,7 @@ class StrategyRun:
     amnesia: AmnesiaReport
     cached: CostReport     # dollars with prompt caching (chapter 09's model)
     uncached: CostReport   # the same calls, no caching
+    model: str = ""        # the model it ran on, whose list prices both reports use
 
     def row(self) -> dict[str, object]:
         """The table row: what the strategy cost (tokens, then dollars without and with caching) and
@@ -74,24 +77,26 @@ class StrategyRun:
                 "summary calls": stats.summary_calls, "re-reads": stats.re_reads,
                 "peak context": stats.peak_context, "input billed": stats.input_tokens_billed,
                 "USD no cache": round(self.uncached.dollars, 2), "USD cached": round(self.cached.dollars, 2),
-                "amnesia score": round(self.amnesia.score, 2)}
+                "amnesia score": round(self.amnesia.score, 2), "priced at": self.model}
 
 
 def run_strategy(strategy: Strategy, root: str | Path, *, config: CompactionConfig = CompactionConfig(),
                  scenario: Scenario = LONG_SESSION, requests: tuple[str, ...] = WORK_REQUESTS,
-                 window: int | None = PRETEND_WINDOW, prices: Prices = SESSION_PRICES) -> StrategyRun:
-    """One strategy on the session (workspace rebuilt under ``root/key``), priced at ``prices`` with
-    and without caching, then the amnesia probe (not priced).
+                 window: int | None = PRETEND_WINDOW, prices: Prices | None = None) -> StrategyRun:
+    """One strategy on the session (workspace rebuilt under ``root/key``), priced with and without
+    caching, then the amnesia probe (not priced).
     The fake enforces ``window`` (None: the model's real one; the baseline always runs on that). A strategy
-    that needs its own model (``Strategy.model``) runs on it, priced as the others."""
+    that needs its own model (``Strategy.model``) runs on it. Every run is priced at ``prices``, by default
+    the list prices of the model it ran on (``prices_for``), so a row's model and its price agree."""
     window = None if strategy.key == "none" else window
     recorder = RecordingClient(fake_client(window=window), seen_segments)
     config = config.with_(model=strategy.model) if strategy.model else config
+    prices = prices or prices_for(config.model)
     session = run_scenario(scenario, config, Path(root) / strategy.key, client=recorder, requests=requests,
                            compactor=strategy.make())
     sent = aligned_requests(session, recorder.records)
     return StrategyRun(strategy, session, probe_amnesia(session), cost_of(session.trace, sent, prices),
-                       cost_of(session.trace, sent, prices, caching=False))
+                       cost_of(session.trace, sent, prices, caching=False), config.model)
 
 
 def seen_segments(request: dict[str, Any]) -> list[Segment]:

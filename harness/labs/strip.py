@@ -22,16 +22,16 @@ from .growth import block_category
 from .plots import CATEGORY_COLOURS
 from .style import new_figure, thousands
 
-COMPACTION = "compaction block"   # the API's server-side summary (chapter 10), not a category of growth
-KINDS = ("system", "user text", "assistant text", "tool calls", "tool results", "placeholders", "summaries",
-         COMPACTION)
-KIND_COLOURS = {**CATEGORY_COLOURS, COMPACTION: "#d62728"}
+COMPACTION_BLOCK = "compaction block"   # the API's server-side summary (chapter 10), not a category of growth
+PART_KINDS = ("system", "user text", "assistant text", "tool calls", "tool results", "placeholders", "summaries",
+         COMPACTION_BLOCK)
+KIND_COLOURS = {**CATEGORY_COLOURS, COMPACTION_BLOCK: "#d62728"}
 STRIP_HEIGHT, ROW_GAP = 0.6, 1.0   # in rows: each strip is 0.6 of a row high
 
 
 @dataclass(frozen=True)
 class Part:
-    """One block of a strip: its kind (one of ``KINDS``), its tokens, and which message it belongs to
+    """One block of a strip: its kind (one of ``PART_KINDS``), its tokens, and which message it belongs to
     (None for the system prompt and the tool schemas)."""
     kind: str
     tokens: int
@@ -40,7 +40,7 @@ class Part:
 
 def part_kind(role: str, block: dict[str, Any]) -> str:
     """The kind of one content block: ``growth.block_category``, and a compaction block as its own."""
-    return COMPACTION if block.get("type") == "compaction" else block_category(role, block)
+    return COMPACTION_BLOCK if block.get("type") == "compaction" else block_category(role, block)
 
 
 def message_parts(messages: list[Message], system: str | None = None,
@@ -99,7 +99,7 @@ def strip_figure(histories: dict[str, list[Message]], *, system: str | None = No
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     ax.tick_params(axis="y", length=0)
-    kinds = [k for k in KINDS if k in seen]
+    kinds = [k for k in PART_KINDS if k in seen]
     fig.legend(handles=[Patch(color=KIND_COLOURS[k], label=k) for k in kinds], loc="outside lower center",
                ncol=min(len(kinds), 4), frameon=False)
     return fig

@@ -6,10 +6,11 @@ as it was right after that compaction, minus the turns kept verbatim), asking
 only the facts the session had heard by then. So the curve of facts kept
 after each compaction shows what the summary chain itself carries forward.
 
-The wait a summary costs is modelled, never timed: a call waits for its
-input to be read and its output to be written, at the rates below. They are
-assumptions (round numbers of the order public benchmarks report for small
-models), not measurements; only ratios between strategies are meant.
+The wait a summary costs is never timed. Chapter 12 counts it in output
+tokens: the tokens of the summaries written on the spot, which the user waits
+for (``AheadOutcome.waited_output``). ``wait_seconds`` turns tokens into
+seconds at the rates below; they are assumptions (no primary source gives a
+model's output speed), not measurements; only the benchmark reports seconds.
 
 Every run makes one tool call per turn (``OneCallPerTurn``: the API's
 ``disable_parallel_tool_use``; ``parallel=True`` runs with the fake's default).
@@ -191,7 +192,8 @@ class AheadOutcome:
     kept: tuple[int, ...]      # facts kept after each compaction
     swaps: int                 # compactions that used a prepared summary
     blocking: int              # compactions that had to summarise on the spot
-    wait: float                # modelled seconds the user waited for summaries, in all
+    wait: float                # modelled seconds the user waited for summaries, in all (assumed rates)
+    waited_output: int         # output tokens of the summaries written on the spot, which the user waits for
     summary_tokens: int        # input + output tokens of every summary call, prepared or not
     unused_tokens: int         # of those, the tokens of summaries prepared and never swapped in
     kept_verbatim: int         # messages kept word for word after a prepared summary, in all
@@ -208,7 +210,7 @@ def ahead_outcome(fraction: float, root: str | Path, config: CompactionConfig = 
     blocking = [t for t in trace if t.kind == "summary" and "prepare" not in t.layers]
     return AheadOutcome(
         fraction, tuple(run.kept), sum(p.used for p in strategy.preparations), len(blocking),
-        blocking_wait(run.session), run.summary_tokens,
+        blocking_wait(run.session), sum(t.output_tokens for t in blocking), run.summary_tokens,
         sum(p.input_tokens + p.output_tokens for p in strategy.preparations if not p.used),
         sum(e.detail["kept_verbatim"] for e in run.session.events if e.kind == "prepared"),
         run.session.stats.input_tokens_billed, run.dollars(caching=True), run.dollars(caching=False))
@@ -223,19 +225,20 @@ def ahead_outcomes(fractions: tuple[float, ...], root: str | Path,
 
 
 def ahead_figure(outcomes: dict[float, AheadOutcome], chosen: float) -> Figure:
-    """Left: modelled wait for summaries against the prepare fraction; right: summary tokens spent,
-    the unused part apart. The chosen fraction is marked."""
+    """Left: output tokens the user waits for (summaries written on the spot) against the prepare
+    fraction; right: summary tokens spent, the unused part apart. The chosen fraction is marked."""
     fig = new_figure(WIDE)
     left, right = fig.subplots(1, 2)
     xs = sorted(outcomes)
-    left.plot(xs, [outcomes[x].wait for x in xs], marker="o", label="user waits for summaries")
+    left.plot(xs, [outcomes[x].waited_output for x in xs], marker="o", label="user waits for summaries")
     right.plot(xs, [outcomes[x].summary_tokens for x in xs], marker="o", label="summary tokens, all")
     right.plot(xs, [outcomes[x].unused_tokens for x in xs], marker="s", label="of which never used")
     for ax, place in ((left, "upper left"), (right, "center left")):
         ax.axvline(chosen, color="black", linestyle=":", linewidth=1, label=f"prepare at {chosen:.2f}")
         ax.legend(loc=place)
     left.set(xlabel="prepare fraction of the threshold (1.00: summarise at the threshold)",
-             ylabel="modelled wait, seconds")
+             ylabel="output tokens the user waits for")
+    left.yaxis.set_major_formatter(thousands)
     right.set(xlabel="prepare fraction of the threshold", ylabel="tokens")
     right.yaxis.set_major_formatter(thousands)
     return fig

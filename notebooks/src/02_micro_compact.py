@@ -1,16 +1,16 @@
 # %% [markdown]
 # # 02 · micro_compact: old tool results become one-line placeholders
 #
-# Before every model call, micro-compaction turns each tool result but the newest few into a placeholder
-# such as `[Previous: used bash]`. No summary, no model call: bookkeeping. You write it in four steps,
-# check it, and then every figure runs *your* function. Labels: *any model*
-# (another model seeing this context would do the same), *this fake* (how our fake decides), *this
-# design* (a choice of this harness or of the s06 agent it follows [1]).
+# **The promise:** you write micro-compaction in four small functions, and see what it saves and the one
+# way it can hurt.
 #
-# ## Setup
+# By the end of this chapter you will be able to:
 #
-# We run the 12-file task of the s06 lesson (a lesson on the s06 agent [1]: read and summarise every .py
-# file under agents/) once, every layer off, and keep its history. Every experiment works on copies of it.
+# - turn old tool results into placeholders the API still accepts;
+# - tell when clearing makes the agent read a file again, and prevent it;
+# - say what clearing costs with prompt caching.
+#
+# **Reading time:** about 50 minutes (stubs included).
 
 # %%
 # %matplotlib inline
@@ -25,10 +25,10 @@ from IPython.display import display
 from ipywidgets import Checkbox, IntSlider
 
 from harness import (DEFAULT_MODEL, CompactionConfig, assistant, context_window, count_tokens, estimate_tokens,
-                     text, tool_result, tool_use, user, validate_messages)
+                     micro_compact, text, tool_result, tool_use, user, validate_messages)
 from harness.api_context import clear_tool_uses
 from harness.fake import fake_client
-from harness.labs.cost import SESSION_PRICES
+from harness.labs.cost import SESSION_PRICES, price
 from harness.labs.micro_lab import (KEEP_RECENT_RANGE, MicroKnobs, measure_micro, micro_figure, micro_layer,
                                     outline, price_micro, result_chars, result_labels, result_tokens)
 from harness.labs.panel import panel
@@ -36,27 +36,80 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import TWELVE_FILES
 from harness.labs.scratch import own_scratch
 from harness.labs.steps import answer, check
+from harness.labs.strip import message_parts, strip_figure
 from harness.labs.tables import Table
 from harness.labs.yours import compare, random_histories
 
 WORK = own_scratch("02_micro_compact")
+
+# %% [markdown]
+# ## The idea, by hand
+#
+# Every file an agent reads rides along in every later request. Before each call, micro-compaction
+# swaps old tool results for a placeholder such as `[Previous: used bash]`.
+#
+# The rules are the s06 agent's [1]. The newest `keep_recent` results stay, as do results of `min_chars`
+# characters or fewer and those of tools in `preserve_tools`. The rest become placeholders.
+#
+# A small case, by hand: four shell commands, `keep_recent=2`. The last two stay. Of the older two,
+# `git status` is short and stays; the long build log goes.
+
+# %%
+SHELL = {"git status": "On branch main\nnothing to commit, working tree clean",
+         "cat build.log": "\n".join(f"[{i:02}] compiling module_{i}.py ... ok" for i in range(40)),
+         "ls dist": "\n".join(f"app-1.0.{i}-py3-none-any.whl" for i in range(8)),
+         "make test": "\n".join([f"test_{i} PASSED" for i in range(30)] + ["test_30 FAILED: exit 2"])}
+small = [user("Why is the build failing?")]
+for n, (command, output) in enumerate(SHELL.items()):
+    small += [assistant([tool_use(f"c{n}", "bash", {"command": command})]), user([tool_result(f"c{n}", output)])]
+small.append(assistant("test_30 fails: make test exits 2."))
+
+small_after = copy.deepcopy(small)
+micro_compact(small_after, keep_recent=2, preserve_tools=frozenset(), min_chars=100)
+print("\n".join(outline(small_after)))
+
+# %% jupyter={"source_hidden": true}
+assert [len(output) > 100 for output in SHELL.values()] == [False, True, True, True]
+assert [block["content"] for m in small_after[2:5:2] for block in m["content"]] == [
+    SHELL["git status"], "[Previous: used bash]"]
+assert small_after[6:] == small[6:] and small_after[:4] == small[:4]
+
+# %% [markdown]
+# Each block is one part of the request, as wide as its tokens. Watch the build log shrink
+# to a thin placeholder.
+
+# %%
+display(strip_figure({"before": small, "after micro_compact": small_after},
+                     title="four shell commands, keep_recent=2"))
+
+# %% jupyter={"source_hidden": true}
+assert [p.kind for p in message_parts(small_after)].count("placeholders") == 1
+assert sum(p.tokens for p in message_parts(small)) == count_tokens(small)
+
+# %% [markdown]
+# ## The big run: twelve files
+#
+# The s06 lesson's task [1] is to read and summarise every `.py` file under `agents/`. You run it once,
+# every layer off, and keep its history.
+
+# %%
 plain = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), WORK / "plain")
 history = plain.messages
-print(f"{len(history)} messages, {len(result_chars(history))} tool results, "
+file_chars = result_chars(history)[1:]
+print(f"{len(history)} messages, {len(result_chars(history))} tool results ({len(file_chars)} files of "
+      f"about {round(sum(file_chars) / len(file_chars), -2):,.0f} characters), "
       f"{estimate_tokens(history):,} tokens by the s06 estimate (len(str(messages)) // 4), "
       f"{count_tokens(history):,} by cl100k")
 
-# %%
-assert len(history) == 6 and len(result_chars(history)) == 13
-file_chars = result_chars(history)[1:]
+# %% jupyter={"source_hidden": true}
+assert len(history) == 6 and len(result_chars(history)) == 13 and len(file_chars) == 12
 assert round(sum(file_chars) / len(file_chars), -2) == 7_600
 assert estimate_tokens(history) == 24_879 and count_tokens(history) == 24_452
 validate_messages(history[:-1] + [user("next request")])  # a valid history the API would accept
 
 # %% [markdown]
-# One line per content block: the task, one `list_files`, then twelve `read_file` calls **in one turn**,
-# answered by one user message of twelve results of about 7,600 characters each. *This fake* makes
-# independent calls together, as current models do by default, then notes every file in its answer.
+# The fake makes the twelve reads in one turn, as current models do: one message of twelve
+# `read_file` calls, answered by one message of twelve results.
 
 # %%
 print("\n".join(outline(history)[:7]))
@@ -64,14 +117,28 @@ print("...")
 print("\n".join(outline(history)[-5:]))
 
 # %% [markdown]
-# ## Step 1: collect the tool_result positions, at block level
+# Keeping three and preserving nothing, nine of the twelve file blocks shrink to placeholders too thin
+# to see:
+
+# %%
+harness_after = copy.deepcopy(history)
+harness_report = micro_compact(harness_after, keep_recent=3, preserve_tools=frozenset())
+display(strip_figure({"before": history, "after micro_compact": harness_after}, system=plain.system,
+                     tools=plain.toolbox.schemas, title="the 12-file task, keep_recent=3, nothing preserved"))
+
+# %% jupyter={"source_hidden": true}
+assert Counter(c.tool_name for c in harness_report.cleared) == {"read_file": 9, "list_files": 1}
+assert sum(p.tokens for p in message_parts(harness_after, plain.system, plain.toolbox.schemas)) == \
+    count_tokens(harness_after, plain.system, plain.toolbox.schemas)
+
+# %% [markdown]
+# ## Step 1: find every tool result
 #
-# A tool result sits in a *user* message whose content is a list of blocks. Two tools asked for in one
-# turn are answered in one message, so we record the message index **and** the block index.
+# A tool result is a block in a *user* message, and calls made together share one message: record the
+# message index **and** the block index.
 #
-# **Write it.** Each step is a stub: fill it in, run it, run the check after it. The check says *not
-# written yet*, where yours differs and what kind of mistake that is, or that it passes. Until then the
-# chapter runs the reference (in `harness/labs/solutions/ch02.py`). Stuck? Expand the hidden hint cell.
+# **Write it.** Fill in each stub and run the check below it, which says where yours differs and why.
+# Until it passes, the chapter runs the reference (`harness/labs/solutions/ch02.py`). Stuck? Open the hint.
 
 # %% tags=["stub"]
 def collect_tool_results(messages):
@@ -88,6 +155,9 @@ def collect_tool_results(messages):
 # %%
 collect_tool_results = check(collect_tool_results)
 
+# %% [markdown]
+# Two results, one message:
+
 # %%
 two_at_once = [
     user("Compare a.py and b.py."),
@@ -98,15 +168,15 @@ print("two results in one message:", [(i, j) for i, j, _ in collect_tool_results
 results = collect_tool_results(history)
 print("the 12-file history:", [(i, j) for i, j, _ in results])
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [(i, j) for i, j, _ in collect_tool_results(two_at_once)] == [(2, 0), (2, 1)]
 assert [(i, j) for i, j, _ in results] == [(2, 0)] + [(4, j) for j in range(12)]
 
 # %% [markdown]
 # ## Step 2: map tool_use ids to tool names
 #
-# A `tool_result` carries only a `tool_use_id`; the name is in the `tool_use` block before it. We need
-# it to skip preserved tools and to write the placeholder, so we build `{tool_use_id: name}` once.
+# A `tool_result` carries only a `tool_use_id`; the name is in the `tool_use` before it. You need it for
+# `preserve_tools` and the placeholder.
 
 # %% tags=["stub"]
 def tool_name_map(messages):
@@ -127,17 +197,14 @@ tool_name_map = check(tool_name_map)
 names = tool_name_map(history)
 print(Counter(names.values()))
 
-# %%
+# %% jupyter={"source_hidden": true}
 from harness import tool_names_by_id  # the harness's own step 2, from here on
 assert Counter(names.values()) == {"read_file": 12, "list_files": 1}
 assert names == tool_names_by_id(history)
 
 # %% [markdown]
-# ### The reference agent's map, and a JSON round trip
-#
-# The s06 agent [1] keeps `response.content` as SDK objects, not dicts, and its map asks
-# `hasattr(block, "type")`. We feed that map the history as SDK objects and as the dicts any JSON round
-# trip gives back (a saved transcript, a resumed session).
+# The s06 agent keeps replies as SDK objects, and its map asks `hasattr(block, "type")` [1]. A JSON round
+# trip (a saved transcript, a resumed session) turns them into dicts:
 
 # %%
 def reference_style_name_map(messages):
@@ -165,26 +232,25 @@ sdk_history = as_sdk_objects(history)
 round_trip = json.loads(json.dumps(history))
 print("reference map, SDK objects:", len(reference_style_name_map(sdk_history)), "names")
 print("reference map, after JSON: ", len(reference_style_name_map(round_trip)), "names")
-print("our map, after JSON:       ", len(tool_name_map(round_trip)), "names")
+print("your map, after JSON:      ", len(tool_name_map(round_trip)), "names")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(reference_style_name_map(sdk_history)) == 13
 assert reference_style_name_map(round_trip) == {}
 assert tool_name_map(round_trip) == names
 
 # %% [markdown]
-# After JSON every result is looked up as `"unknown"`, not in `PRESERVE_RESULT_TOOLS = {"read_file"}`:
-# the reference clears the files it meant to keep (*this design*: its lookup). Our map reads dicts.
+# After JSON the reference finds no names. Every result becomes `"unknown"`, not in its preserve set
+# `{"read_file"}`, so it clears the very files it meant to keep.
 #
 # ## Step 3: choose what to clear
 #
-# Four rules, in the reference's order: all but the newest `keep_recent`; only string content (an image
-# list stays); only content longer than `min_chars`; never a tool in `preserve_tools`.
+# The rules, in order: all but the newest `keep_recent`; only string content (an image list stays);
+# only longer than `min_chars`; never a tool in `preserve_tools`.
 #
-# Two slicing traps. The reference's `[:-KEEP_RECENT]` is `[:-0]` at 0, the empty list: nothing is
-# cleared. Counting from the front, `[:len(results) - keep_recent]`, goes negative while there are fewer
-# results than `keep_recent`, and Python counts from the back again. Clamp at zero. (The reference
-# returns early in that case [1].)
+# Two slicing traps. The reference's `[:-KEEP_RECENT]` is `[:-0]`, empty, at zero. And
+# `[:len(results) - keep_recent]` goes negative with fewer results than `keep_recent`, so Python counts
+# from the back. Clamp at zero.
 
 # %% tags=["stub"]
 def choose_to_clear(results, names, keep_recent, preserve_tools, min_chars=100):
@@ -204,6 +270,9 @@ def choose_to_clear(results, names, keep_recent, preserve_tools, min_chars=100):
 # %%
 choose_to_clear = check(choose_to_clear)
 
+# %% [markdown]
+# Both traps, then three settings:
+
 # %%
 print("[:-0] keeps", len(results[:-0]), "of", len(results), "results")
 print("with 2 results and keep_recent=3, [:2 - 3] still selects", len(results[:2][: 2 - 3]), "of them")
@@ -214,7 +283,7 @@ for label, preserve, name_map in [("read_file preserved", {"read_file"}, names),
     chosen = choose_to_clear(results, name_map, 3, preserve)
     print(f"{label}: clear {len(chosen)}: {dict(Counter(name for _, name in chosen))}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert results[:-0] == [] and len(results[:2][: 2 - 3]) == 1
 assert choose_to_clear(results[:2], names, 3, set()) == []
 assert [n for _, n in choose_to_clear(results, names, 3, {"read_file"})] == ["list_files"]
@@ -224,10 +293,9 @@ assert [n for _, n in choose_to_clear(results, reference_style_name_map(round_tr
 # %% [markdown]
 # ## Step 4: replace in place
 #
-# The chosen blocks are the very dicts of the history, so assigning to `block["content"]` changes the
-# history, with no copy (*this design*). Anything else holding it, a transcript writer say, now sees
-# placeholders. The s06 lesson says the transcript is saved first; the s06 agent calls `micro_compact`
-# first [1]. Chapter 03 runs into that.
+# The chosen blocks are the history's own dicts, so assigning `block["content"]` changes the history
+# itself. Anything holding it, a transcript writer say, sees the placeholders too (chapter 03 meets
+# that [1]).
 
 # %% tags=["stub"]
 def replace_in_place(chosen):
@@ -252,27 +320,30 @@ def my_micro_compact(messages, keep_recent=3, preserve_tools=frozenset({"read_fi
 replace_in_place = check(replace_in_place)
 my_micro_compact = check(my_micro_compact)
 
+# %% [markdown]
+# A block held elsewhere changes with the history:
+
 # %%
 mine = copy.deepcopy(history)
 held_elsewhere = mine[4]["content"][0]  # say, a transcript writer kept a reference to this block
 cleared = my_micro_compact(mine, keep_recent=3, preserve_tools=frozenset())
 print(cleared, "results cleared; the block held elsewhere now reads:", held_elsewhere["content"])
-print("the original history (we compacted a deep copy) still has",
+print("the original history (you compacted a deep copy) still has",
       f"{len(history[4]['content'][0]['content']):,} characters there")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert cleared == 10 and held_elsewhere is mine[4]["content"][0]
 assert held_elsewhere == {"type": "tool_result", "tool_use_id": history[3]["content"][1]["id"],
                           "content": "[Previous: used read_file]"}
 assert len(history[4]["content"][0]["content"]) == 7_537
 
 # %% [markdown]
-# ## Check yours against the harness's s06 count
+# ## Check yours against the harness
 #
-# `s06_micro_compact` is the harness's port of the s06 layer: it counts results as yours does.
-# `compare` runs yours and it on copies of the same arguments and reports each failing
-# case's *first* difference. Cases: `two_at_once`, the 12-file history cut after 1 and 13 results and whole, each
-# `keep_recent` from 0 to 13, four preserve sets, two `min_chars`; and 200 random histories.
+# `compare` runs yours and `s06_micro_compact`, the harness's port of s06, on 648 cases, and reports
+# each failing case's *first* difference. The cases cover every setting of the knobs and 200 random
+# histories.
+
 # %%
 def what_it_did(function, args):
     """What a micro-compaction is judged by: the history it leaves, and the count it returns."""
@@ -300,15 +371,13 @@ cases += [(f"random history {i}, keep_recent={i % 5}, preserve={sorted(PRESERVE_
 agreement = compare("micro_compact", my_micro_compact, harness_count, cases, what_it_did, label="after")
 print(agreement)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert agreement.ok, "see the report above: the first difference of each failing case"
 assert [len(collect_tool_results(h)) for h in HISTORIES.values()] == [2, 1, 13, 13]
 assert agreement.cases == len(cases) == 4 * 14 * len(PRESERVE_SETS) * 2 + 200 == 648
 
 # %% [markdown]
-# ### What a failing check looks like
-#
-# Step 3's second trap, on purpose. The report names the case, the place, and what this version left.
+# What a failing check looks like: step 3's second trap, made on purpose.
 
 # %%
 def unclamped_micro_compact(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
@@ -321,7 +390,7 @@ def unclamped_micro_compact(messages, keep_recent=3, preserve_tools=frozenset({"
 broken = compare("micro_compact", unclamped_micro_compact, harness_count, cases, what_it_did, label="after")
 print(broken)
 
-# %%
+# %% jupyter={"source_hidden": true}
 first = broken.differences[0]
 assert not broken.ok and len(broken.differences) == 3
 assert first.case == "two_at_once, keep_recent=3, preserve=[], min_chars=0"
@@ -332,9 +401,8 @@ assert str(broken).startswith("micro_compact: yours differs from the harness's i
                               "at after.history[2].content[0].content: expected \"print('a')\"")
 
 # %% [markdown]
-# Two results, `keep_recent=3`: both should stay, but `2 - 3 = -1` means "all but the last", so the
-# first read became a placeholder before the model saw it. It fails 3 of 648 cases, all with fewer
-# results than `keep_recent`, none on the 12-file history: a check on finished histories would miss it.
+# With two results and `keep_recent=3` both should stay, but `2 - 3` means "all but the last". The bug
+# shows in 3 of 648 cases, none on a finished history: checking those alone would miss it.
 
 # %%
 arguments = dict(cases)
@@ -344,14 +412,11 @@ finished = [d for d in broken.differences if d.case.startswith("12-file history,
 print(f"{fewer} of the {len(failing)} failing cases have fewer results than keep_recent; "
       f"{len(finished)} are on the finished 12-file history")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (fewer, len(failing), len(finished)) == (3, 3, 0)
 
 # %% [markdown]
-# ## Your function, as the harness's micro layer
-#
-# From here on everything runs `my_micro_compact`. The loop wants a `MicroReport` (what was cleared,
-# from which tool); yours returns a count. `micro_layer` runs yours and reports what actually changed.
+# From here on everything runs yours, wrapped by `micro_layer` into the report the loop wants.
 
 # %%
 yours = micro_layer(my_micro_compact)
@@ -361,17 +426,17 @@ print(f"{len(report.cleared)} cleared, {dict(Counter(c.tool_name for c in report
       f"history[{report.cleared[0].message_index}], {report.cleared[0].chars_before:,} characters -> "
       f"{report.cleared[0].new_content!r}; str(history) is {report.repr_chars_saved:,} characters shorter")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(report.cleared) == 10 and report.cleared[0].message_index == 2
 assert report.cleared[0].new_content == "[Previous: used list_files]"
 assert report.repr_chars_saved == len(str(history)) - len(str(demo)) == 70_146
+assert demo == harness_after  # yours leaves the history the strip above showed
 
 # %% [markdown]
-# ## The 12-file trace, before and after
+# ## How much it saves
 #
-# The s06 lesson's example (chapter 00: no public copy) says **28,000** tokens before and **6,000**
-# after, **−78%**, and preserves `read_file` as the s06 agent does [1]. Both cannot hold: every big
-# result here *is* a `read_file`.
+# The s06 lesson says 28,000 tokens before, 6,000 after (78%), while preserving `read_file` as its agent
+# does [1]. Both cannot hold: every big result here *is* a `read_file`.
 
 # %%
 SEED_BEFORE, SEED_AFTER = 28_000, 6_000
@@ -387,7 +452,7 @@ for label, preserve in [("read_file preserved", frozenset({"read_file"})), ("not
           f"{100 * (1 - estimate_tokens(after) / before):.1f}% saved ({100 * (1 - count_tokens(after) / count_tokens(history)):.1f}%"
           f" by cl100k), {len(report.cleared)} results cleared ({dict(Counter(c.tool_name for c in report.cleared))})")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert int(seed_saved) == 78 and SEED_BEFORE - 12 * 2_000 == 4_000 and SEED_AFTER == 3 * 2_000
 (preserved, preserved_report), (cleared_history, cleared_report) = measured.values()
 assert (estimate_tokens(preserved), len(preserved_report.cleared)) == (24_800, 1)
@@ -398,9 +463,7 @@ assert (count_tokens(cleared_history), round(100 * (1 - count_tokens(cleared_his
     (6_759, 72.4)
 
 # %% [markdown]
-# With `read_file` preserved only the listing goes: **0.3%** saved (*this design*: the reference's
-# preserve set). With it compacted the history shrinks by **70.5%** by the `len//4` estimate, 72.4% by
-# cl100k: *this design*'s settings (keep 3, nothing preserved) on *this fake*'s history.
+# Preserving `read_file` saves 0.3%; preserving nothing saves 70.5%, by the `len//4` estimate.
 
 # %%
 print("\n".join(outline(cleared_history)[1:3]))
@@ -408,8 +471,8 @@ print("...")
 print("\n".join(outline(cleared_history)[-6:]))
 
 # %% [markdown]
-# Why not 78%? The lesson's figures are round (twelve files of 2,000 plus 4,000; three files after). A
-# file is smaller here, and "after" also keeps the request, the 13 `tool_use` blocks, notes and answer.
+# Why not 78%? The lesson rounds each file to 2,000 tokens; here files are smaller, and the `tool_use`
+# blocks stay:
 
 # %%
 file_tokens = result_tokens(history)[1:]
@@ -419,32 +482,19 @@ print(f"a file is {sum(file_tokens) / len(file_tokens):,.0f} tokens on average (
 print(f"kept in full: {kept}, {kept_tokens:,} tokens")
 print(f"everything else after micro: {estimate_tokens(cleared_history) - kept_tokens:,} tokens")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert round(sum(file_tokens) / len(file_tokens)) == 1_904
 assert kept == ["s10_team_protocols.py", "s11_autonomous_agents.py", "s12_worktree_isolation.py"]
 assert kept_tokens == 5_683 and estimate_tokens(cleared_history) - kept_tokens == 1_659
 assert sum(1 for m in cleared_history if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use") == 13
 
 # %% [markdown]
-# The reference's lookup after JSON gets that saving without asking for it (its step 2, your others):
-
-# %%
-reference_run = json.loads(json.dumps(history))
-chosen = choose_to_clear(collect_tool_results(reference_run), reference_style_name_map(reference_run), 3, {"read_file"})
-replace_in_place(chosen)
-ref_saved = 100 * (1 - estimate_tokens(reference_run) / estimate_tokens(history))
-print(f"reference lookup after JSON: {estimate_tokens(reference_run):,} tokens, {ref_saved:.1f}% saved;",
-      "placeholder:", reference_run[4]["content"][0]["content"])
-
-# %%
-assert reference_run[4]["content"][0]["content"] == "[Previous: used unknown]"
-assert estimate_tokens(reference_run) == 7_337 and round(ref_saved, 1) == 70.5
-
-# %% [markdown]
+# **Holds for:** *this design* (the settings: keep three, preserve nothing); *this fake* (the size of
+# each file).
+#
 # ## In the loop: twelve results in one message
 #
-# In the loop micro-compaction runs before *every* call, as in the s06 agent [1]. `measure_micro` runs
-# the task with your function as the layer.
+# In the loop micro-compaction runs before *every* call [1]. `measure_micro` runs the task so, with yours:
 
 # %%
 baseline = [t.input_tokens for t in plain.trace]
@@ -456,35 +506,40 @@ for label, lab in [("read_file preserved", lab_preserved), ("nothing preserved",
 print(f"no micro_compact: {len(baseline)} calls, peak context {max(baseline):,}, billed {sum(baseline):,}")
 display(micro_figure(lab_cleared, baseline))
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (len(baseline), max(baseline), sum(baseline)) == (3, 24_485, 25_775)
 assert (lab_preserved.model_calls, lab_preserved.re_reads, sum(lab_preserved.context)) == (3, 0, 25_694)
 assert (lab_cleared.model_calls, lab_cleared.re_reads, sum(lab_cleared.context)) == (6, 18, 29_852)
 assert round(100 * (29_852 / 25_775 - 1)) == 16
 assert (lab_cleared.tokens_after, lab_cleared.cleared) == (estimate_tokens(cleared_history), 10)  # your function, both halves
+assert Counter(c.tool_name for c in cleared_report.cleared)["read_file"] == 9
 
 # %% [markdown]
-# With nothing preserved the task takes 6 calls, not 3, and bills 16% more input than without micro.
-# Keeping the newest 3 *results* cleared 9 of the twelve reads before the call that would first show
-# them: the layer counts results, not turns (*this design*, as the s06 agent [1], whose default preserves
-# `read_file`). No model can read a result cleared before it saw it (*any model*). *This fake* reads the
-# nine again, then six, then three: 18 re-reads; another model might guess. At `keep_recent = 0`:
+# Preserving nothing makes the task dearer: 6 calls instead of 3, and 16% more input billed.
+#
+# The cause is the count. Keeping the newest 3 *results* clears 9 reads before the call that would first
+# show them. The s06 agent counts so too [1]; its default of preserving `read_file` hides it.
+#
+# The model reads the nine again, then six, then three: 18 re-reads. At `keep_recent=0` it never gets to
+# see a file, until `max_turns` stops it:
 
 # %%
 spiral = measure_micro(history, 0, frozenset(), WORK / "lab", clear=my_micro_compact)
 print(f"keep_recent=0: {spiral.model_calls} calls, stopped by max_turns: {spiral.hit_max_turns}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (spiral.model_calls, spiral.hit_max_turns) == (40, True)
 
 # %% [markdown]
-# ### Make it impossible: never clear what the model has not seen
+# **Holds for:** *any model* (an unread result, once cleared, is lost); *this fake* (reading again).
 #
-# The results the model has not seen are exactly those of the last message, appended after its last
-# reply. A layer that never clears those cannot hide an unread result, whatever `keep_recent` says
-# (counting whole turns would still fail at 0).
+# ### The guard: never clear what the model has not read
 #
-# Here the harness departs from s06: `micro_compact` has this guard; `s06_micro_compact` does not.
+# Here the harness departs from s06: its `micro_compact` never clears a result the model has not read
+# yet. `s06_micro_compact`, the port of s06, does [1].
+#
+# The unread results are those of the last message, which came after the model's last reply. Never
+# clearing them works whatever `keep_recent` says; counting whole turns would still fail at zero.
 
 # %% tags=["stub"]
 def micro_compact_seen_only(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
@@ -507,55 +562,74 @@ for k, lab in guarded.items():
     print(f"seen only, keep_recent={k}: {lab.model_calls} calls, {lab.re_reads} re-reads, "
           f"billed {sum(lab.context):,}, the finished history {lab.tokens_after:,} tokens")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [(lab.model_calls, lab.re_reads, lab.hit_max_turns) for lab in guarded.values()] == [(3, 0, False)] * 2
 assert sum(guarded[3].context) == 25_694 and guarded[3].tokens_after == estimate_tokens(cleared_history)
 
 # %% [markdown]
-# Three calls, no re-read, at any `keep_recent`; the task bills what it did without micro, less the
-# listing: twelve results must reach the model once, together (*any model*). The saving comes on the
-# requests after, which carry a history 70.5% smaller. When results arrive together no `keep_recent` is
-# safe, so the guard is on the message.
+# With the guard the task takes three calls and no re-read, even at `keep_recent=0`. The twelve results
+# must reach the model once, together; the saving comes on later requests, which carry a history 70.5%
+# smaller.
+
+# %% [markdown]
+# ## The cost, with prompt caching
 #
-# ### The cost, with and without prompt caching
+# Prompt caching bills a request's start cheaply when an earlier call stored it; rewriting an old block
+# breaks that stored prefix [4].
 #
-# A rewrite of an old block invalidates the cached prefix after it [4]. That shows over many calls; three
-# cache nothing, so here we ask for one call per turn (`disable_parallel_tool_use`): *this fake* then
-# reads one file a call, 14 calls. Prices: chapter 09's cache model at Claude Haiku 4.5's, a legacy model
-# we keep for its 200K window [6].
+# As in chapter 01, the input has three parts [7]: uncached input tokens (the API's `input_tokens`),
+# cache writes and cache reads. A write costs 1.25x the input price, a read 0.1x [8].
+#
+# Three calls cache nothing, so here the model makes one call a turn: 14 calls, at Claude Haiku 4.5's
+# prices [6], through chapter 09's replay of automatic caching [7].
 
 # %%
 costs = {"no micro_compact": price_micro(WORK / "cost", SESSION_PRICES, None, one_call=True),
          "micro, nothing preserved": price_micro(WORK / "cost", SESSION_PRICES, my_micro_compact, one_call=True)}
-Table(["12-file task, one call a turn", "input tokens", "read from cache", "USD without caching", "USD with caching"],
-      [[label, f"{cached.total('input'):,}", f"{cached.total('cache_read'):,}", f"{uncached.dollars:.4f}",
-        f"{cached.dollars:.4f}"] for label, (cached, uncached) in costs.items()])
-
-# %%
-(plain_cached, plain_uncached), (micro_cached, micro_uncached) = costs.values()
-assert (len(plain_cached.calls), len(micro_cached.calls)) == (14, 14)
-assert (plain_cached.total("input"), micro_cached.total("input")) == (166_848, 78_087)
-assert (plain_cached.total("cache_read"), micro_cached.total("cache_read")) == (138_000, 0)
-assert [round(r.dollars, 4) for r in (plain_uncached, plain_cached, micro_uncached, micro_cached)] == \
-    [0.1708, 0.0528, 0.0820, 0.1005]
-assert round(100 * (1 - micro_uncached.dollars / plain_uncached.dollars)) == 52
-assert 1.8 < micro_cached.dollars / plain_cached.dollars < 2
-assert all(c.cache_write == c.input for c in micro_cached.calls[3:])
-assert all(c.uncached == c.input < SESSION_PRICES.min_cacheable for c in micro_cached.calls[:3])
-assert SESSION_PRICES.cache_write_factor == 1.25 and context_window(DEFAULT_MODEL) == 200_000
-assert (SESSION_PRICES.input, SESSION_PRICES.output) == (1.0, 5.0)  # Haiku 4.5, [6]
+INPUT_PARTS = ("uncached", "cache_write", "cache_read")
+rows = {f"{label}, {mode}": report for label, (cached, uncached) in costs.items()
+        for mode, report in (("no caching", uncached), ("caching", cached))}
+Table(["12-file task, one call a turn", "uncached input", "cache writes", "cache reads", "output", "USD"],
+      [[label, *(f"{int(r.total(part)):,}" for part in (*INPUT_PARTS, "output")), f"{r.dollars:.4f}"]
+       for label, r in rows.items()])
 
 # %% [markdown]
-# One call a turn, micro-compaction cuts the bill (input and output) by 52% without caching and nearly
-# doubles it with caching: each call rewrites the result that just left the newest three, so from the
-# fourth call on (the first three are too short to cache) each writes its whole input at 1.25x [8].
-# The cache model is *this design* (chapter 09's replay of automatic caching [7]); the dollars are this
-# session's.
+# Checked below: each row's input columns add up to what was sent, and price to its dollars.
+
+# %% jupyter={"source_hidden": true}
+(plain_cached, plain_uncached), (micro_cached, micro_uncached) = costs.values()
+assert (len(plain_cached.calls), len(micro_cached.calls)) == (14, 14)
+sent = {"no micro_compact": 166_848, "micro, nothing preserved": 78_087}
+for label, r in rows.items():
+    assert sum(r.total(part) for part in INPUT_PARTS) == r.total("input") == sent[label.rsplit(", ", 1)[0]]
+    assert abs(r.dollars - price(*(int(r.total(p)) for p in (*INPUT_PARTS[::-1], "output")), SESSION_PRICES)) < 1e-12
+for r in (plain_uncached, micro_uncached):
+    assert r.total("cache_write") == r.total("cache_read") == 0
+assert [int(plain_cached.total(p)) for p in INPUT_PARTS] == [4_040, 24_808, 138_000]
+assert [int(micro_cached.total(p)) for p in INPUT_PARTS] == [4_040, 74_047, 0]
+assert {int(r.total("output")) for r in rows.values()} == {787}
+assert [round(r.dollars, 4) for r in rows.values()] == [0.1708, 0.0528, 0.0820, 0.1005]
+assert round(100 * (1 - micro_uncached.dollars / plain_uncached.dollars)) == 52 and 78_087 < 166_848 / 2
+assert 1.8 < micro_cached.dollars / plain_cached.dollars < 2
+assert all(c.cache_write == c.input and c.cache_read == 0 for c in micro_cached.calls[3:])
+assert all(c.uncached == c.input < SESSION_PRICES.min_cacheable for c in micro_cached.calls[:3])
+assert (SESSION_PRICES.cache_write_factor, SESSION_PRICES.cache_read_factor) == (1.25, 0.1)  # [8]
+assert DEFAULT_MODEL == "claude-haiku-4-5" and (SESSION_PRICES.input, SESSION_PRICES.output) == (1.0, 5.0)  # [6]
+assert context_window(DEFAULT_MODEL) == 200_000
+
+# %% [markdown]
+# Without caching, micro-compaction cuts the bill by 52%: it sends less than half the input. With caching
+# it nearly doubles the bill, turning cheap reads into dear writes.
+#
+# Each call rewrites the result that just left the newest three. From the fourth call on, each call
+# writes its whole input; the first three are too short to cache.
+#
+# **Holds for:** *this design* (the cache model).
 #
 # ## Why the tool_use blocks stay
 #
-# **The API insists.** Every `tool_result` must answer, by its id, a `tool_use` in the message just
-# before it [2], or the API returns a 400 [3]. The fake applies the same rule in the same words:
+# **The API insists.** Every `tool_result` must answer a `tool_use` in the message before it [2], or the
+# API returns a 400 [3]. The fake's words are the API's:
 
 # %%
 client = fake_client()
@@ -569,15 +643,14 @@ except anthropic.BadRequestError as error:
     rejected = error
 print(rejected.status_code, rejected.body["error"]["message"])
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert rejected.status_code == 400
 assert "Each `tool_result` block must have a corresponding `tool_use` block in the previous message" in \
     rejected.body["error"]["message"]
 
 # %% [markdown]
-# **The agent still knows what it did.** The placeholder says a `read_file` happened; the `tool_use`
-# says which file. Ask about it: with the content in view the agent answers, with the placeholder *this
-# fake* reads the file again. No model can answer from content it cannot see (*any model*).
+# **The agent still knows what it did.** The `tool_use` says which file was read. Ask about one: with
+# the content in view the agent answers; with the placeholder it reads the file again.
 
 # %%
 replies = {}
@@ -589,22 +662,23 @@ for label, messages in [("content in view", history), ("content cleared", cleare
 print("the tool_use blocks still on record:", [b["input"]["path"] for m in cleared_history if m["role"] == "assistant"
                                               for b in m["content"] if b["type"] == "tool_use"][:3], "...")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert replies["content in view"].type == "text" and '"v1-agent"' in replies["content in view"].text
 assert replies["content cleared"].type == "tool_use" and replies["content cleared"].name == "read_file"
 assert replies["content cleared"].input == {"path": "agents/s01_agent_loop.py"}
 
 # %% [markdown]
-# The API's `clear_tool_uses_20250919` context edit does the same server-side: the oldest results become
-# placeholder text, the tool calls stay unless `clear_tool_inputs` is set, and by default it triggers at
-# 100,000 input tokens and keeps 3 tool uses [4]. `exclude_tools` plays `preserve_tools` [5]. Whether it
-# spares unread results, the docs do not say. Chapter 10 runs it.
+# The API's context edit `clear_tool_uses_20250919` does the same on the server [4], with
+# `exclude_tools` as `preserve_tools` [5]. Whether it spares unread results, its docs do not say;
+# chapter 10 runs it.
+#
+# **Holds for:** *any model* (none answers from content it cannot see); *this fake* (it reads the file
+# again).
 #
 # ## Your turn: the sliders
 #
-# Left: a copy of the finished history, compacted. Right: the task run in the loop (at most 40 calls).
-# Both run your `my_micro_compact`; all 14 × 4 settings are drawn first. Try: untick `read_file`; set
-# `keep_recent` to 0; tick both. Then pass `clear=micro_compact_seen_only`.
+# Left: the finished history, compacted. Right: the task in the loop, at most 40 calls. Both run yours.
+# Try: untick `read_file`; set `keep_recent` to 0; tick both. Then pass `clear=micro_compact_seen_only`.
 
 # %% tags=["nbval-ignore-output"]
 micro_sliders = panel(
@@ -613,18 +687,17 @@ micro_sliders = panel(
     preserve_read_file=Checkbox(value=True, description="preserve read_file"),
     preserve_list_files=Checkbox(value=False, description="preserve list_files"))
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert KEEP_RECENT_RANGE == (0, 13)  # 14 values of keep_recent
 assert clear_tool_uses()["trigger"]["value"] == 100_000 and clear_tool_uses()["keep"]["value"] == 3  # [4]
 
 # %% [markdown]
 # ## Summary
 #
-# - Four steps: collect results by block, map ids to names (from dicts), choose, replace in place.
-# - Clearing `read_file` shrinks the history by 70.5% (*this design*'s settings on *this fake*'s history,
-#   by the `len//4` estimate); one call a turn, the bill drops 52% without caching and nearly doubles with it.
-# - Twelve results in one message: keeping the newest 3 *results* clears 9 no model has read. Never clearing
-#   the last message's results makes that, and `keep_recent = 0`'s spiral, impossible.
+# - Micro-compaction swaps old tool results for placeholders, in place; the `tool_use` blocks stay.
+# - On the 12-file history it saves 70.5%, unless `read_file` is preserved.
+# - Counting results, not turns, it can clear unread ones; sparing the last message prevents that.
+# - It cuts the bill by 52% without caching, and nearly doubles it with caching.
 #
 # Next, chapter 03: when placeholders are not enough, summarise the whole history.
 
@@ -632,9 +705,8 @@ assert clear_tool_uses()["trigger"]["value"] == 100_000 and clear_tool_uses()["k
 # ## Exercises
 #
 # ### 1. Where does the spiral start?
-# For `keep_recent` in 0, 1, 2 and the four toggle settings, which end in a death spiral with
-# `s06_micro_compact`? Write a set of `(keep_recent, preserve_read_file, preserve_list_files)`.
-# *Hint:* which results must the agent see at least once?
+# For `keep_recent` 0, 1, 2 and the four toggle settings, which runs spiral with `s06_micro_compact`?
+# Write a set of `(keep_recent, preserve_read_file, preserve_list_files)`.
 
 # %% tags=["answer"]
 spiral_settings = None  # e.g. {(0, False, False), ...}
@@ -671,8 +743,8 @@ print(f"with paths: the history is {with_paths.tokens_after:,} tokens instead of
 
 # %% [markdown]
 # ### 3. The `[:-0]` trap
-# With the reference's `older = results[:-keep_recent]` in step 3, for which `keep_recent` (0 to 13)
-# would the finished history, nothing preserved, differ from `s06_micro_compact`'s? Write the set.
+# With the reference's slice `results[:-keep_recent]` in step 3, for which `keep_recent` (0 to 13) would
+# the finished history differ from `s06_micro_compact`'s, nothing preserved? Write the set.
 
 # %% tags=["answer"]
 differs_at = None  # a set of keep_recent values
@@ -685,22 +757,22 @@ if answer("differs_at", differs_at):
 # %% [markdown]
 # ## Recap
 #
-# Answer each before you look (the answers are `RECAP` in `harness/labs/solutions/ch02.py`).
+# Answer each, then check `RECAP` in `harness/labs/solutions/ch02.py`.
 #
-# 1. Why does step 1 record the block index as well as the message index?
-# 2. Why does the reference's name map find no names after a JSON round trip, and what does that cost?
-# 3. Why must the `tool_use` blocks stay when their results are cleared?
+# 1. Why does step 1 record the block index too?
+# 2. Why does the reference's map find no names after a JSON round trip, and what does that cost?
+# 3. Why must the `tool_use` blocks stay?
 # 4. After `replace_in_place`, what does anything else holding the history see, and why?
-# 5. Why can keeping the newest 3 results clear one the model never saw, and what rules that out?
+# 5. Why can keeping the newest 3 results clear one the model never saw, and what prevents it?
 
 # %% [markdown]
 # ## Sources
 #
-# 1. shareAI-lab/learn-claude-code, "agents/s06_context_compact.py" at 7864a30 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (the name map, keep, preserve, slice, loop order)
+# 1. shareAI-lab/learn-claude-code, "agents/s06_context_compact.py" at 7864a30 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (the name map, keep, preserve, slice, loop order; the lesson saves the transcript before compacting, the agent compacts first)
 # 2. Anthropic, "Handle tool calls" — https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls (results answer tool uses by id)
 # 3. anthropics/claude-code, issue #13460 — https://github.com/anthropics/claude-code/issues/13460 (the 400 text)
 # 4. Anthropic, "Context editing" — https://platform.claude.com/docs/en/build-with-claude/context-editing (`clear_tool_uses_20250919`, defaults; clearing invalidates the cache)
 # 5. anthropic Python SDK 2.14.0, "types/beta/beta_clear_tool_uses_20250919_edit_param.py" — https://pypi.org/project/anthropic/2.14.0/ (`exclude_tools`, read in the installed package)
 # 6. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy; USD 1 in, USD 5 out per million tokens)
-# 7. Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (automatic caching: one breakpoint, moved forward)
+# 7. Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (automatic caching: one breakpoint, moved forward; in `usage`, the input is `input_tokens`, the uncached part, plus cache reads and cache writes)
 # 8. Anthropic, "Pricing" — https://platform.claude.com/docs/en/about-claude/pricing (cache write 1.25x, read 0.1x the input price)

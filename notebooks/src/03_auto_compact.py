@@ -1,27 +1,24 @@
 # %% [markdown]
 # # 03 · auto_compact: past a threshold, save everything, then summarise
 #
-# **Promise:** you will write the function that swaps the whole history for one summary,
+# **The promise:** you will write the function that swaps the whole history for one summary,
 # losing nothing on disk, and watch it drive a long session.
 #
-# Micro-compaction (chapter 02) slows the context's growth but cannot stop it. Auto-compaction,
-# the second layer, runs before a model call when the history is over `THRESHOLD` tokens:
-# (1) write the whole history to a transcript file, (2) ask the model for a summary, (3) replace
-# the history by one user message that names the transcript and holds the summary.
+# By the end of this chapter you will be able to:
 #
-# ## What you will be able to do
+# - write `auto_compact` in three steps that lose nothing;
+# - read a long session's sawtooth;
+# - say what the summary's *tail* keeps, and what it costs;
+# - say what a transcript misses, and what keeps it.
 #
-# - write `auto_compact` in three steps, in order, and run a long session on it;
-# - say why the summary gets the *tail* of the history, and what the tail costs;
-# - say why a transcript has already lost tool outputs, and what keeps them.
+# **Reading time:** about 55 minutes (stubs included).
 
 # %% [markdown]
 # ## Setup
 #
-# Two runs with compaction off: `twelve`, the 12-file task of chapter 02, and `first20`, the
-# first 20 requests of chapter 00's long session (a baseline). The fake makes independent calls
-# in one turn (*this fake*, like current models): a listing's twelve reads go out together,
-# their results in one message.
+# Micro-compaction (chapter 02) slows growth; auto-compaction stops it. Two baselines run without
+# either: `twelve`, chapter 02's twelve-file task, and `first20`, the first 20 requests of chapter
+# 00's long session. `first20` climbs to 76,354 tokens, reading no file twice.
 
 # %%
 # %matplotlib inline
@@ -36,7 +33,7 @@ from IPython.display import display
 from ipywidgets import IntSlider
 
 from harness import (COMPRESSED_HEADER, DEFAULT_MODEL, SUMMARY_PROMPT, AutoReport, CompactionConfig,
-                     SummaryFailed, assistant, estimate_tokens, is_placeholder, iter_tool_results,
+                     SummaryFailed, assistant, count_tokens, estimate_tokens, is_placeholder, iter_tool_results,
                      micro_compact, read_transcript, text, tool_result, tool_use, user, validate_messages)
 from harness.fake import Reading, explain, fake_client
 from harness.fake.interpretation import HELD_OUT_READ, PHRASING
@@ -51,7 +48,9 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
 from harness.labs.steps import answer, check
+from harness.labs.strip import message_parts, strip_figure
 from harness.labs.yours import Raised, compare, random_histories
+from harness.session.runner import SYSTEM_PROMPT
 from harness.strategies.three_layers import ThreeLayers
 from harness.session.records import read_log
 
@@ -72,17 +71,36 @@ print(f"twelve: {len(twelve)} messages, {estimate_tokens(twelve):,} tokens")
 print(f"first20: {len(first20.trace)} calls, context up to {max(t.estimated for t in first20.trace):,} tokens, "
       f"{first20.stats.re_reads} re-reads")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (len(twelve), estimate_tokens(twelve)) == (6, 24_879)
 assert (len(first20.trace), max(t.estimated for t in first20.trace), first20.stats.re_reads) == (36, 76_354, 0)
 assert SAWTOOTH_REQUESTS == LONG_SESSION.requests[:20]
 
 # %% [markdown]
+# **The chapter in one picture:** the twelve-file history just before auto-compaction, and just
+# after. Width is tokens, colour the kind. One short summary replaces every call and
+# result. (The strips use chapter 01's `count_tokens`, not the `len // 4` estimate.)
+
+# %%
+from harness import auto_compact  # the harness's layer: by section 4 yours does the same
+
+preview = copy.deepcopy(twelve)
+auto_compact(fake_client(), preview, CompactionConfig(transcript_dir=fresh(WORK / "preview")))
+display(strip_figure({"just before auto-compaction": twelve, "just after": preview}, system=SYSTEM_PROMPT,
+                     title="the twelve-file history, replaced by a summary"))
+
+# %% jupyter={"source_hidden": true}
+assert len(preview) == 1 and preview[0]["content"].startswith(COMPRESSED_HEADER.split("{")[0])
+assert [p.kind for p in message_parts(preview, SYSTEM_PROMPT)] == ["system", "summaries"]
+assert {"tool calls", "tool results"} <= {p.kind for p in message_parts(twelve, SYSTEM_PROMPT)}
+assert abs(count_tokens(twelve, SYSTEM_PROMPT) - estimate_tokens(twelve)) < 0.05 * estimate_tokens(twelve)
+
+# %% [markdown]
 # ## 1. When: THRESHOLD
 #
 # The reference agent [1] compacts when its estimate, `len(str(messages)) // 4`, passes
-# **50,000** tokens. It checks before every model call, right after micro-compaction. The
-# 12-file history is below it; 20,000 would fire.
+# **50,000** tokens, checked before every model call. The twelve-file history is below that;
+# 20,000 would fire.
 
 # %%
 THRESHOLD = CompactionConfig().threshold
@@ -95,12 +113,11 @@ def needs_auto_compact(messages, threshold=THRESHOLD):
 print(f"THRESHOLD = {THRESHOLD:,}; twelve needs it: {needs_auto_compact(twelve)}; "
       f"at 20,000 it would: {needs_auto_compact(twelve, 20_000)}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert THRESHOLD == 50_000 and not needs_auto_compact(twelve) and needs_auto_compact(twelve, 20_000)
 
 # %% [markdown]
-# Your `auto_compact` is three small functions and a fourth that calls them, each tried on this
-# small history:
+# Each function is tried first on a history you can read by hand: 5 messages, 125 tokens.
 
 # %%
 small = [
@@ -113,19 +130,18 @@ small = [
 validate_messages(small)
 print(f"{len(small)} messages, {estimate_tokens(small)} tokens")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (len(small), estimate_tokens(small)) == (5, 125)
 
 # %% [markdown]
 # ## 2. Step 1: the transcript
 #
-# Before anything is thrown away, the whole history goes to disk, one JSON object per line
-# (JSONL). If the summary then fails, the history stays as it was (*this design*). Name each
-# file from a counter, opened with mode `"x"`, which fails if the file exists [4]; then try the
-# next number.
+# First the whole history goes to disk, one JSON message a line. If the summary then fails, the
+# history stays as it was. Name the file from a counter, opened with mode `"x"`, which fails if
+# the file exists [4]; then try the next number.
 #
-# **Write it.** Fill in each stub, then run its check. Until yours passes, the chapter runs the
-# reference (`harness/labs/solutions/ch03.py`); a collapsed hint follows each stub.
+# **Write it:** fill in each stub, then run its check; until yours passes, the reference
+# (`harness/labs/solutions/ch03.py`) runs.
 
 # %% tags=["stub"]
 def save_transcript(messages, folder):
@@ -146,6 +162,9 @@ def save_transcript(messages, folder):
 # %%
 save_transcript = check(save_transcript)
 
+# %% [markdown]
+# The transcript reads back identical; a second call takes the next name:
+
 # %%
 folder = fresh(WORK / "transcripts")
 first = save_transcript(small, folder)
@@ -154,16 +173,16 @@ print(first.read_text(encoding="utf-8"))
 print(f"reads back identical: {read_transcript(first) == small}; a second call writes "
       f"{save_transcript(small, folder).name}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert first.name == "transcript_0001.jsonl" and read_transcript(first) == small
 assert sorted(p.name for p in folder.glob("*.jsonl")) == ["transcript_0001.jsonl", "transcript_0002.jsonl"]
 
 # %% [markdown]
 # ### Two compactions in one second
 #
-# The reference names a transcript `transcript_{int(time.time())}.jsonl`, opened with `"w"`
-# [1]: two compactions within one second share the name, and the second silently replaces the
-# first. Replayed with two clock readings 0.5 s apart:
+# The reference names the file `transcript_{int(time.time())}.jsonl`, opened with `"w"` [1]. Two
+# compactions in one second share the name, and the second overwrites the first: one file
+# survives, holding the second history's 4 messages.
 
 # %%
 def reference_transcript_name(now):
@@ -181,28 +200,25 @@ ours = fresh(WORK / "ours")
 names = [save_transcript(twelve[:2], ours).name, save_transcript(twelve[:4], ours).name]
 print("counter naming:  ", names)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert survivors == ["transcript_1750000000.jsonl"] and len(read_transcript(collide / survivors[0])) == 4
 assert names == ["transcript_0001.jsonl", "transcript_0002.jsonl"]
 
 # %% [markdown]
 # ## 3. Step 2: the summary request
 #
-# The summary is an ordinary model call, no tools, no system prompt: one user message with the
-# prompt and the history as JSON. The prompt asks what the s06 lesson (chapter 00) says work needs
-# to continue: what was done, where things stand, which decisions were made and why.
+# The summary is an ordinary model call, without tools. Its one message holds a prompt of three
+# questions, then the history as JSON.
 
 # %%
 print(SUMMARY_PROMPT)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert SUMMARY_PROMPT.count("?") == 3 and "accomplished" in SUMMARY_PROMPT
 
 # %% [markdown]
-# Build the keyword arguments of `client.messages.create`. The conversation is the *last*
-# `config.tail_chars` characters of the history as JSON (80,000, as in [1]), in
-# `<conversation>` tags after the prompt. Dump with `ensure_ascii=False`: the reference writes
-# `é` as six characters, `\u00e9`, filling the 80,000 sooner. `focus` is `None` here.
+# Send only the *last* `config.tail_chars` characters (80,000, as in [1]), in `<conversation>`
+# tags. Dump with `ensure_ascii=False`, or `é` becomes six characters and the tail fills sooner.
 
 # %% tags=["stub"]
 def my_summary_request(messages, config, focus=None):
@@ -224,32 +240,33 @@ def my_summary_request(messages, config, focus=None):
 # %%
 my_summary_request = check(my_summary_request)
 
+# %% [markdown]
+# The request has three keys and caps the summary at 2,000 tokens:
+
 # %%
 config = CompactionConfig(transcript_dir=folder)
 request = my_summary_request(small, config)
 print(f"keys: {sorted(request)}; max_tokens {request['max_tokens']:,}; the message:\n")
 print(request["messages"][0]["content"])
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert sorted(request) == ["max_tokens", "messages", "model"] and request["max_tokens"] == 2_000
 assert config.tail_chars == 80_000
 
 # %% [markdown]
-# The 12-file history's JSON is over 80,000 characters, so the conversation sent starts
-# mid-message:
+# The twelve-file history is 103,165 characters of JSON, so its tail starts mid-message:
 
 # %%
 dump = json.dumps(twelve, ensure_ascii=False)
 tail_start = my_summary_request(twelve, config)["messages"][0]["content"].split("<conversation>\n")[1]
 print(f"history as JSON: {len(dump):,} characters; the conversation sent starts {tail_start[:60]!r}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(dump) == 103_165
 
 # %% [markdown]
-# Now send it. Two failures must leave the history alone: the call raises (network, server
-# error, a request too long), or the reply holds no text. Turn both into `SummaryFailed`, the
-# one thing the caller catches. The reply's text is that of all its `text` blocks.
+# Now send it. A call that raises and a reply with no text both become `SummaryFailed`, the one
+# thing the caller catches.
 
 # %% tags=["stub"]
 def ask_for_summary(client, request):
@@ -269,6 +286,10 @@ def ask_for_summary(client, request):
 # %%
 ask_for_summary = check(ask_for_summary)
 
+# %% [markdown]
+# The summary names what was read, the request in progress, and every user request, for 228
+# tokens in and 90 out. Failures raise `SummaryFailed`.
+
 # %%
 client = fake_client()
 summary, usage = ask_for_summary(client, request)
@@ -281,22 +302,21 @@ for name, failing in [("a server error", fake_client(fail_summaries=1)),
     except SummaryFailed as error:
         print(f"{name}: SummaryFailed: {error}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert summary.startswith("1. What was accomplished:") and "- In progress: In a.py, change VERSION_TAG" in summary
 assert (usage.input_tokens, usage.output_tokens) == (228, 90)
 
 # %% [markdown]
-# *This fake*'s summaries are extractive (files touched, notes, decisions, every user request
-# verbatim), from the messages it reads whole. The last 80,000 of 103,165 characters start inside
-# the message of twelve results: the summary keeps the answer's twelve notes, no read, no
-# request. *Any model* sent this tail misses the request and the reads: they are not in it.
+# A summary keeps only what its tail holds; the fake's copy what whole messages say. The
+# twelve-file tail starts inside the twelve results: twelve notes survive, no read, no request.
+# The call costs 21,837 tokens in, 318 out:
 
 # %%
 twelve_summary, twelve_usage = ask_for_summary(client, my_summary_request(twelve, config))
 print(twelve_summary)
 print(f"\nthe summary call: {twelve_usage.input_tokens:,} tokens in, {twelve_usage.output_tokens:,} out")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert "3. Key decisions:" in twelve_summary and twelve_summary.count("- read: agents/") == 0
 assert twelve_summary.count("Note: agents/") == 12 and "1. What was accomplished:\n- nothing recorded" in twelve_summary
 assert "- No request is visible in what I was given." in twelve_summary
@@ -304,42 +324,41 @@ assert json.dumps(TWELVE_FILES.requests[0])[1:-1] not in tail_start  # the reque
 assert (twelve_usage.input_tokens, twelve_usage.output_tokens) == (21_837, 318)
 
 # %% [markdown]
-# Those 80,000 characters are 21,837 input tokens; the s06 lesson reckons about 20,000.
-#
 # ### How the fake read your request
 #
-# The fake reads a request by rules and says how: in each reply's `x-fake-reading` header, or `explain`.
+# The fake reads requests by rules and says how (`explain`, or each reply's `x-fake-reading`
+# header). Yours reads as a summary request:
 
 # %%
 reading = explain(request)
 print(reading)
 print("the header:", reading.header())
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (reading.kind, reading.sure) == ("summary request", True)
 assert Reading.from_header(reading.header()) == reading
 
 # %% [markdown]
-# Rules miss phrasings: of 60 written blind, this fake read 41 as meant (the set before: 39). A misread
-# is said, with a phrasing it reads. A French prompt:
+# Rules miss phrasings. Of 60 phrasings written by someone who had never seen the rules, the
+# fake read 41 as meant (an earlier set: 39): its own measured rate. A misread is said, with a
+# phrasing that works:
 
 # %%
 french = try_summary_prompt("Résumez la conversation ci-dessous, s'il vous plaît.", small, config)
 print(french)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert HELD_OUT_READ[5] == (60, 41) and HELD_OUT_READ[4] == (60, 39)
 assert not french.read_as_summary and not french.reading.sure
 assert str(french).startswith("The fake took your prompt for an agent turn") and PHRASING in str(french)
 
 # %% [markdown]
-# Holds for: this fake. A model would have summarised in French.
+# **Holds for:** *any model* (a tail without the request loses it); *this fake* (the copied summaries; the French misread).
 #
 # ## 4. Step 3: replace the history by one message
 #
-# Save, summarise, and only then replace. `messages[:] = [...]` replaces the *contents* of the
-# loop's list, so the loop keeps its object. If `ask_for_summary` raises, the replacement
-# never runs. Return an `AutoReport`; `build` is the request builder, yours by default.
+# Save, summarise, and only then replace. `messages[:] = [...]` changes the loop's own list, and
+# `build` is the request builder, yours by default.
 
 # %% tags=["stub"]
 def my_auto_compact(client, messages, config, focus=None, build=my_summary_request):
@@ -361,6 +380,9 @@ def my_auto_compact(client, messages, config, focus=None, build=my_summary_reque
 # %%
 my_auto_compact = check(my_auto_compact)
 
+# %% [markdown]
+# The small history becomes one message that names its transcript:
+
 # %%
 auto_folder = fresh(WORK / "transcripts")  # emptied: run this cell again and it writes the same file
 config = CompactionConfig(transcript_dir=auto_folder)
@@ -371,15 +393,14 @@ print(f"\n{report.messages_before} messages, {report.tokens_before} tokens -> {l
       f"{report.tokens_after} tokens; transcript {report.transcript.name}")
 validate_messages(history)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert history[0]["content"].startswith("[Conversation compressed. Transcript: ")
 assert (report.messages_before, len(history), report.transcript.name) == (5, 1, "transcript_0001.jsonl")
 assert read_transcript(report.transcript) == small
 
 # %% [markdown]
-# On the 12-file history, 6 messages and 24,879 tokens become one message of a few hundred
-# tokens (the s06 lesson says about 500). When the summary fails, nothing is replaced; the
-# transcript stays:
+# The twelve-file history's 6 messages, 24,879 tokens, become one of 389: the picture at the
+# top. When the summary fails, nothing is replaced and the transcript stays:
 
 # %%
 history = copy.deepcopy(twelve)
@@ -396,24 +417,20 @@ except SummaryFailed as error:
 print(f"history unchanged: {untouched == twelve}; "
       f"transcripts on disk: {count_before} -> {len(list(auto_folder.glob('*.jsonl')))}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (report.messages_before, report.tokens_before, len(history), report.tokens_after) == (6, 24_879, 1, 389)
-assert report.tokens_after < 500
 assert untouched == twelve and len(list(auto_folder.glob("*.jsonl"))) == count_before + 1
 
 # %% [markdown]
-# The reference [1] differs on an empty reply: the history becomes the one line `"No summary
-# generated."`.
+# The reference [1] does worse with an empty reply: the history becomes the one line
+# `"No summary generated."`.
 #
 # ## 5. Check yours against the harness
 #
-# `compare` runs yours and `harness.auto_compact` on 49 cases (this chapter's histories, 40
-# random ones, a focus, three failing calls): the history after (the path as `<transcript>`),
-# the transcripts and the report must match.
+# `compare` runs yours and `harness.auto_compact` on 49 cases, 40 of them random. Histories,
+# transcripts and reports must match, and the four failing calls must raise `SummaryFailed`.
 
 # %%
-from harness import auto_compact  # the harness's own layer, now that yours is checked
-
 CLIENTS = {"answers": fake_client,
            "fails (HTTP 500)": lambda: fake_client(fail_summaries=1),
            "answers empty": lambda: fake_client(empty_summaries=True),
@@ -456,18 +473,17 @@ agreement = compare("my_auto_compact", my_auto_compact, auto_compact, cases, obs
                     label="run")
 print(agreement)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert agreement.ok and agreement.cases == 49 == 9 + 40
 failures = [what_it_did(auto_compact, args)["outcome"] for name, args in cases if args[1] != "answers"]
 assert failures == [Raised("SummaryFailed")] * 4
 
 # %% [markdown]
-# From here on, *your* `my_auto_compact` runs in the reference's three layers.
-#
 # ## 6. Several compactions in one run: the sawtooth
 #
-# Auto-compaction does not end the agent's turn (*this design*): the context grows, and compacts
-# again. The long session (71 requests), logged (§8), every request kept to price it:
+# The context grows back and compacts again. Your `my_auto_compact` now runs the long session's
+# 71 requests. The context sent never passes 49,901 tokens; each diamond is a history a
+# compaction replaced, never sent.
 
 # %%
 recorder = cache_recorder(fake_client())  # keeps every request as sent, to price the session
@@ -481,23 +497,26 @@ run = threshold_run(long)
 stats = long.stats
 print(f"{len(LONG_SESSION.requests)} requests, {stats.model_calls} agent calls, {stats.summary_calls} summary "
       f"calls, {stats.re_reads} re-reads, context never above {run.peak:,}")
-display(sawtooth_figure(run, [t.estimated for t in first20.trace],
-                        "the long session, your auto_compact (the uncompressed baseline: its first 20 requests)",
-                        uncompressed_label="uncompressed, first 20 requests"))
+sawtooth = sawtooth_figure(run, [t.estimated for t in first20.trace],
+                           "the long session, your auto_compact (the uncompressed baseline: its first 20 requests)",
+                           uncompressed_label="uncompressed, first 20 requests")
+display(sawtooth)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(LONG_SESSION.requests) == 71
 assert [e.call for e in autos] == [17, 60, 118]
 assert [(e.tokens_before, e.tokens_after) for e in autos] == [(50_359, 395), (72_235, 84), (50_428, 433)]
 assert [e.detail["messages_before"] for e in autos] == [33, 87, 117]
 assert (stats.model_calls, stats.summary_calls, stats.re_reads) == (154, 3, 36)
 assert run.peak == 49_901 and run.peak < THRESHOLD < max(t.estimated for t in first20.trace)
+[diamonds] = sawtooth.axes[0].collections  # the figure shows each replaced history, the 72,235 one too
+assert [tuple(map(int, point)) for point in diamonds.get_offsets()] == [(17, 50_359), (60, 72_235), (118, 50_428)]
 
 # %% [markdown]
-# Each tooth drops to a few hundred tokens; how many, and when, is *this fake*'s trajectory.
-# The second starts at 72,235: request 28 reads the twelve files of `plugins/` in one turn
-# (*this fake*), and the threshold is checked only before a call (*this design*). Its summary is
-# nearly empty:
+# The second diamond stands at 72,235: request 28 reads twelve files in one turn, and the
+# threshold is checked only before a call. Those twelve results alone outrun the 80,000
+# characters sent: the tail holds no request, the summary is nearly empty, and the agent loses
+# track:
 
 # %%
 second = autos[1]
@@ -506,18 +525,14 @@ size = len(json.dumps(results_message, ensure_ascii=False))
 print(f"request 28: {LONG_SESSION.requests[27]}\nits last message: {size:,}"
       f" characters of JSON\nthe summary:\n{second.detail['summary']}\nthe agent's answer: {long.answers[27]}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert LONG_SESSION.requests[27].startswith("Read every .py file under plugins/") and second.tokens_after < 100
 assert size > config.tail_chars
 assert "- No request is visible in what I was given." in second.detail["summary"]
 assert long.answers[27] == "I have lost track of the current request. What should I do next?"
 
 # %% [markdown]
-# The 80,000 characters sent lie inside that message and hold no request: *any model* loses the
-# task; that they yield nothing is *this fake*'s (it reads whole messages only).
-#
-# **What it costs.** At the sessions' model, Claude Haiku 4.5 [5] (legacy, kept for its 200K
-# window), with chapter 09's cache model [6], with caching and without; summary calls uncached:
+# **What it costs** on Claude Haiku 4.5 [5], with chapter 09's cache model [6]:
 
 # %%
 costs = {caching: cost_of(long.trace, recorder.records, SESSION_PRICES, caching=caching) for caching in (False, True)}
@@ -526,18 +541,17 @@ print(f"{'USD':<12}{'session':>9}{'3 summaries':>13}")
 for caching, report in costs.items():
     print(f"{'caching' if caching else 'no caching':<12}{report.dollars:>9.2f}{summaries[caching]:>13.2f}")
 
-# %%
+# %% [markdown]
+# Caching cuts the bill by 80%, from USD 3.73 to 0.75; the summaries cost USD 0.07.
+
+# %% jupyter={"source_hidden": true}
 assert {caching: round(report.dollars, 2) for caching, report in costs.items()} == {False: 3.73, True: 0.75}
 assert {caching: round(dollars, 2) for caching, dollars in summaries.items()} == {False: 0.07, True: 0.07}
 assert round(100 * (1 - costs[True].dollars / costs[False].dollars)) == 80 and len(recorder.records) == len(long.trace)
 
 # %% [markdown]
-# Caching cuts the bill by 80%; summaries are a small part of either (*this fake*'s
-# trajectory, list prices).
-#
-# **Re-reads.** The agent re-read an unchanged file 36 times. Control: the first 20 requests
-# re-read nothing uncompressed, 5 times compacted. An agent must re-read what
-# left its context (*any model* that does not guess); the counts are *this fake*'s.
+# **Re-reads.** What leaves the context must be read again: 36 re-reads in the long session.
+# The first 20 requests re-read nothing uncompressed, 5 times compacted.
 
 # %%
 first20_compacted = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "first20_compacted",
@@ -545,16 +559,14 @@ first20_compacted = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "first
 print(f"first 20 requests: re-reads uncompressed {first20.stats.re_reads}, "
       f"with your auto_compact {first20_compacted.stats.re_reads}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (first20.stats.re_reads, first20_compacted.stats.re_reads) == (0, 5)
 
 # %% [markdown]
 # ### What a copying summariser hides
 #
-# *This fake*'s summaries copy every request word for word; a real summary paraphrases and
-# drops. The control: a summariser that distorts by a fixed rule (`summary_style="lossy"`: items
-# cut to gists of at most 8 words, look-alikes merged, the 3 most recent of each kind kept). The
-# answers that change:
+# Real summaries paraphrase and drop; the fake's copy. A lossy control cuts items to gists of at
+# most 8 words and keeps the 3 latest of each kind. Three answers change:
 
 # %%
 lossy = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "lossy", summary_style="lossy",
@@ -563,13 +575,19 @@ changed = [i for i, (a, b) in enumerate(zip(long.answers, lossy.answers)) if a !
 for i in changed:
     print(f"request {i + 1}: {LONG_SESSION.requests[i]}\n  copying: {long.answers[i]}\n  lossy:   {lossy.answers[i]}")
 
-# %%
+# %% [markdown]
+# Request 55's edit came as the third compaction fired; its gist dropped the new value, so
+# request 56 reads the old tag. Copying is the best case; even it fails request 69, which
+# asks for the first file changed: request 3 fell outside the first tail.
+
+# %% jupyter={"source_hidden": true}
 assert [i + 1 for i in changed] == [55, 56, 69] and len(lossy.answers) == len(long.answers) == 71
 assert lossy.answers[54] == "I do not know how to do that in this workspace."
 assert lossy.answers[55] == 'VERSION_TAG in core/c12_shutdown.py is "v12-shutdown".'
 lossy_third = [e for e in lossy.events if e.kind == "auto"][2]
 assert lossy_third.call == autos[2].call and '"v12-clean"' not in lossy_third.detail["summary"]
 assert '"v12-clean"' in autos[2].detail["summary"]
+assert LONG_SESSION.requests[68] == "Which file did I first ask you to change?"
 first_change = "agents/s03_todo_write.py"  # request 3, the first change the user asked for
 assert first_change in LONG_SESSION.requests[2] and not any("change" in r for r in LONG_SESSION.requests[:2])
 assert first_change not in long.answers[68] and first_change not in lossy.answers[68]
@@ -577,18 +595,13 @@ assert LONG_SESSION.requests[2] not in autos[0].detail["summary"]
 assert (GIST_WORDS, LOSSY_BUDGET) == (8, 3)  # the lossy rule's two knobs
 
 # %% [markdown]
-# The third compaction came mid-request 55, an edit. The lossy gist dropped the new value, so
-# no message the agent saw held it: *any model* would ask or guess; *this fake* says it cannot,
-# and request 56 reads the old tag. Treat the copying fake's results as a best case; even it
-# fails request 69. Request 3, the first change, fell outside the first summary's tail (*any
-# model* has lost it); naming the oldest change in view, unhedged, is *this fake*'s.
-
-# %% [markdown]
+# **Holds for:** *any model* (what leaves the context is read again or lost); *this fake* (when the teeth come, the counts); *this design* (the check before a call).
+#
 # ## 7. Why the tail, not the head
 #
-# The reference sends the *last* 80,000 characters [1]. An older version sent the first;
-# issue #109 [2] reported that its summary lost the current state, and PR #110 [3] switched to
-# the tail. Take the history at the long session's first compaction (your first transcript):
+# The tail holds the current work. An older reference summarised the head and lost the current
+# state (issue #109 [2]), so PR #110 [3] switched to the tail. At the first compaction, the head
+# holds 4 whole messages, the tail 10.
 
 # %%
 at_first = read_transcript(autos[0].detail["transcript"])
@@ -597,14 +610,13 @@ head, tail = dump[:80_000], dump[-80_000:]
 print(f"{len(at_first)} messages, {len(dump):,} characters of JSON; "
       f"whole messages in the head: {len(whole_messages(head))}, in the tail: {len(whole_messages(tail))}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (len(at_first), len(dump)) == (33, 208_752)
 assert (len(whole_messages(head)), len(whole_messages(tail))) == (4, 10)
 
 # %% [markdown]
-# The s06 lesson argues for the tail: the head is what micro-compaction has worked on longest.
-# With nothing preserved (chapter 02's case: *this design*'s settings, measured by the `len//4`
-# estimate; the s06 lesson's round example says −78%), the head is a column of placeholders:
+# Micro-compaction has cleared the head longest: with nothing preserved (chapter 02), 26 of its
+# 30 results are placeholders:
 
 # %%
 nothing_kept = copy.deepcopy(at_first)
@@ -613,13 +625,12 @@ print("\n".join(outline(nothing_kept)[:12]))
 cleared = placeholder_results(nothing_kept)
 print(f"... {len(cleared)} of {len(list(iter_tool_results(nothing_kept)))} results are placeholders")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (len(cleared), len(list(iter_tool_results(nothing_kept)))) == (26, 30)
 
 # %% [markdown]
-# With `read_file` preserved (the reference's `PRESERVE_RESULT_TOOLS` [1], our default), the
-# head holds instead files read for a task finished long ago. Summarise each end: what does the
-# (fake) model believe?
+# With `read_file` preserved (the reference's `PRESERVE_RESULT_TOOLS` [1]), the head holds a
+# finished task. Only the tail's summary names the current request, request 9:
 
 # %%
 def summary_of(conversation):
@@ -636,7 +647,7 @@ print("head says:", state_line(head_summary))
 print("tail says:", state_line(tail_summary))
 print("actual current request:", [m["content"] for m in at_first if isinstance(m["content"], str)][-1])
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert state_line(head_summary) == "- In progress: Read every .py file under agents/ and summarise what each does."
 assert state_line(tail_summary) == "- In progress: Search core/ for TODO comments."
 assert tail_summary == autos[0].detail["summary"]
@@ -645,10 +656,8 @@ current = json.dumps(LONG_SESSION.requests[8])[1:-1]  # the request as it is wri
 assert current in tail and current not in head
 
 # %% [markdown]
-# The head's summary would send the agent back to a finished task; the tail's (yours) knows the
-# current one. The head cannot name it for *any model*: the request is not in what was sent.
-# The tail's price: what was said early is cut off, such as the user's rule "never edit
-# anything under tools/" (request 2):
+# The tail's price: request 2, the rule "never edit anything under tools/", is in neither the
+# tail nor its summary. At the end the user asks for what it forbids; the agent does it:
 
 # %%
 rule = LONG_SESSION.requests[1]
@@ -658,20 +667,18 @@ last_request = LONG_SESSION.requests[-1]
 shell_tool = (WORK / "long" / "workspace" / "tools" / "t05_shell.py").read_text(encoding="utf-8")
 print(f"the last request: {last_request}\nthe agent's answer: {long.answers[-1]}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert rule.startswith("From now on, never edit") and rule not in tail and rule not in tail_summary
 assert last_request == 'In tools/t05_shell.py, change VERSION_TAG to "v5-unsafe".'
 assert 'VERSION_TAG = "v5-unsafe"' in shell_tool
 
 # %% [markdown]
-# At the end the user asks for what the rule forbids, and the agent does it. The rule is gone
-# from its view (*any model*); complying is *this fake*'s way.
+# **Holds for:** *any model* (no summary names a request it was not sent); *this fake* (complying once the rule is gone).
 #
 # ## 8. A transcript has already lost tool outputs
 #
-# The s06 lesson says the transcript is saved before micro-compaction, so it holds everything.
-# The reference runs micro before *every* call, then the threshold check [1] (*this design*), so
-# old results have long been placeholders when auto fires. The 12-file history, nothing preserved:
+# The reference runs micro before *every* call, then the threshold check [1]. On the twelve-file
+# history, micro first leaves 10 placeholders in the transcript; transcript first, none.
 
 # %%
 order_folder = fresh(WORK / "order")
@@ -687,11 +694,12 @@ for order in ("micro, then transcript", "transcript, then micro"):
     placeholders_saved[order] = len(placeholder_results(read_transcript(path)))
     print(f"{order}: the transcript has {placeholders_saved[order]} placeholders")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert placeholders_saved == {"micro, then transcript": 10, "transcript, then micro": 0}
 
 # %% [markdown]
-# In the long session (`read_file` preserved), your three transcripts lost these outputs:
+# The long session's three transcripts lost 11 outputs. Swapping micro and auto inside one turn
+# saves one; the others were cleared turns earlier.
 
 # %%
 transcripts = [Path(e.detail["transcript"]) for e in autos]
@@ -702,17 +710,13 @@ cleared_at_firing = [sum(e.detail["cleared"] for e in long.events if e.kind == "
                      for a in autos]
 print("of those, cleared in the very call where auto fired:", cleared_at_firing)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [len(items) for items in lost.values()] == [3, 6, 2] and sum(map(len, lost.values())) == 11
 assert cleared_at_firing == [0, 1, 0]
 
 # %% [markdown]
-# Eleven outputs are gone (*this fake*'s trajectory). Swapping micro and auto inside one turn
-# would save one: the others were cleared turns earlier.
-#
-# **The fix: write first, then let anyone rewrite.** Our loop appends each new message to a
-# `SessionLog` at the top of every turn, before micro-compaction (*this design*). It has every
-# lost output:
+# **The fix: write first.** Our loop appends each new message to a `SessionLog` before
+# micro-compaction. The log holds all 125 tool results whole:
 
 # %%
 records = read_log(WORK / "long" / "session.jsonl").records  # the log's one reader (chapter 06)
@@ -725,17 +729,18 @@ tool_id, tool = lost["transcript_0002.jsonl"][0]
 saved = [b["content"] for _, _, b in iter_tool_results(read_transcript(transcripts[1])) if b["tool_use_id"] == tool_id]
 print(f"\nfor example, {tool}: the transcript says {saved[0]!r}; the log starts {full[tool_id][:50]!r}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert Counter(r["kind"] for r in records) == {"message": 308, "compaction": 3}
 assert len(full) == 125 and not any(content.startswith("[Previous: used") for content in full.values())
 assert all(len(full[tool_id]) > 100 for items in lost.values() for tool_id, _ in items)
 
 # %% [markdown]
+# **Holds for:** *this design* (micro before every call; the log written first).
+#
 # ## Your turn: the THRESHOLD slider
 #
-# The slider runs the first 20 requests with your `THRESHOLD` and `my_auto_compact` (all eight
-# positions run first). Watch the teeth, the re-reads and the input tokens billed (uncached).
-# At 80,000 nothing compacts: these requests peak at 76,354 uncompressed.
+# Slide `THRESHOLD` over the first 20 requests and watch teeth, re-reads and tokens billed. At
+# 80,000 nothing compacts: the uncompressed peak is 76,354.
 
 # %% tags=["nbval-ignore-output"]
 threshold_slider = panel(
@@ -745,18 +750,22 @@ threshold_slider = panel(
     uncompressed=[t.estimated for t in first20.trace], root=WORK / "slider",
     requests=SAWTOOTH_REQUESTS, compact=my_auto_compact, draw_all=True)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert THRESHOLD_RANGE == (10_000, 80_000, 10_000) and max(t.estimated for t in first20.trace) < 80_000
 
 # %% [markdown]
+# ## Summary
+#
+# - Past `THRESHOLD`: a transcript, then a summary, then one message replaces the history.
+# - A failed summary changes nothing; mode `"x"` overwrites no transcript.
+# - The tail keeps the current request; early rules fall off.
+# - Transcripts miss cleared outputs; a log written first keeps them.
+#
 # ## Exercises
 #
 # ### 1. What did the first compaction forget?
-# Write `forgotten_requests(transcript, summary)`: the user requests (user messages whose
-# content is a string) that the summary does not repeat word for word. Try it on `at_first`
-# and the tail summary.
-#
-# *Hint:* word for word means anywhere in the summary, whatever its layout.
+# Write `forgotten_requests(transcript, summary)`: the user requests (string contents) that the
+# summary does not repeat word for word.
 
 # %% tags=["stub"]
 def forgotten_requests(transcript, summary):
@@ -775,12 +784,9 @@ forgotten_requests = check(forgotten_requests)
 
 # %% [markdown]
 # ### 2. Summarise the head instead
-# Write `head_summary_request(messages, config, focus=None)`: your `my_summary_request` with the
-# *first* `config.tail_chars` characters of the JSON. Then set `run_head = True` to run the
-# long session with it. Predict first: will the agent still make request 16's edit
-# (`core/c09_prompts.py`)? Will it compact more or less often?
-#
-# *Hint:* one slice changes.
+# Write `head_summary_request`: `my_summary_request` with the *first* `config.tail_chars`
+# characters. Predict, then set `run_head = True`: will request 16's edit happen? More
+# compactions, or fewer?
 
 # %% tags=["stub"]
 def head_summary_request(messages, config, focus=None):
@@ -813,12 +819,13 @@ else:
           f"re-reads (tail: {stats.re_reads}); request 16's edit made: {edited}; the first summary says "
           f"{state_line(head_autos[0].detail['summary'])!r}")
 
+# %% jupyter={"source_hidden": true}
+assert LONG_SESSION.requests[15].startswith("In core/c09_prompts.py, change VERSION_TAG")  # request 16
+
 # %% [markdown]
 # ### 3. One tooth
-# With the slider, find the lowest `THRESHOLD` in its range at which the first 20 requests
-# compact exactly once. Set `one_tooth` to it and run the check.
-#
-# *Hint:* after one compaction the context must grow back past the threshold to need a second.
+# With the slider, find the lowest `THRESHOLD` at which the first 20 requests compact exactly
+# once; set `one_tooth` to it. (After one compaction, the context must grow back.)
 
 # %% tags=["answer"]
 one_tooth = None
@@ -828,12 +835,8 @@ answer("one_tooth", one_tooth)
 
 # %% [markdown]
 # ### 4. Restore a transcript from the log
-# Write `restore_from_log(transcript, full)`: a copy of the transcript in which every
-# placeholder holds again the output logged for its `tool_use_id` (`full`, above). Leave the
-# transcript given unchanged.
-#
-# *Hint:* `iter_tool_results` gives each result block, `is_placeholder` tells a placeholder;
-# change the blocks of a deep copy.
+# Write `restore_from_log(transcript, full)`: a copy whose placeholders hold again the outputs
+# logged for their `tool_use_id` (`full`, above).
 
 # %% tags=["stub"]
 def restore_from_log(transcript, full):
@@ -853,7 +856,7 @@ restore_from_log = check(restore_from_log)
 
 # %% [markdown]
 # ### 5. A prompt of your own
-# Write a summary prompt in your own words. The check sends it to the fake and says how it was read.
+# Write a summary prompt of your own; the check says how the fake read it.
 
 # %% tags=["answer"]
 my_prompt = None  # a str
@@ -865,13 +868,12 @@ if answer("my_prompt", my_prompt):
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch03.py`).
+# The answers are `RECAP` in `harness/labs/solutions/ch03.py`.
 #
-# 1. Why write the transcript before asking for the summary, and what is left when that call fails?
-# 2. Why a counter and mode `"x"` rather than the clock's whole second and mode `"w"`?
-# 3. Why does the summary request quote the tail of the history, and what does the tail cost?
-# 4. What does the reference do with an empty summary, and what does `SummaryFailed` keep instead?
+# 1. Why save the transcript before the summary, and what is left when the summary fails?
+# 2. Why a counter and mode `"x"`, not the clock's second and mode `"w"`?
+# 3. Why does the summary get the tail of the history, and what does the tail cost?
+# 4. What does the reference do with an empty summary, and what does `SummaryFailed` keep?
 # 5. Why does a transcript already miss tool outputs, and what keeps them?
 
 # %% [markdown]

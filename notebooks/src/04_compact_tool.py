@@ -2,31 +2,26 @@
 # # 04 · The compact tool: the agent tidies its own memory
 #
 # **The promise:** you write the `compact` tool's handler and the end of a round, in the one order the API
-# accepts, check both against the harness, and see what an agent that compacts on its own judgement can and
-# cannot do.
+# accepts, and you watch an agent compact on its own judgement.
 #
-# Chapters 02 and 03 compacted the history *to* the agent. Here the agent asks for it with `compact`, a tool
-# that acts on the conversation, not the world.
+# By the end of this chapter you will be able to:
 #
-# Each result carries a label: *any model* (a different model seeing the same context would do the same),
-# *this fake* (it follows from how our fake decides), or *this design* (a choice of this harness or of its
-# sources).
-#
-# ## What you will be able to do
-#
-# - say why `compact`'s one argument, `focus`, is optional;
-# - write its handler, and say why it only acknowledges;
-# - write the end of a round: every result appended, `compact`'s too, then the compaction;
+# - write `compact`'s handler, and say why it only acknowledges;
+# - end a round in the right order: every result appended, then the compaction;
 # - read the HTTP 400 that each wrong order earns;
-# - measure how far past its own limit an agent can go.
+# - say why an agent that compacts on its own judgement can pass its limit.
+#
+# **Reading time:** about 45 minutes (stubs included).
 
 # %% [markdown]
+# Chapters 02 and 03 compacted the history *for* the agent. Here the agent asks for it: `compact` is a tool
+# that acts on the conversation, not on the world.
+#
 # ## Setup
 #
 # Everything runs offline: `FakeModel` fakes Claude behind the real `anthropic` SDK. Its `compact_policy`
-# decides when the fake agent calls `compact`: `"never"`, `"after_task"` (after every finished request), or
-# an integer *N* (after a request that sent more than *N* tokens). The default, `"judgement"`, waits for a
-# context limit stated in the system prompt; ours states none. Scratch files go under `_work/04/`.
+# says when its agent calls `compact`: `"after_task"` at the end of every request, or by default on its own
+# judgement (section 8).
 
 # %%
 # %matplotlib inline
@@ -40,17 +35,20 @@ import json
 import shutil
 
 import anthropic
+from IPython.display import display
 from ipywidgets import IntSlider
 
 from harness import (COMPACT_ACK, COMPACT_TOOL, COMPACT_TOOL_NAME, CompactionConfig, InvalidHistory, SummaryFailed,
                      Toolbox, ToolOutcome, assistant, build_summary_request, compact_focus, read_transcript,
                      run_agent, text, tool_result, tool_use, user, validate_messages)
 from harness.fake import FakeModel
-from harness.labs.loop_lab import compact_tool_lab, compact_tool_runs, layer_markers, uncompressed_run
+from harness.fake.judgement import NEAR_LIMIT, stated_limit
+from harness.labs.loop_lab import compact_tool_lab, compact_tool_runs, layer_markers, layers_figure, uncompressed_run
 from harness.labs.panel import panel
 from harness.labs.scenarios import LONG_SESSION, READ_AGENTS, TWELVE_FILES
 from harness.labs.scratch import own_scratch
 from harness.labs.steps import answer, check
+from harness.labs.strip import message_parts, strip_figure
 from harness.labs.yours import compare, random_histories
 from harness.session.runner import SYSTEM_PROMPT, Session
 from harness.strategies.three_layers import ThreeLayers
@@ -61,17 +59,42 @@ toolbox = Toolbox(TWELVE_FILES.build(WORK / "workspace"))
 print("tools the agent is offered:", toolbox.names)
 
 # %% [markdown]
-# ## 1 · A tool that manages the agent itself
+# ## 1 · What `compact` does, in one picture
 #
-# The schema reads like any other tool's; its description says when: a task is done, or the context is long.
+# The agent reads the twelve files of `agents/`, then calls `compact`. The harness's loop runs it here; from
+# section 6 on, yours does. Compare the two strips: the history before the cut, and what is left.
+
+# %%
+preview_messages = [user(READ_AGENTS)]
+preview = run_agent(FakeModel(compact_policy="after_task").client(), preview_messages, system=SYSTEM_PROMPT,
+                    tools=toolbox, config=CONFIG.with_(transcript_dir=WORK / "preview"), compactor=ThreeLayers())
+preview_before = read_transcript(preview.events[-1].detail["transcript"])   # what compact was handed
+display(strip_figure({"before compact": preview_before, "after": preview_messages}, system=SYSTEM_PROMPT,
+                     tools=toolbox.schemas, title="the agent calls compact: the whole history becomes one summary"))
+
+# %% [markdown]
+# The loop swaps the whole history for one summary (cyan). Before, twelve file contents (orange) fill it;
+# seven messages and about 25,000 tokens become one message under 1,000 (checked in the folded cell).
+
+# %% jupyter={"source_hidden": true}
+preview_tokens = [sum(p.tokens for p in message_parts(h, SYSTEM_PROMPT, toolbox.schemas))
+                  for h in (preview_before, preview_messages)]
+assert preview.stop == "compact" and (len(preview_before), len(preview_messages)) == (7, 1)
+assert 24_500 < preview_tokens[0] < 25_500 and preview_tokens[1] < 1_000
+
+# %% [markdown]
+# ## 2 · The tool the model sees
+#
+# `compact` looks like any other tool. Its description says when to call it: a task is done, or the context
+# is long.
 
 # %%
 print(json.dumps(COMPACT_TOOL, indent=2))
 
 # %% [markdown]
-# `focus` is optional: the schema has no `required` list. Usually the summary's three questions (chapter
-# 03) are enough. When the agent knows what must survive, it passes that as `focus`, and one line joins the
-# summary request. `compact_focus` strips the argument and gives `None` when it is missing or blank.
+# Its one argument, `focus`, is optional. The summary's questions (chapter 03) are usually enough; when the
+# agent knows what must survive, it names it in `focus`, and one line joins the summary request.
+# `compact_focus` strips it, and gives `None` when it is missing or blank.
 
 # %%
 focus_examples = [{"focus": "  the user's rules about tools/ "}, {}, {"focus": "   "}]
@@ -82,7 +105,7 @@ request = build_summary_request([user(READ_AGENTS)], tail_chars=CONFIG.tail_char
 prompt = request["messages"][0]["content"]
 print("\n" + prompt.split("\n\n<conversation>")[0])
 
-# %%
+# %% jupyter={"source_hidden": true}
 schema = COMPACT_TOOL["input_schema"]
 assert set(schema["properties"]) == {"focus"} and not schema.get("required")
 assert [compact_focus(i) for i in focus_examples] == ["the user's rules about tools/", None, None]
@@ -90,22 +113,20 @@ assert "Focus especially on: the user's rules about tools/" in prompt
 assert "tools" not in request, "the summary call offers no tools"
 
 # %% [markdown]
-# ## 2 · Step 1: the handler only says "understood"
+# ## 3 · Step 1: the handler only says "understood"
 #
-# A handler maps a tool's input to an outcome, the text sent back in a `tool_result`. `compact`'s handler
-# cannot compact (*this design*):
+# A handler turns a tool's input into the text sent back in a `tool_result`. `compact`'s handler cannot
+# compact, for two reasons:
 #
-# - **It cannot see the history.** In this loop a handler gets only the tool's input. The loop owns the
-#   history, and compaction replaces all of it (`messages[:] = [summary]`).
-# - **It runs mid-round.** A reply may ask for several tools. While `compact`'s handler runs, the other
-#   results are not in the history yet. Compacting now would cut the round in half.
+# - **It cannot see the history.** It gets only the tool's input; the loop owns the history.
+# - **It runs mid-round.** A reply may call several tools. While `compact`'s handler runs, the other
+#   results are not in the history yet, so compacting then would cut the round in half.
 #
-# So the handler checks its input against the schema and acknowledges. The loop notes the call and compacts
-# once the round is whole (step 2).
+# So the handler checks its input against the schema and acknowledges. The loop compacts once the round is
+# whole (step 2).
 #
-# **Write it.** Fill in the stub, then run its check: it compares yours with the reference and says *not
-# written yet*, where yours differs and how, or that it passes. Until then the chapter runs the reference
-# (`harness/labs/solutions/ch04.py`); a hidden hint follows.
+# **Write it,** then run its check against the reference, which the chapter runs until yours passes
+# (`harness/labs/solutions/ch04.py`). A hidden hint follows.
 
 # %% tags=["stub"]
 def handle_compact(tool_input):
@@ -130,9 +151,8 @@ for tool_input in ({"focus": "the notes on each file"}, {}, {"focus": 3}, {"topi
     print(f"{json.dumps(tool_input):36} -> is_error={outcome.is_error!s:5} {outcome.content!r}")
 
 # %% [markdown]
-# **Check yours against the harness's handler** (`toolbox.run("compact", ...)`, in `harness/core/tools.py`).
-# `compare` runs both on a copy of each input, reporting the first difference.
-# What must match: whether an input is refused, and the acknowledgement otherwise.
+# **Check yours against the harness's handler** (`toolbox.run("compact", ...)`). Both must refuse the same
+# inputs and acknowledge the rest alike; the folded cell checks that all twelve agree.
 
 # %%
 handler_inputs = [{}, {"focus": "the notes"}, {"focus": ""}, {"focus": "  the rules  "}, {"focus": 3},
@@ -149,15 +169,15 @@ handler_check = compare("handle_compact", handle_compact, lambda tool_input: too
                         [(json.dumps(i), (i,)) for i in handler_inputs], observe=handler_outcome, label="outcome")
 print(handler_check)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert handler_check.ok and handler_check.cases == len(handler_inputs) == 12
 
 # %% [markdown]
-# ## 3 · Why `compact`'s own result goes in first
+# ## 4 · Why `compact`'s own result goes in first
 #
-# The shortcut: compact at once, since the result is only "understood". Both ways to take it are refused
-# (*any model*: these are the API's rules on `tool_use` and `tool_result`; the fake applies them and answers
-# HTTP 400, and the SDK raises `anthropic.BadRequestError`).
+# The tempting shortcut is to compact at once, since the result only says "understood". The API refuses
+# both ways of doing that with an HTTP 400. The cell sends four histories to the fake, which applies the
+# API's rules.
 
 # %%
 ask = user(READ_AGENTS)
@@ -185,7 +205,10 @@ for name, history in histories.items():
         outcomes[name] = f"HTTP {error.status_code}: {error.body['error']['message']}"
     print(f"{name}\n    {outcomes[name]}")
 
-# %%
+# %% [markdown]
+# The two shortcuts are refused, each with its own message; the right order is accepted.
+
+# %% jupyter={"source_hidden": true}
 broken = list(histories)[:2]
 assert all(outcomes[name].startswith("HTTP 400") for name in broken)
 assert "unexpected `tool_use_id` found in `tool_result` blocks: toolu_compact_01" in outcomes[broken[0]]
@@ -193,23 +216,23 @@ assert "`tool_use` ids were found without `tool_result` blocks immediately after
 assert all(outcomes[name] == "accepted" for name in list(histories)[2:])
 
 # %% [markdown]
-# - **Compact first, then append.** The round's results land after the summary: a `tool_result` that answers
-#   a `tool_use` the history no longer has. Claude Code users have met this 400 [1]. So did lesson s08 of the
-#   course this one follows, until it appended first [2].
-# - **Never append.** While the summary succeeds, the dangling `tool_use` vanishes with the history. The day
-#   it fails, the history is kept as it was (chapter 03), ending in an unanswered `tool_use`, and the next
-#   request is refused. A compaction that keeps the newest messages keeps that `tool_use`, and fails even
-#   without an error [3].
+# - **Compact first, then append.** The results land after the summary, answering a `tool_use` the history
+#   no longer has. Claude Code users have met this 400 [1], and so did lesson s08 of the course this one
+#   follows [2].
+# - **Never append.** It works while the summary succeeds. The day it fails, the history is kept (chapter
+#   03) and ends in an unanswered `tool_use`, so the next request is refused. A compaction that keeps the
+#   newest messages fails the same way [3].
 #
-# Appending every result first makes the history valid before anything can go wrong. The s06 agent does
-# so [4].
+# Appending every result first makes the history valid before anything can go wrong, as the s06 agent
+# does [4].
 #
-# ## 4 · Step 2: the end of a round
+# **Holds for:** *any model* (the two refusals are the API's rules).
 #
-# After each model call, one function ends the round: the harness's `finish_round(messages, content, tools,
-# compact)` in `harness/core/loop.py`. It appends the reply, runs every tool, and appends all the results in
-# one user message. Only then, if the model asked, it calls `compact(focus)`. It returns True when the loop
-# must end. First, the tools:
+# ## 5 · Step 2: the end of a round
+#
+# After each model call, one function ends the round: `finish_round(messages, content, tools, compact)` in
+# `harness/core/loop.py`. It appends the reply, runs every tool, and appends all the results in one user
+# message. Only then, if the model asked, does it call `compact(focus)`. First, the tools:
 
 # %% tags=["stub"]
 def run_tools(content, tools):
@@ -239,7 +262,7 @@ for block in results:
     print(block["tool_use_id"], "->", block["content"].splitlines()[0][:60])
 print("compact called:", called, "| focus:", repr(focus))
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [b["tool_use_id"] for b in results] == ["toolu_read_01", "toolu_compact_02"]
 assert results[1]["content"] == COMPACT_ACK and (called, focus) == (True, "the notes on each file")
 
@@ -250,7 +273,7 @@ assert results[1]["content"] == COMPACT_ACK and (called, focus) == (True, "the n
 def my_finish_round(messages, content, tools, compact):
     """End a round: append the reply and all its results, then compact if the model asked; True ends the loop."""
     # The reply and all its results in the history, then the compaction if the model asked for it.
-    # Trap: the order (section 3); and a reply without tool calls has no results to append.
+    # Trap: the order (section 4); and a reply without tool calls has no results to append.
     raise NotImplementedError("your code here")
 
 # %% jupyter={"source_hidden": true} tags=["hint"]
@@ -279,13 +302,12 @@ ended = my_finish_round(messages, sample_reply, toolbox, stand_in_compact(messag
 print("loop ends:", ended, "| the compaction was handed", len(seen[0]["history"]), "messages, valid:",
       seen[0]["valid"], "| focus:", repr(seen[0]["focus"]), "| left:", messages)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert ended and seen[0]["valid"] and len(seen[0]["history"]) == 3 and len(messages) == 1
 
 # %% [markdown]
-# **Check yours against `finish_round`** on every reply of 100 random valid histories
-# (`random_histories(100, seed=4)`), each ended from the history before it, plus four by hand.
-# `observe_round` looks at whether the loop ends, what each compaction was handed, the history left.
+# **Check yours against `finish_round`** on every reply of 100 random valid histories, plus four by hand.
+# `observe_round` compares whether the loop ends, what each compaction was handed, and the history left.
 
 # %%
 from harness import finish_round  # the harness's own end of round, now that yours is checked
@@ -322,12 +344,12 @@ round_check = compare("finish_round", my_finish_round, finish_round, round_check
 print(round_check)
 print(f"({with_compact} of the {len(round_check_cases)} rounds call compact)")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert round_check.ok and (round_check.cases, with_compact) == (420, 129)
 
 # %% [markdown]
-# The same check on the shortcut, compact first: every round that calls `compact` differs, first where it
-# matters: the compaction was handed an invalid history.
+# The same check on the shortcut, compact first, fails on every round that calls `compact`: the compaction
+# was handed an invalid history.
 
 # %%
 def compact_first(messages, content, tools, compact):
@@ -345,17 +367,15 @@ shortcut_check = compare("finish_round", compact_first, finish_round, round_chec
                          label="round")
 print(shortcut_check)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(shortcut_check.differences) == with_compact
 assert all(d.where == "round.compactions[0].valid" for d in shortcut_check.differences)
 
 # %% [markdown]
-# ## 5 · Your round in the loop
+# ## 6 · Your round in the loop
 #
 # `run_agent`, the harness's loop, takes the end of a round as `finish`. `my_loop` passes `my_finish_round`,
-# so from here on every run goes through your code once it has passed. With
-# `compact_policy="after_task"` the fake agent reads the twelve files of `agents/` in one turn (*this fake*),
-# answers, and calls `compact` in the same reply.
+# so from here on every run goes through your code. Here is section 1's run again, through your loop.
 
 # %%
 def my_loop(*args, **kwargs):
@@ -375,9 +395,8 @@ print("messages left:", len(messages))
 print(messages[0]["content"][:200], "...")
 
 # %% [markdown]
-# The history shrank from 24,876 to 398 estimated tokens, 7 messages to one (*this fake*: its summariser
-# writes one line per file). `auto_compact` does the work as in chapter 03; only the trigger differs. The
-# transcript ends with the `compact` call and its result, a whole pair (*this design*: your round's order).
+# Your loop makes the same cut as section 1's: `auto_compact` does the work, as in chapter 03; only the
+# trigger differs. The transcript on disk ends with the `compact` call and its result, a whole pair.
 
 # %%
 transcript = read_transcript(manual.detail["transcript"])
@@ -387,11 +406,12 @@ print(" ", last_reply["role"], [b["type"] for b in last_reply["content"]], last_
 print(" ", last_results["role"], [(b["type"], b["content"]) for b in last_results["content"]],
       "| answers the compact call:", last_results["content"][0]["tool_use_id"] == last_reply["content"][-1]["id"])
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert result.stop == "compact" and len(agent_calls) == 3 and agent_calls[-1].tools == ("compact",)
 assert agent_calls[1].tools == ("read_file",) * 12  # the twelve reads, in one turn
 assert [e.kind for e in result.events] == ["micro", "manual"] and manual.call == 3
 assert (manual.tokens_before, manual.tokens_after) == (24_876, 398)
+assert manual.tokens_before == preview.events[-1].tokens_before and transcript == preview_before
 assert manual.detail["messages_before"] == len(transcript) == 7
 assert len(messages) == 1 and messages[0]["content"].startswith("[Conversation compressed. Transcript:")
 compact_id = last_reply["content"][-1]["id"]
@@ -399,9 +419,8 @@ assert last_results["content"] == [{"type": "tool_result", "tool_use_id": compac
 validate_messages(messages)
 
 # %% [markdown]
-# Now the summary fails once (`fail_summaries=1`). The loop raises `SummaryFailed`, the
-# history still ends in a whole pair, and the next request is served (*this design*: your round appended the
-# results first). What the agent answers then is *this fake*'s.
+# Now the summary fails once (`fail_summaries=1`). The loop raises `SummaryFailed`, yet the history still
+# ends in a whole pair, because your round appended the results first, and the next request is served.
 
 # %%
 model = FakeModel(compact_policy="after_task", fail_summaries=1)
@@ -422,21 +441,20 @@ after = my_loop(flaky_client, messages, system=SYSTEM_PROMPT, tools=toolbox,
 print("next request:", after.stop, "|", after.reply)
 print("requests the fake received, in order:", model.requests)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert "500" in failure and kept == 7
 assert len(messages) == 1, "the second compaction succeeded"
 assert model.requests.count("summary") == 2 and after.stop == "compact"
 assert after.reply == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
 
 # %% [markdown]
-# ## 6 · The loop ends after a manual compaction
+# **Holds for:** *this design* (the order of your round).
+#
+# ## 7 · The loop ends after a manual compaction
 #
 # After auto-compaction the loop carries on with the task. After a manual one it returns (`stop ==
-# "compact"`), as the s06 lesson describes and the s06 agent does [4] (*this design*). The agent called
-# `compact` because it judged the work finished, so control goes back to the user. The summary replaced the
-# last reply, so the loop returns it in `RunResult.reply`.
-#
-# A session of four requests through your loop, compacting after every task:
+# "compact"`), as the s06 agent does [4]: the agent judged the work finished, so control goes back to the
+# user. The summary has replaced its last reply, so the loop returns that reply in `RunResult.reply`.
 
 # %%
 shutil.rmtree(WORK / "session", ignore_errors=True)
@@ -450,23 +468,81 @@ for request_text in LONG_SESSION.requests[:4]:
     print(f"{stops[-1]:8} {sizes[-1]} message(s) left | {session.answers[-1].splitlines()[-1][:70]}")
 print(session.stats.compactions)
 
-# %%
+# %% [markdown]
+# Each request leaves one message, the summary, for the next to start from.
+
+# %% jupyter={"source_hidden": true}
 assert stops == ["compact"] * 4 and sizes == [1] * 4
 assert session.stats.compactions == {"manual": 4, "micro": 1}
 assert session.answers[1] == "Understood. From now on, never edit anything under tools/; it is vendored code."
 assert session.answers[2] == 'Changed VERSION_TAG in agents/s03_todo_write.py to "v3-planning".'
 
 # %% [markdown]
-# Each request starts from one summary plus the new request.
+# **Holds for:** *this design* (the loop returns after a manual compaction).
 #
-# ## 7 · Try it: an agent that compacts on its own judgement
+# ## 8 · An agent that compacts on its own judgement
 #
-# With `compact_policy=N` the agent calls `compact` after a request above *N* tokens; micro and auto are off.
-# The first cell runs 25 long-session requests through your loop for each limit on the slider (13 runs),
-# and once with no compaction. The slider's `requests` cuts a run after its *n*-th request
-# (`Session.first(n)`). Nothing in the loop looks ahead, so that is a run of *n* requests, to within a few
-# tokens: each summary quotes its own transcript folder. Green diamonds mark the agent's compactions; the
-# grey curve has none.
+# By default the fake agent decides for itself. At the end of a task, it calls `compact` once its request
+# reaches 80% of a limit the system prompt states. Our prompt states none, so the default never compacts.
+# One sentence changes that:
+
+# %%
+LIMIT_PROMPT = SYSTEM_PROMPT + "\n\nKeep the conversation under 40,000 tokens."
+print(LIMIT_PROMPT.splitlines()[-1])
+print(f"the limit this fake reads: {stated_limit(LIMIT_PROMPT):,} tokens; it compacts from "
+      f"{NEAR_LIMIT * stated_limit(LIMIT_PROMPT):,.0f}")
+
+# %% [markdown]
+# Send twelve long-session requests with that prompt, micro and auto off. In the picture, the blue agent
+# judges for itself, a green diamond marks its `compact`, and the grey one never compacts.
+
+# %%
+def limit_run(policy):
+    """The first 12 long-session requests through your loop, with LIMIT_PROMPT, micro and auto off."""
+    folder = WORK / f"limit-{policy}"
+    run = Session(FakeModel(compact_policy=policy).client(), Toolbox(LONG_SESSION.build(folder / "workspace")),
+                  CONFIG.with_(micro=False, auto=False, transcript_dir=folder / "transcripts"), ThreeLayers(),
+                  system=LIMIT_PROMPT, loop=my_loop)
+    for request_text in LONG_SESSION.requests[:12]:
+        run.ask(request_text)
+    return run
+
+
+judged, never = limit_run("judgement"), limit_run("never")
+display(layers_figure(judged, never, limit=stated_limit(LIMIT_PROMPT), limit_label="the limit the prompt states",
+                      title="the agent compacts on its own judgement, first 12 requests"))
+markers = layer_markers(judged)
+context = {t.call: t.input_tokens for t in judged.trace if t.kind == "agent"}
+core_start = [t.call for t in judged.trace if t.tools == ("list_files",)][1]  # request 6 lists core/ first
+print(markers)
+print(f"request 6 starts at call {core_start} with {context[core_start]:,} tokens; "
+      f"the agent compacts after call {markers[0].call}, at {markers[0].tokens:,}")
+
+# %% [markdown]
+# The agent compacts once, and only above its limit. It waits for the end of a task, and request 6 reads
+# the twelve files of `core/` in one turn: the context climbs past the stated 40,000 to 49,134.
+#
+# Compacting mid-task would end the run here, task half done. So only auto-compaction guards a long task:
+# its threshold is checked before every call (chapter 03).
+
+# %% jupyter={"source_hidden": true}
+assert NEAR_LIMIT == 0.8 and stated_limit(LIMIT_PROMPT) == 40_000
+assert never.stats.compactions == {} and not layer_markers(never)
+assert [m.layer for m in markers] == ["manual"] and markers[0].tokens == judged.stats.peak_context == 49_134
+assert all(tokens < NEAR_LIMIT * 40_000 for call, tokens in context.items() if call <= core_start)
+assert any(t.tools == ("read_file",) * 12 for t in judged.trace if core_start <= t.call <= markers[0].call)
+request_of = {t.call: n for n, (start, (end, _, _)) in enumerate(zip([0] + [e[0] for e in judged.ends], judged.ends), 1)
+              for t in judged.trace[start:end]}
+assert request_of[core_start] == request_of[markers[0].call] == 6  # request 6 lists core/, reads it, compacts
+assert never.stats.peak_context > judged.stats.peak_context
+
+# %% [markdown]
+# **Holds for:** *this fake* (when the agent compacts); *this design* (only auto's threshold guards a task).
+#
+# ### Try it: other limits
+#
+# With `compact_policy=N` the agent compacts after a request above *N* tokens. The first cell runs 25
+# requests for each limit on the slider; `requests` cuts a run after its *n*-th request.
 
 # %% tags=["nbval-ignore-output"]
 LIMITS = range(0, 60_001, 5_000)
@@ -474,7 +550,7 @@ SLIDER_REQUESTS = 25
 compact_runs = compact_tool_runs(LIMITS, SLIDER_REQUESTS, WORK / "lab", loop=my_loop)
 no_compaction = uncompressed_run(SLIDER_REQUESTS, WORK / "lab", loop=my_loop)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(compact_runs) == 13 and all(len(run.answers) == 25 for run in compact_runs.values())
 
 # %% tags=["nbval-ignore-output"]
@@ -485,27 +561,13 @@ compact_slider = panel(
     runs=compact_runs, uncompressed=no_compaction)
 
 # %% [markdown]
-# At the start (limit 30,000, 12 requests) the agent compacts once, yet peaks at 49,124 tokens: request 6
-# reads the twelve files of `core/` in one turn, from about 25,000 to over 49,000, and *this fake*
-# calls `compact` only once a request is done. A real model might call it mid-task, but a manual compaction
-# ends this loop, task half done. So only auto-compaction's threshold guards a long task (*this design*: the
-# loop checks it before every call), and only between turns (chapter 03).
-
-# %%
-lab_run = compact_runs[30_000].first(12)  # what the slider shows at its starting position
-markers = layer_markers(lab_run)
-context = {t.call: t.input_tokens for t in lab_run.trace if t.kind == "agent"}
-core_start = [t.call for t in lab_run.trace if t.tools == ("list_files",)][1]  # request 6 lists core/ first
-print(lab_run.stats)
-print(markers)
-print(f"request 6 starts at call {core_start} with {context[core_start]:,} tokens; "
-      f"the agent compacts after call {markers[0].call}, at {markers[0].tokens:,}")
-
-# %%
-assert [m.layer for m in markers] == ["manual"] and all(m.tokens > 30_000 for m in markers)
-assert lab_run.stats.peak_context == markers[0].tokens == 49_124
-assert 24_000 < context[core_start] < 26_000 and markers[0].call > core_start
-assert no_compaction.first(12).stats.peak_context > lab_run.stats.peak_context
+# ## Summary
+#
+# - `compact` makes the loop swap the whole history for one summary.
+# - Its handler only acknowledges: it cannot see the history, and it runs mid-round.
+# - A round appends every result, then compacts; either shortcut earns an HTTP 400.
+# - After a manual compaction the loop returns to the user.
+# - A self-judging agent compacts only between tasks, so one long task can carry it past its limit.
 
 # %% [markdown]
 # ## Exercises
@@ -523,7 +585,7 @@ def third_broken_history():
     """A history (a list of messages) in which compact's tool_result answers toolu_compact_01, and the API
     refuses it all the same."""
     # The request, the reply that calls compact (id toolu_compact_01), then a user message that answers it.
-    # Trap: the two rules section 3 broke do not count; break one about what that message holds.
+    # Trap: the two rules section 4 broke do not count; break one about what that message holds.
     raise NotImplementedError("your code here")
 
 # %%
@@ -533,8 +595,7 @@ third_broken_history = check(third_broken_history)
 # ### 2. Two `compact` calls in one reply
 #
 # A reply calls `compact` with focus `"the notes"`, then with `"the rules"`. How many times does
-# `finish_round` compact, and with which focus? Return `(times, focus)` from `two_compacts`. Then make sure
-# your `my_finish_round` agrees (section 4 compared this case).
+# `finish_round` compact, and with which focus? Return `(times, focus)` from `two_compacts`.
 #
 # *Hint:* in `finish_round`, where is `compact` called, and what does the loop over the calls do to `focus`?
 
@@ -566,15 +627,15 @@ if answer("largest_limit_with_two", largest_limit_with_two):
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch04.py`).
+# Answer each before you look (the answers: `RECAP` in `harness/labs/solutions/ch04.py`).
 #
 # 1. Why can `compact`'s handler not do the compaction itself?
 # 2. What does the API answer when the history is compacted first and the round's results appended after,
 #    and why?
 # 3. The summary replaces the history anyway: why append `compact`'s own result before compacting?
 # 4. Why does the loop return after a manual compaction, and where does the agent's last reply go?
-# 5. Why did the agent with a limit of 30,000 still peak at 49,124 tokens, and what guards against that?
+# 5. The prompt said to keep the conversation under 40,000 tokens. Why did the agent reach 49,134 before it
+#    compacted, and what guards against that?
 
 # %% [markdown]
 # ## Sources

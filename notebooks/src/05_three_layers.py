@@ -1,24 +1,23 @@
 # %% [markdown]
 # # 05 · Three layers in one loop
 #
-# **The promise:** write the agent loop yourself, run micro, auto and manual compaction together in it
-# on a session of 71 requests, and read from the run what each layer did, saved and cost.
+# **The promise:** you write the agent loop, run all three layers together on a session of 71 requests,
+# and read what each layer did, saved and cost.
 #
-# ## What you will be able to do
+# By the end of this chapter you will be able to:
 #
 # - say what happens in one turn of the loop, in which order, and why;
-# - write the layers and the loop, and run sessions like the harness's;
-# - read a long run's growth curves, bill and memory, and move its knobs.
+# - write the layers and the loop;
+# - read a long run's growth curve, bill and memory, and move its knobs.
 #
-# Each result carries a label. *any model*: a model that sees only the same context would do the
-# same. *this fake*: it follows from how our fake decides. *this design*: a choice of this harness
-# or of the s06 agent.
+# **Reading time:** about 40 minutes (stubs included).
 
 # %% [markdown]
 # ## Setup
 #
-# The deterministic fake of Claude, behind the real `anthropic` SDK, offline. The long runs
-# (`harness/labs/loop_lab.py`, cached) run your loop, with your layers of chapters 02-04 once they pass.
+# Everything runs offline on the fake, behind the real `anthropic` SDK, and every run goes through your loop
+# and your layers from chapters 02-04. The model is Claude Haiku 4.5, a legacy one kept for its 200K
+# window [1].
 
 # %%
 # %matplotlib inline
@@ -39,7 +38,7 @@ from harness import (COMPACT_TOOL_NAME, CallTrace, CompactionConfig, RunContext,
                      user)
 from harness.core.models import context_window
 from harness.fake import fake_client
-from harness.labs.cost import SESSION_PRICES
+from harness.labs.cost import SESSION_PRICES, cache_recorder, cost_of
 from harness.labs.growth import growth_series
 from harness.labs.loop_lab import (MEMORY_NAMES, agent_limit, context_tokens, layer_markers, layers_figure,
                                    memory_figure, memory_of, memory_table, run_cost, run_line, three_layer_run,
@@ -50,6 +49,7 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
 from harness.labs.solutions import find_step
+from harness.labs.strip import strip_figure
 from harness.labs.steps import answer, check, yours_or_reference
 from harness.labs.taught_loop import taught_loop
 from harness.session.runner import SYSTEM_PROMPT
@@ -59,34 +59,32 @@ DEFAULTS = CompactionConfig()                # the s06 agent's knobs
 KEEP_RECENT, THRESHOLD = DEFAULTS.keep_recent, DEFAULTS.threshold
 print(f"KEEP_RECENT={KEEP_RECENT}, THRESHOLD={THRESHOLD:,}, preserved tools: {sorted(DEFAULTS.preserve_tools)}, "
       f"model {DEFAULTS.model} ({context_window(DEFAULTS.model):,}-token window)")
-assert (KEEP_RECENT, THRESHOLD, context_window(DEFAULTS.model)) == (3, 50_000, 200_000)
 micro_compact_seen_only = yours_or_reference("micro_compact_seen_only")  # chapter 02, guarded, with its helpers
 my_auto_compact = yours_or_reference("my_auto_compact")    # chapter 03
 my_finish_round = yours_or_reference("my_finish_round")    # chapter 04
 
+# %% jupyter={"source_hidden": true}
+assert (KEEP_RECENT, THRESHOLD, context_window(DEFAULTS.model)) == (3, 50_000, 200_000)
+
 # %% [markdown]
-# The sessions run on Claude Haiku 4.5, a legacy model on its model page [1]; we keep it for its
-# 200K window.
-#
 # ## 1 · One turn of the loop, in order
 #
-# The loop runs one request until the agent is done. Each turn:
+# Each turn of the loop, until the agent is done:
 #
-# 1. **Log** every message committed since the last turn, before anything may rewrite it.
-# 2. **Micro** (layer 1, every turn): old tool results become placeholders.
-# 3. **Auto** (layer 2, past `THRESHOLD`): transcript, summary, history replaced. The loop goes on.
+# 1. **Log** every message committed since the last turn: micro and auto rewrite the history, so each
+#    message goes on record first.
+# 2. **Micro** (every turn): old tool results become placeholders.
+# 3. **Auto** (past `THRESHOLD`): transcript, summary, history replaced; the loop goes on.
 # 4. **Call the model** with what is left.
-# 5. **Run every tool** it asked for and append all the results in one message (chapter 04).
-# 6. **Manual** (layer 3, if the model called `compact`): the same summary, then **return**.
+# 5. **Run every tool**, and append all the results in one message: the API refuses a `tool_use` without
+#    its result (chapter 04).
+# 6. **Manual** (if the model called `compact`): log again, so the whole round is on record, then the same
+#    summary, then **return**: the agent judged its task done.
 #
-# Steps 2 and 3 shape what the model sees; step 6 follows its decision (*this design*, the
-# s06 agent's [2]). A `RunContext` `run` (`harness/core/loop.py`) holds the client, history
-# and knobs, and reports what the layers do: `run.micro(layer)`, `run.context_size()`,
-# `run.summarise_and_replace(kind, focus, compact=)`. `run_agent` calls the layers through a
-# *strategy*'s hooks (`harness/strategies/base.py`): `before_call`, `on_compact`, `after_round`.
+# Steps 2 and 3 shape what the model sees; step 6 follows its decision, as in the s06 agent [2]. A
+# `RunContext` (`harness/core/loop.py`) holds the client, history and knobs.
 #
-# The steps run on chapter 02's twelve-file task, stopped after the turn that read the files: the fake
-# asks for all twelve in one turn (*this fake*: it makes independent tool calls in parallel).
+# The steps run on chapter 02's twelve-file task, stopped after the turn that read all twelve files at once.
 
 # %%
 plain = run_scenario(TWELVE_FILES, DEFAULTS.with_(micro=False, auto=False), WORK / "plain")
@@ -109,12 +107,14 @@ sample, run, events, trace = turn_so_far()
 read_so_far = [b["input"]["path"] for _, b in iter_tool_uses(sample) if b["name"] == "read_file"]
 print(f"{len(sample)} messages, {estimate_tokens(sample):,} estimated tokens, THRESHOLD here 10,000; "
       f"{len(read_so_far)} files read in one turn, {len(json.dumps(sample, ensure_ascii=False)):,} characters of history")
+
+# %% jupyter={"source_hidden": true}
 assert len(read_so_far) == 12 and len(sample) == 5 and len(json.dumps(sample, ensure_ascii=False)) > DEFAULTS.tail_chars
 
 # %% [markdown]
 # **Step 1: the layers before the call.** Write `my_layers(run)` with your own functions: micro if
-# `run.config.micro`, then auto if `run.config.auto` and the context is past the threshold. Return
-# the names of the layers that fired. The check runs it as `before_call` on whole sessions.
+# `run.config.micro`, then auto if `run.config.auto` and the context is past the threshold. Return the names
+# of the layers that fired.
 
 # %% tags=["stub"]
 def my_layers(run):
@@ -131,19 +131,24 @@ def my_layers(run):
 # %%
 my_layers = check(my_layers)
 
+# %% [markdown]
+# Run it on the sample (`THRESHOLD` 10,000 here). In the picture, look at what auto leaves: one summary
+# where the whole history was, request included.
+
 # %%
+before_layers = turn_so_far()[0]
 sample, run, events, trace = turn_so_far()
 layers = my_layers(run)
 print("layers that fired:", layers, "| events:", [(e.kind, e.tokens_before, e.tokens_after) for e in events])
-print(f"the history is now {len(sample)} message(s), {estimate_tokens(sample):,} estimated tokens")
+display(strip_figure({"before the layers": before_layers, "after micro and auto": sample}, system=SYSTEM_PROMPT,
+                     tools=toolbox.schemas, title="one turn's layers on the twelve-file task"))
 
-# %%
-assert layers == ["micro", "auto"] and len(sample) == 1
+# %% jupyter={"source_hidden": true}
+assert layers == ["micro", "auto"] and len(sample) == 1 and len(before_layers) == 5
 assert [e.kind for e in events] == ["micro", "auto"] and [t.kind for t in trace] == ["summary"]
 
 # %% [markdown]
-# **Step 2: the call, and its trace.** Send the request, turn the reply into plain dicts, and record
-# a `CallTrace`: tokens reported, our two counts, layers, tools.
+# **Step 2: the call.** Send the request, turn the reply into plain dicts, and record a `CallTrace`.
 
 # %%
 response = run.response = run.client.messages.create(
@@ -157,18 +162,16 @@ call_trace = CallTrace(run.call, response.usage.input_tokens, response.usage.out
 print(call_trace)
 print("stop reason:", response.stop_reason, "| content:", [b["type"] for b in content])
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert call_trace.input_tokens == call_trace.counted and call_trace.layers == ("micro", "auto")
 assert response.stop_reason == "end_turn" and uses == [] and "lost track" in text_of(assistant(content))
 assert "No request is visible" in events[-1].detail["summary"]
 
 # %% [markdown]
-# The agent has lost its task. The twelve results came in one turn, and auto fired before the model
-# read them: the summariser got the history's last 80,000 characters (chapter 03's tail, *this
-# design*), file contents only. No summariser keeps a request it is not shown (*any model*); one turn
-# of parallel calls can bring more than the tail holds.
+# The agent has lost its task. The twelve results came in one turn, and auto fired before the model read
+# them: the summariser got only the history's last 80,000 characters (chapter 03's tail), with no request.
 #
-# **Step 3: the round.** Chapter 04's: append the reply, run every tool, append all the results.
+# **Step 3: the round**, as in chapter 04: the reply, every tool, all the results.
 
 # %%
 sample.append(assistant(content))
@@ -183,21 +186,20 @@ print([m["role"] for m in sample], "|", len(round_results), "result(s):",
 
 # %% [markdown]
 # **Step 4: the exits.** `compact` called: the manual summary, stop `"compact"`. No tool asked for:
-# `"end_turn"`. `max_turns` calls gone: `"max_turns"`. Otherwise the next turn starts.
+# `"end_turn"`. Every turn used: `"max_turns"`.
 
 # %%
 compacting = any(b["name"] == COMPACT_TOOL_NAME for b in uses)
 stop = "compact" if compacting else "end_turn" if not uses else None
 print("stop:", stop or "none yet: the next turn starts with step 1")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [m["role"] for m in sample] == ["user", "assistant"] and round_results == [] and stop == "end_turn"
 
 # %% [markdown]
-# **Now write the loop.** Each turn: `my_layers(run)`, the call, then your round
-# `my_finish_round(messages, content, tools, manual)`, where `manual(focus)` runs the manual summary.
-# `taught_loop` does the bookkeeping (call numbers, traces, the log); the check compares its sessions
-# with `run_agent`'s.
+# **Now write the loop.** Each turn: `my_layers(run)`, the call, then your `my_finish_round(messages,
+# content, tools, manual)`, where `manual(focus)` runs the manual summary. `taught_loop` does the
+# bookkeeping.
 
 # %% tags=["stub"]
 def my_agent_loop(client, messages, *, system, tools, config, run):
@@ -218,8 +220,8 @@ def my_agent_loop(client, messages, *, system, tools, config, run):
 my_agent_loop = check(my_agent_loop)
 
 # %% [markdown]
-# Every run from here on is your loop's. Here all three layers fire: the twelve files, `THRESHOLD`
-# 10,000, and an agent that calls `compact` when its task is done.
+# Every run from here on is your loop's. Here all three layers fire: `THRESHOLD` at 10,000, and an agent
+# that calls `compact` when its task is done.
 
 # %%
 my_loop = taught_loop(my_agent_loop)
@@ -230,7 +232,7 @@ for t in small.trace:
     print(f"{t.call:4}  {t.kind:8} {', '.join(t.layers) or '-':14} {', '.join(t.tools) or '-':14} {t.input_tokens:8,}")
 print("\nevents:", [(e.kind, e.call) for e in small.events])
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [(e.kind, e.call) for e in small.events] == [("micro", 3), ("auto", 3), ("manual", 3)]
 kinds = [(t.call, t.kind) for t in small.trace]
 assert kinds[-3:] == [(3, "summary"), (3, "agent"), (3, "summary")]  # auto's summary first, manual's after
@@ -238,17 +240,19 @@ assert small.trace[-2].tools == ("compact",) and len(small.messages) == 1
 assert small.answers == ["I have lost track of the current request. What should I do next?"]
 
 # %% [markdown]
-# Micro and auto fired before call 3 (the summary call first), manual after it; the answer is step
-# 2's lost task. The order is the loop's (*this design*); when the agent calls `compact`, and what the
-# summaries keep, are *this fake*'s.
+# Micro and auto fired before call 3, manual after it. The answer is step 2's lost task.
 #
+# **Holds for:** *any model* (a summary cannot keep a request it is not shown); *this design* (the order of
+# a turn).
+
+# %% [markdown]
 # ## 2 · The long session, with and without the three layers
 #
-# All 71 requests of `LONG_SESSION`, with every layer off and with the s06 knobs. Why would the
-# agent call `compact`? One version of the s06 agent states the 50,000-token limit in its system
-# prompt [3]; a later one does not [2], nor does ours. Here the lab gives *this fake* a limit, 97% of
-# `THRESHOLD` (*this design*: just before auto would cut in mid-task), and it calls `compact` after a
-# task once its request passes it. A real model would have to be told.
+# All 71 requests of `LONG_SESSION` now run twice: with every layer off, and with the s06 knobs. To call
+# `compact`, the agent needs a limit. One s06 version states it in the system prompt [3], a later one does
+# not [2]; here the lab gives the fake 97% of `THRESHOLD`.
+#
+# Both are priced at Claude Haiku 4.5's rates [4], without caching and with chapter 09's cache model [5].
 
 # %%
 compressed = three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), WORK, loop=my_loop)
@@ -260,7 +264,7 @@ dollars = {(label, caching): run_cost(session, SESSION_PRICES, caching=caching).
            for label, session in (("with", compressed), ("without", uncompressed)) for caching in (False, True)}
 print("dollars, Haiku 4.5 prices:", {key: round(value, 2) for key, value in dollars.items()})
 
-# %%
+# %% jupyter={"source_hidden": true}
 c, u = compressed.stats, uncompressed.stats
 assert "limit" not in SYSTEM_PROMPT and "token" not in SYSTEM_PROMPT
 assert len(LONG_SESSION.requests) == 71 and agent_limit(THRESHOLD) == 48_500
@@ -276,19 +280,42 @@ assert max(len(t.tools) for t in uncompressed.trace) == 12  # a folder's twelve 
 assert (SESSION_PRICES.input, SESSION_PRICES.output) == (1.0, 5.0)
 
 # %% [markdown]
-# | the long session | model calls | peak context | re-reads | input tokens | dollars, no caching | dollars, with caching |
-# |---|---|---|---|---|---|---|
-# | three layers | 153 | 48,854 | 36 | 4.41M | 4.44 | 0.86 |
-# | no compaction | 116 | 125,112 | 0 | 10.29M | 10.32 | 1.38 |
+# The layers cut the peak context to 39% of the uncompressed run's, and the bill to 43% without caching.
+# With caching, only to 62%: a cache makes the long uncompressed prefix cheap to resend. The 36 re-reads are
+# the price of forgetting.
 #
-# Dollars at Claude Haiku 4.5's prices (1 in, 5 out per million tokens) [4], without caching, then with
-# chapter 09's cache model [5]. That the layers shrink what is sent holds for *any model*. The sizes
-# are *this fake*'s trajectory, with its parallel calls (a folder's twelve reads in one call): peak
-# context 39% of the uncompressed one, a bill of 43% without caching but 62% with it, since a cache
-# makes the long uncompressed prefix cheap to resend. The 36 re-reads are *this fake*'s: it reads a
-# file again when its content is out of view.
-#
-# Orange dots: micro fired before that call; red triangles: auto; green diamond: the agent's `compact`.
+# **Why chapter 03's bill was lower.** Chapter 03 priced this session, same knobs, at USD 3.73; here it
+# costs 4.44. Both count every call's input and output tokens, summaries included. What differs is where
+# the cuts fall: the next cell reruns chapter 03's version, where the agent never calls `compact`.
+
+# %%
+auto_only = run_scenario(LONG_SESSION, DEFAULTS, WORK / "auto-only", client=cache_recorder(fake_client()),
+                         loop=my_loop)
+auto_only_dollars = cost_of(auto_only.trace, auto_only.client.records, SESSION_PRICES, caching=False).dollars
+cuts = {label: [e.call for e in session.events if e.kind in ("auto", "manual")]
+        for label, session in (("chapter 03: auto only", auto_only), ("here: the three layers", compressed))}
+print(f"{'the long session':24} {'cuts at calls':>16} {'calls':>6} {'input tokens':>13} {'dollars':>8}")
+for (label, calls), session, cost in zip(cuts.items(), (auto_only, compressed),
+                                         (auto_only_dollars, dollars["with", False])):
+    print(f"{label:24} {', '.join(map(str, calls)):>16} {session.stats.model_calls:>6} "
+          f"{session.stats.input_tokens_billed / 1e6:>12.2f}M {cost:>8.2f}")
+
+# %% [markdown]
+# Here the agent cuts first, and every later cut moves: the last comes so much sooner that the context
+# climbs for 61 calls with no cut. Each call is billed for all it sends, so the bill is the area under the
+# curve, and this curve has more.
+
+# %% jupyter={"source_hidden": true}
+assert round(auto_only_dollars, 2) == 3.73 and round(dollars["with", False], 2) == 4.44
+assert auto_only.stats.compactions == {"auto": 3, "micro": 12}
+assert cuts == {"chapter 03: auto only": [17, 60, 118], "here: the three layers": [12, 56, 92]}
+assert compressed.stats.model_calls - cuts["here: the three layers"][-1] == 61
+assert auto_only.stats.model_calls - cuts["chapter 03: auto only"][-1] < 61
+assert compressed.stats.input_tokens_billed == sum(t.input_tokens for t in compressed.trace)
+assert compressed.stats.input_tokens_billed > auto_only.stats.input_tokens_billed
+
+# %% [markdown]
+# Orange dots mark micro, red triangles auto, the green diamond the agent's `compact`.
 
 # %%
 display(layers_figure(compressed, uncompressed, limit=THRESHOLD, limit_label="THRESHOLD, on estimate_tokens",
@@ -304,7 +331,7 @@ print("auto and manual markers:", [(m.layer, m.call, m.tokens) for m in markers 
 micro_saved = sum(e.tokens_before - e.tokens_after for e in compressed.events if e.kind == "micro")
 print(f"micro fired {sum(m.layer == 'micro' for m in markers)} times and saved {micro_saved:,} estimated tokens in all")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [(m.layer, m.call) for m in markers if m.layer != "micro"] == [("manual", 12), ("auto", 56), ("auto", 92)]
 assert sorted(call for call, _ in big_drops) == [13, 56, 92], "the three big drops are the three summaries"
 assert all(drop > 45_000 for _, drop in big_drops)
@@ -312,14 +339,16 @@ assert all(series.context[call - 1] < 1_500 for call in (13, 56, 92))
 assert micro_saved == 2_630
 
 # %% [markdown]
-# Three teeth, each a drop of over 45,000 tokens: the agent's `compact` after call 12, auto before
-# calls 56 and 92; after each the context restarts under 1,500 tokens. Micro saves only 2,630
-# estimated tokens: what piles up is `read_file` output, which the s06 agent preserves (*this design*,
-# and *this fake*'s read-heavy session).
+# Three teeth, each a drop of over 45,000 tokens: the agent's `compact` first, then auto twice. After each,
+# the context restarts under 1,500 tokens.
+#
+# Micro saves only 2,630 estimated tokens: what piles up is `read_file` output, which s06 preserves.
+#
+# **Holds for:** *any model* (the layers shrink what is sent); *this fake* (the sizes and the re-reads).
 #
 # ## 3 · What it cost: the summaries forget
 #
-# The session ends with two questions about its start, then a request its second instruction forbids.
+# The session ends with two questions about its start, then a request an early rule forbids.
 
 # %%
 for label, session in (("with the layers", compressed), ("no compaction", uncompressed)):
@@ -330,7 +359,7 @@ first_summary = compressed.events[[e.kind for e in compressed.events].index("man
 print("\nrequests the first summary kept:", [line for line in first_summary.splitlines() if line.startswith("- User:")]
       or "none")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert uncompressed.answers[-3:] == [
     "The first file you asked me to change was agents/s03_todo_write.py.",
     'You told me: "From now on, never edit anything under tools/; it is vendored code."',
@@ -342,18 +371,17 @@ assert compressed.answers[-3:] == [
 assert "- User:" not in first_summary and DEFAULTS.tail_chars == 80_000
 
 # %% [markdown]
-# Uncompressed, the agent remembers and refuses. Compressed, it has lost the rule, edits vendored code,
-# and gets the first change wrong. As in step 2, the first summary was written from the last 80,000
-# characters, all file contents, not one request (*any model*). What the agent does next is *this
-# fake*'s: it obeys every rule it can see and none it cannot, and names the earliest change it still
-# sees as the first.
+# Uncompressed, the agent remembers and refuses. Compressed, it has lost the rule, edits vendored code, and
+# names the wrong first change. As in step 2, the first summary was written from a tail of file contents,
+# without one request. The agent obeys every rule it can see, and none it cannot.
+#
+# **Holds for:** *this fake* (what the agent does with what it cannot see).
 #
 # ## 4 · Working, short-term and long-term memory
 #
-# The layers read as memory: **working**, the newest `KEEP_RECENT` tool results in full;
-# **short-term**, placeholders (a call without its content); **long-term**, the summary in the context
-# and the transcripts on disk. The rest is older results micro leaves alone ("kept in full"), the
-# conversation, and framing. `memory_of` takes a history apart that way.
+# The layers read as memory. **Working**: the newest `KEEP_RECENT` tool results, in full. **Short-term**:
+# placeholders, calls without their content. **Long-term**: the summary in the context and the transcripts
+# on disk. The rest is older results micro leaves alone ("kept in full"), the conversation and framing.
 
 # %%
 end = {"with the layers": memory_of(compressed), "no compaction": memory_of(uncompressed)}
@@ -361,7 +389,7 @@ print(memory_table(end))
 for label, picture in end.items():
     print(f"{label}: {context_tokens(picture):,} tokens in the context")
 
-# %%
+# %% jupyter={"source_hidden": true}
 part = {label: {p.name: p for p in picture} for label, picture in end.items()}
 with_layers, without = part["with the layers"], part["no compaction"]
 assert [p.name for p in end["with the layers"]] == list(MEMORY_NAMES)
@@ -373,35 +401,38 @@ kept_share = with_layers["kept in full"].tokens / context_tokens(end["with the l
 assert round(kept_share, 2) == 0.89
 
 # %% [markdown]
-# The three transcripts hold more tokens than the uncompressed run's largest context. 89% of the
-# compressed context is "kept in full", preserved `read_file` output (*this fake*'s read-heavy
-# session). The transcripts hold placeholders (chapter 03); the log is the full record. Every request:
+# The three transcripts hold more tokens than the uncompressed run's largest context, and 89% of the
+# compressed context is "kept in full" `read_file` output. The transcripts hold placeholders (chapter 03),
+# so only the session log is the full record.
 
 # %%
 pictures = {"with the layers": compressed.client.records, "no compaction": uncompressed.client.records}
 display(memory_figure(pictures))
 
 # %%
-for label, session in (("with the layers", compressed), ("no compaction", uncompressed)):
-    reported = growth_series(session.trace).context
-    assert [context_tokens(p) for p in pictures[label]] == list(reported), label
 short_term = [p[MEMORY_NAMES.index("short-term")] for p in pictures["with the layers"]]
 print(f"most placeholders in one request: {max(p.items for p in short_term)}, "
       f"{max(p.tokens for p in short_term)} tokens at most | requests with at least one: "
       f"{sum(p.items > 0 for p in short_term)} of {len(short_term)}")
+
+# %% jupyter={"source_hidden": true}
+for label, session in (("with the layers", compressed), ("no compaction", uncompressed)):
+    reported = growth_series(session.trace).context
+    assert [context_tokens(p) for p in pictures[label]] == list(reported), label
 assert max(p.items for p in short_term) == 5 and max(p.tokens for p in short_term) < 50
 assert sum(p.items > 0 for p in short_term) > len(short_term) // 2
 
 # %% [markdown]
-# The parts add up exactly to the input tokens the fake reported (*this fake*: it bills what it is
-# sent). The real API also adds a tool-use system prompt whenever `tools` are sent, sized by model
-# and `tool_choice` [6] (Haiku 4.5's size: unverified). Placeholders are in over half the requests,
-# never more than 5, under 50 tokens together.
+# The parts add up exactly to the input tokens the fake reported; the real API also adds a tool-use system
+# prompt whenever `tools` are sent [6]. Placeholders are in over half the requests, never more than 5,
+# under 50 tokens together.
+#
+# **Holds for:** *this fake* (it bills exactly what it is sent).
 #
 # ## 5 · Try it: KEEP_RECENT and THRESHOLD
 #
-# `KEEP_RECENT` starts at 1. At 0, s06's count clears the newest result before the model sees it, and
-# the loop spins (chapter 02); your guarded layer spares it.
+# `KEEP_RECENT` starts at 1: at 0, s06's count clears the newest result unseen, and the loop spins
+# (chapter 02).
 
 # %%
 spin = [user("Count the lines of every .py file under agents/."),
@@ -409,24 +440,26 @@ spin = [user("Count the lines of every .py file under agents/."),
         user([tool_result("toolu_wc", "  150 agents/s01_agent_loop.py\n" * 12)])]
 s06_micro_compact(spin, keep_recent=0)
 print("what the model would see of the command it just ran:", spin[-1]["content"][0]["content"])
+
+# %% jupyter={"source_hidden": true}
 assert spin[-1]["content"][0]["content"] == "[Previous: used bash]"
 
 # %% [markdown]
-# The sliders show runs with `KEEP_RECENT` 1, 3 or 10 and `THRESHOLD` 10,000, 30,000, 50,000 or
-# 120,000 (the agent's limit stays at 97%). The cell below makes the 12 runs; a slider looks one up.
-# `requests` cuts a run with `Session.first(n)` (chapter 04's caveat). The titles' bill is uncached.
+# The sliders choose `KEEP_RECENT` and `THRESHOLD`; the agent's limit stays at 97% of `THRESHOLD`. The cell
+# makes the 11 runs not made yet (the s06 knobs' run is cached).
 
 # %% tags=["nbval-ignore-output"]
 KEEP_RECENTS = (1, 3, 10)
 THRESHOLDS = (10_000, 30_000, 50_000, 120_000)
 layer_runs = three_layer_runs(KEEP_RECENTS, THRESHOLDS, len(LONG_SESSION.requests), WORK, loop=my_loop)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(layer_runs) == 12 and layer_runs[KEEP_RECENT, THRESHOLD] is compressed
 assert three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), str(WORK), loop=my_loop) is compressed
 assert uncompressed_run(len(LONG_SESSION.requests), str(WORK), loop=my_loop) is uncompressed
 assert all(len(run.answers) == len(LONG_SESSION.requests) == 71 for run in layer_runs.values())
 assert agent_limit(10_000) == 9_700
+assert len(layer_runs) - 1 == 11  # the run with the s06 knobs was made in section 2
 
 # %% tags=["nbval-ignore-output"]
 layers_slider = panel(
@@ -439,19 +472,19 @@ layers_slider = panel(
     runs=layer_runs, uncompressed=uncompressed)
 
 # %% [markdown]
-# Try `THRESHOLD` at 10,000 and 120,000: how many teeth, re-reads, what bill? `KEEP_RECENT` at 1
-# and at 10: why does so little change?
+# Try `THRESHOLD` at 10,000 and 120,000: how many teeth, re-reads, what bill? `KEEP_RECENT` at 1 and at 10:
+# why does so little change?
 #
 # ## Summary
 #
 # - One turn: log, micro, auto, call, every tool and result, then manual, which ends the loop.
-# - On the 71 requests the layers cut the peak context to 39% and the bill to 43% without caching,
-#   62% with it, for 37 more calls (sizes: *this fake*'s trajectory).
-# - The agent forgets in the summaries: what is outside the text a summary is written from is lost
-#   (*any model*); one turn of parallel reads can push out its own task.
-# - Working memory: the newest results; short-term: placeholders; long-term: the summary and the
-#   transcripts. The log is the full record.
-#
+# - The layers cut the long session's peak context to 39% and its uncached bill to 43%; where the cuts
+#   fall sets the bill.
+# - The agent forgets in the summaries: what a summary is not shown is lost.
+# - Working memory is the newest results, short-term the placeholders, long-term the summary and
+#   transcripts; the log is the full record.
+
+# %% [markdown]
 # ## Exercises
 #
 # ### 1. What did each summary keep?
@@ -495,8 +528,8 @@ if answer("largest_working_share", largest_working_share):
 # `tools/t05_shell.py` at the end (a set, maybe empty)? Explain why, from the summaries.
 #
 # *Hint:* `three_layer_run(KEEP_RECENT, threshold, 71, WORK, loop=my_loop).answers[-1]` starts with
-# "I will not" when the rule survived (a run takes seconds). What does a summary copy from the one
-# before it? (*this fake*: its summariser copies forward every `- User:` line it is shown.)
+# "I will not" when the rule survived. The fake's summariser copies forward every `- User:` line it is
+# shown.
 
 # %% tags=["answer"]
 thresholds_keeping_rule = None
@@ -507,7 +540,7 @@ answer("thresholds_keeping_rule", thresholds_keeping_rule)
 # %% [markdown]
 # ### 4. Compact after the call instead of before
 # Copy `my_agent_loop` into `late_agent_loop` and move `my_layers(run)` to just after the call.
-# Predict: on the twelve files with `THRESHOLD` 10,000, does a request go above it? Which label fits?
+# Predict: on the twelve files with `THRESHOLD` 10,000, does a request go above it?
 
 # %% tags=["stub"]
 def late_agent_loop(client, messages, *, system, tools, config, run):
@@ -531,8 +564,7 @@ else:
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch05.py`).
+# Answer each before you look (the answers: `RECAP` in `harness/labs/solutions/ch05.py`).
 #
 # 1. In one turn, which layers run before the model call, which after, and why does manual end the loop?
 # 2. Why is the session log synced before the layers run, and again before a summary replaces the history?

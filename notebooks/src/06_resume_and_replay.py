@@ -1,24 +1,26 @@
 # %% [markdown]
 # # 06 · Resume and replay
 #
-# **Promise:** you will build **the usage-triggered design**, from another teaching harness's chapter
-# (in TypeScript, with no public copy to cite): compact on the usage the provider reports, replace the
-# history by one summary and the user's own words, log only by appending, and resume a stopped session
-# by replaying every compaction. Its first version skipped the replay, and its resumed sessions
-# silently got the whole old history back.
+# **The promise:** a compacted session can stop and resume with exactly the history it had, if the
+# resume replays each compaction. You run such a session with the ready-made functions of
+# `harness.session`, stop it, and inspect two resumes: a naive one that silently restores the whole old
+# history, and a replay that rebuilds it exactly.
 #
-# ## What you will be able to do
+# By the end of this chapter you will be able to:
 #
-# - decide when to compact from the usage a round reported, cache tokens included;
-# - replace a history with a pure function that keeps one summary and the user's recent messages;
-# - resume a session from its append-only log by replaying compaction, for both designs.
+# - decide when to compact from the usage a round reported, cache fields included;
+# - say what `replace_history` keeps, and why no tool call loses its result;
+# - explain why a naive resume undoes compaction without an error;
+# - replay a log by hand (exercise 1).
+#
+# **Reading time:** about 30 minutes (stubs included).
 
 # %% [markdown]
 # ## Setup
 #
-# One session does most of the work: the first 8 requests of the long session (two folders of 12 files,
-# a rule about `tools/`, two edits, two questions, a line count), with a session log. The same requests
-# without compaction are the baseline.
+# The session is the long session's first 8 requests: read two folders of twelve files, obey a rule
+# about `tools/`, edit, answer, count lines. It compacts twice with the **usage-triggered design** and
+# logs every message. The baseline runs the same requests without compaction.
 
 # %%
 # %matplotlib inline
@@ -28,6 +30,7 @@ import json
 
 import matplotlib.pyplot as plt
 from anthropic.types import Usage
+from IPython.display import display
 from ipywidgets import IntSlider
 
 from harness import (CompactionConfig, assistant, count_tokens, is_summary, iter_tool_results, micro_compact,
@@ -38,6 +41,7 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, TWELVE_FILES
 from harness.labs.scratch import own_scratch
 from harness.labs.steps import answer, check
+from harness.labs.strip import message_parts, strip_figure
 from harness.session.records import read_log
 from harness.session.replacement import (SUMMARY_HEADER, decide_compaction, describe_replacement,
                                          plan_replacement, replace_history, reported_total)
@@ -60,7 +64,7 @@ print(f"{len(REQUESTS)} requests; with compaction: {session.stats}")
 print(f"without: {baseline.stats.model_calls} calls, peak context {baseline.stats.peak_context:,} tokens, "
       f"{baseline.stats.re_reads} re-reads")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(REQUESTS) == 8
 assert session.stats.compactions == {"history_compacted": 2}
 assert (baseline.stats.model_calls, baseline.stats.peak_context, baseline.stats.re_reads) == (15, 49_647, 0)
@@ -68,20 +72,20 @@ assert (session.stats.model_calls, session.stats.re_reads, session.stats.reads_a
 assert max(len(t.tools) for t in baseline.trace) == 12  # a folder's twelve reads go out in one call
 
 # %% [markdown]
-# ## 1. When: what the provider reported
+# ## 1. When to compact: the usage the provider reported
 #
-# Claude's `usage` splits the input in three: `input_tokens` is the part neither read from nor
-# written to the prompt cache; `cache_read_input_tokens` and `cache_creation_input_tokens` are the
-# rest; the whole input is the sum of the three [1, 2]. Then there are the `output_tokens`.
+# After every call, Claude's API reports a `usage`. Its input comes in three fields: `input_tokens` is
+# the part neither read from nor written to the prompt cache, the two `cache_*` fields are the rest,
+# and the whole input is their sum [1, 2].
 #
-# The usage-triggered design decides from the reported total, never from an estimate, in a fixed order:
+# The usage-triggered design decides from that reported total, never from an estimate, in order:
 #
-# 1. no usage reported: no decision (guessing could compact for nothing);
-# 2. the total is below the threshold: no;
-# 3. fewer than 4 history items: nothing worth compacting;
+# 1. no usage reported: no decision (a guess could compact for nothing);
+# 2. the total is below the threshold, 8,000 tokens here: no;
+# 3. fewer than 4 items in the history: nothing worth compacting;
 # 4. otherwise compact, with a reason naming the total and the threshold.
 #
-# Its threshold is **8,000** tokens, a teaching constant (*this design*).
+# One case of each kind; only the last compacts:
 
 # %%
 cases = {"no usage": (None, 40), "below": (7_999, 40), "too short": (50_000, 3), "reached": (8_000, 4)}
@@ -89,15 +93,17 @@ decisions = {name: decide_compaction(total, 8_000, items) for name, (total, item
 for name, decision in decisions.items():
     print(f"{name:10} compact={decision.compact!s:5}  {decision.reason}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [d.compact for d in decisions.values()] == [False, False, False, True]
 assert decisions["reached"].reason == "reported usage 8,000 tokens reached the threshold 8,000"
 assert strategy.threshold == 8_000
 
 # %% [markdown]
-# So `reported_total` adds all four fields. With caching on, a long conversation is mostly cache
-# reads, and `input_tokens` alone can be a few tokens for a request of thousands: a rule that read only
-# it would never compact (*any model* on this API). A made-up usage:
+# The cache fields matter. With caching on, a long conversation is mostly read from the cache, so
+# `input_tokens` alone can be a dozen tokens for a request of thousands: a rule reading only it never
+# compacts. In the made-up usage below, input plus output is 92 tokens; all four fields give 9,992.
+#
+# The fake reports 0 in both cache fields, as the API does when nothing is marked for caching.
 
 # %%
 cached_round = Usage(input_tokens=12, cache_read_input_tokens=9_500, cache_creation_input_tokens=400,
@@ -107,31 +113,29 @@ print(f"input + output only: {naive_total:,} -> {decide_compaction(naive_total, 
 print(f"all four fields:     {reported_total(cached_round):,} -> "
       f"{decide_compaction(reported_total(cached_round), 8_000, 40).reason}")
 fake_usage = fake_client().messages.create(model=CONFIG.model, max_tokens=50, messages=[user("Hello")]).usage
-print("what this fake reports:", fake_usage.input_tokens, "input,", fake_usage.output_tokens, "output, cache fields",
+print("what the fake reports:", fake_usage.input_tokens, "input,", fake_usage.output_tokens, "output, cache fields",
       fake_usage.cache_read_input_tokens, fake_usage.cache_creation_input_tokens)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (naive_total, reported_total(cached_round)) == (92, 9_992)
 assert not decide_compaction(naive_total, 8_000, 40).compact and decide_compaction(9_992, 8_000, 40).compact
 assert fake_usage.cache_read_input_tokens == 0 and fake_usage.cache_creation_input_tokens == 0
 assert reported_total(fake_usage) == fake_usage.input_tokens + fake_usage.output_tokens
 
 # %% [markdown]
-# Our requests mark nothing for caching, so the fake, like the API, reports 0 in both cache fields and
-# here the total is input plus output.
+# **Holds for:** *any model* on this API (adding the cache fields); *this design* (the threshold).
 #
-# ## 2. What: one summary and the user's own words
+# ## 2. What to keep: one summary and the user's own words
 #
-# `replace_history(messages, summary, budget_chars=20_000)` builds the new history from two inputs:
+# To compact, `replace_history(messages, summary)` builds a new history:
 #
-# - one **summary** message (a user message starting with `[Conversation compressed`);
-# - the most recent **user messages**, verbatim, newest first while they fit in 20,000 characters;
-#   the newest is kept even if it alone is over;
-# - nothing else: assistant messages, tool calls and tool results go *whole*, so no tool_use can lose
-#   its tool_result.
+# - one **summary**, a user message starting `[Conversation compressed`;
+# - the user's recent requests **verbatim**, newest first while they fit in 20,000 characters (the
+#   newest always);
+# - nothing else: assistant messages, tool calls and tool results go *whole*, so no call loses its result.
 #
-# The kept messages stay **separate** from the summary, byte for byte what the user typed, and the next
-# compaction folds the old summary into the new one. The API combines consecutive user messages [1].
+# The API merges consecutive user messages, so the result is valid [1]. The function is pure: it leaves
+# its input untouched. Try it on a history small enough to follow by hand:
 
 # %%
 history = [
@@ -151,14 +155,23 @@ for message in replaced:
     print(message["role"], "|", text_of(message).replace("\n", " ")[:100])
 validate_messages(replaced)
 
+# %% [markdown]
+# Drawn as strips (one block per message part, width in tokens): behind the new summary, only the
+# user's three requests (blue) survive.
+
 # %%
+display(strip_figure({"before": history, "after replace_history": replaced},
+                     title="replace_history on a small history"))
+
+# %% jupyter={"source_hidden": true}
 assert [text_of(m) for m in replaced[1:]] == ["Read a.py", "From now on, never edit b.py.", "Count the lines of a.py"]
 assert replaced[0]["content"].startswith(SUMMARY_HEADER) and is_summary(replaced[0])
 assert history == snapshot  # pure: the input is untouched
+assert {p.kind for p in message_parts(replaced)} == {"summaries", "user text"}
 
 # %% [markdown]
-# The budget at its edges: with 25 characters only the newest message (23 characters) fits; a
-# 30,000-character message is kept alone although it is over; an earlier summary is folded away.
+# The budget has two edges: with 25 characters only the newest request (23) fits, and a 30,000-character
+# request is kept alone although it is over. A second compaction folds the old summary into the new one.
 
 # %%
 tight = replace_history(history, "s", budget_chars=25)
@@ -168,7 +181,7 @@ print("budget 25 keeps:", [text_of(m) for m in tight[1:]])
 print("a 30,000-char request keeps:", [len(text_of(m)) for m in huge[1:]], "chars")
 print("after a second compaction:", sum(is_summary(m) for m in again), "summary,", len(again) - 1, "user messages")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [text_of(m) for m in tight[1:]] == ["Count the lines of a.py"] and strategy.budget_chars == 20_000
 assert len("Count the lines of a.py") == 23
 assert [len(text_of(m)) for m in huge[1:]] == [30_000]
@@ -177,16 +190,14 @@ assert sum(is_summary(m) for m in again) == 1 and len(again) == 5
 # %% [markdown]
 # ## 3. Between rounds only
 #
-# `UsageTriggered` is a `Compactor` (chapter 05) that acts in `after_round`, once a round's results are
-# appended and logged, so no tool_use is in flight when it cuts (*this design*). It decides from the
-# usage *that round* reported, replaces the history, and appends **one** compaction record holding the
-# summary to the log. A round that ends the turn is left alone, so the answer stays.
+# `UsageTriggered` is a `Compactor` (chapter 05) that acts in `after_round`, once a round's tool results
+# are logged, so no call waits for its result. It decides from the usage that round reported, replaces
+# the history and logs **one** compaction record holding the summary. A round that ends the turn is left
+# alone.
 #
-# The summariser gets the last 80,000 characters of the history (`CompactionConfig.tail_chars`), the
-# s06 agent's rule [4]; the usage-triggered design does not cut (*this design*). Here it bites: the fake
-# reads a folder's twelve files in one turn (*this fake*: parallel calls), and both histories were
-# over 100,000 characters. The user's words survive anyway, kept verbatim. Each compaction record
-# follows a user message of tool results.
+# The summariser sees the last 80,000 characters, the s06 agent's rule [4], and both histories here were
+# over 100,000. The user's words survive anyway, kept beside the summary. Each compaction record follows
+# a message of tool results:
 
 # %%
 records = read_log(LOG).records
@@ -201,7 +212,7 @@ for event, chars in zip(events, summarised_chars):
           f"items {d['items_before']:>2} -> {d['items_kept']} (removed {d['items_removed']}); "
           f"history sent to the summariser: {chars:,} chars")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(compaction_at) == len(events) == 2
 assert all(m["role"] == "user" and all(b["type"] == "tool_result" for b in m["content"]) for m in before_compaction)
 assert all(e.detail["reported_tokens"] == agent_calls[e.call].input_tokens + agent_calls[e.call].output_tokens
@@ -209,10 +220,11 @@ assert all(e.detail["reported_tokens"] == agent_calls[e.call].input_tokens + age
 assert CONFIG.tail_chars == 80_000 and summarised_chars == [103_905, 122_303]
 
 # %% [markdown]
-# The teeth peak at 29,398 tokens, the baseline at 49,647: a round's usage is known only once it is
-# over, and twelve parallel reads overshoot the threshold threefold. The price: 19 agent calls instead
-# of 15, 4 of them reads the baseline did not need (2 of a file just edited). That is *this fake*'s: it
-# reads a file again whenever its content is out of view. A real model may guess, or ask, instead.
+# Compacting after the fact overshoots: a round's usage is known only once it is over, and twelve
+# parallel reads fill one round. The session peaks at 29,398 tokens, the baseline at 49,647.
+#
+# It also costs calls, 19 against 15: each extra one re-reads a file summarised away, twice a file just
+# edited. The fake re-reads whatever is out of view; a real model might guess or ask.
 
 # %%
 fig, ax = plt.subplots(figsize=(8, 4))
@@ -225,18 +237,21 @@ ax.set_title("First 8 requests of the long session")
 ax.legend()
 plt.show()
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert session.stats.model_calls - baseline.stats.model_calls == 4 == session.stats.re_reads + session.stats.reads_after_edit
 assert (max(t.input_tokens for t in baseline.trace), session.stats.peak_context) == (49_647, 29_398)
 
 # %% [markdown]
+# **Holds for:** *this fake* (twelve reads in one round; the extra reads).
+#
 # ## 4. Stop, then resume the naive way
 #
-# Say the process stops here. Only the log survives. The naive resume reads back every logged message,
-# in order. The log is complete, so the result is the **uncompressed** history: the live one had 15
-# messages and a next call of 5,064 tokens; the naive resume gives 38 messages, 33 tool results among
-# them, and a next call of 57,585 tokens. Nothing fails: the API accepts it. Compaction works within a
-# run and quietly stops working across runs (*any model*: the history itself is wrong).
+# Say the process stops here and only the log survives. The naive resume reads back every logged
+# message, in order. The log is complete, so it returns the **uncompressed** history: 38 messages where
+# the live one had 15.
+#
+# Nothing fails. The history is valid, so the API accepts it; the next call just costs 57,585 tokens
+# instead of 5,064. Compaction quietly stops working across runs.
 
 # %%
 naive = resume_naive(LOG)
@@ -253,34 +268,50 @@ print(f"live history at the stop: {len(session.messages)} messages, next call {n
 print(f"naive resume:             {len(naive)} messages, next call {next_call_tokens(naive):,} tokens, "
       f"{len(list(iter_tool_results(naive)))} tool results back")
 
+# %% [markdown]
+# On one axis, the naive resume is mostly tool results (orange) that compaction had removed.
+
 # %%
+display(strip_figure({"live, at the stop": session.messages, "naive resume": naive}, system=SYSTEM_PROMPT,
+                     tools=schemas, title="what the naive resume gives back"))
+
+# %% jupyter={"source_hidden": true}
 assert (len(session.messages), len(naive), len(list(iter_tool_results(naive)))) == (15, 38, 33)
 assert (next_call_tokens(session.messages), next_call_tokens(naive)) == (5_064, 57_585)
 validate_messages(naive + [question])  # a valid request: nothing will complain
 
 # %% [markdown]
+# **Holds for:** *any model* (the history itself is wrong).
+#
 # ## 5. Resume by replay
 #
-# The compaction record doubles as a replay marker. `resume(path)` walks the records in order, appends
-# each message, and at each compaction record calls `replace_history` again with the recorded summary
-# and budget: a pure function of (history so far, summary), so replay gives the very history the
-# session had.
+# The fix needs no new record: the compaction record doubles as a replay marker. `resume(path)` appends
+# each logged message in order and, at each compaction record, calls `replace_history` again with the
+# summary and budget it holds. A pure function of the same inputs gives the same history.
 
 # %%
 resumed = resume(LOG)
 print(f"{resumed.records} records, {resumed.compactions} compactions replayed, {len(resumed.messages)} messages")
 print("equal to the live history at the stop:", resumed.messages == session.messages)
 
+# %% [markdown]
+# The live history at the stop and the one rebuilt from the log, on one axis, are the same block for
+# block; the check under the picture asserts the two lists are equal.
+
 # %%
+display(strip_figure({"live, at the stop": session.messages, "rebuilt by replay": resumed.messages},
+                     system=SYSTEM_PROMPT, tools=schemas, title="what replay rebuilds"))
+
+# %% jupyter={"source_hidden": true}
 assert resumed.messages == session.messages and resumed.compactions == 2 and resumed.torn is None
+assert (message_parts(resumed.messages, SYSTEM_PROMPT, schemas)
+        == message_parts(session.messages, SYSTEM_PROMPT, schemas))
 
 # %% [markdown]
-# Now continue from the replayed history. `reopen(path)` resumes and tells the log that the replayed
-# messages are already in it, so nothing is written twice. A log has one writer at a time (a second
-# opener gets `LogInUse`), so the stopped session closes its log first. The question is about an
-# instruction given two compactions ago. Every replacement kept it verbatim, so the model is sent it
-# (*any model* could read it there); answering by quoting it is *this fake*'s way. The first call costs
-# the 5,064 tokens announced above.
+# Now go on. `reopen(path)` resumes and marks the replayed messages as logged, so nothing is written
+# twice; a log has one writer (a second gets `LogInUse`), so the old session closes it first. The
+# question is about a rule given two compactions ago: it was kept verbatim, and the first call costs
+# the 5,064 tokens announced.
 
 # %%
 log_bytes_before = LOG.read_bytes()
@@ -292,7 +323,7 @@ continued.ask(question["content"])
 print("answer:", continued.answers[-1])
 print(f"first call after resume: {continued.trace[0].input_tokens:,} tokens")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert REQUESTS[1].startswith("From now on, never edit anything under tools/")
 assert any(text_of(m) == REQUESTS[1] for m in reopened.messages)  # the user's words, kept verbatim
 assert continued.answers[-1] == 'You told me: "From now on, never edit anything under tools/; it is vendored code."'
@@ -300,11 +331,13 @@ assert continued.trace[0].input_tokens == next_call_tokens(session.messages) == 
 assert resume(LOG).messages == continued.messages
 
 # %% [markdown]
+# **Holds for:** *any model* (the rule is there to read); *this fake* (answering by quoting it).
+#
 # ## 6. The log keeps everything
 #
-# The history the model sees shrank twice; the log never did. Every committed message is in it
-# once, in order; the compaction records hold their summaries and reasons; continuing only added lines
-# at the end, so the old file is a prefix of the new one.
+# The history shrank twice; the log never did. It holds every message once, in order, all 33 tool
+# results among them, and the compaction records keep their summaries and reasons. Going on only added
+# lines, so the old file is a prefix of the new one.
 
 # %%
 log_bytes_after = LOG.read_bytes()
@@ -316,7 +349,7 @@ print(f"tool results kept for audit: {len(read_results)}; in the live history: "
       f"{len(list(iter_tool_results(continued.messages)))}")
 print("the old log is a prefix of the new one:", log_bytes_after.startswith(log_bytes_before))
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
 assert kinds == {"message": 40, "compaction": 2}
 assert len(read_results) == 33
@@ -324,13 +357,12 @@ assert all(r["summary"] and r["reason"].startswith("reported usage") for r in re
 assert log_bytes_after.startswith(log_bytes_before) and len(log_bytes_after) > len(log_bytes_before)
 
 # %% [markdown]
-# ## 7. One resume for both strategies
+# ## 7. One resume for both designs
 #
-# Chapter 05's three layers write compaction records too (`layer` auto or manual), each holding the
-# summary message that replaced everything, and `resume` replays them as well. Micro-compaction edits
-# old tool results *in place* after they were logged, so the replayed history has full results where
-# the live one has placeholders; the next call runs micro-compaction again, and then the two are
-# identical. (Here they are equal even before: the last summary left no tool result.)
+# Chapter 05's layers log compaction records too (`auto`, `manual`), each holding the summary that
+# replaced everything, and `resume` replays them. Micro-compaction edits logged tool results in place,
+# so a replay may show full results where the live history has placeholders, until the next call runs
+# micro-compaction again. Here the two are equal even before.
 
 # %%
 layers = run_scenario(TWELVE_FILES, CompactionConfig(threshold=10_000), WORK / "three_layers", log=True,
@@ -345,20 +377,20 @@ for messages in (replayed, live):
 print("compaction records:", layer_kinds, "| replay equals the live history before micro:", equal_before,
       "| after:", replayed == live)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert layer_kinds == ["auto", "manual"] and replayed == live and equal_before
 
 # %% [markdown]
 # ## 8. Try it: the budget
 #
-# Move the budget and watch which requests a replacement keeps verbatim: below the newest request's
-# length only that one; from their total, all. The callback, `describe_replacement`, is a pure function.
+# Move the budget and watch which requests a replacement keeps: below the newest one's length only it,
+# from their total (461 characters) all of them. The callback is the pure `describe_replacement`.
 
 # %%
 request_chars = sorted(len(text_of(m)) for m in naive if m["role"] == "user" and isinstance(m["content"], str))
 print(f"{len(request_chars)} requests, {sum(request_chars)} characters in all, longest {request_chars[-1]}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (len(request_chars), sum(request_chars), request_chars[-1]) == (8, 461, 67)
 assert plan_replacement(naive, sum(request_chars)).kept_chars == sum(request_chars)
 assert len(plan_replacement(naive, 0).kept) == 1
@@ -370,23 +402,20 @@ budget_slider = panel(describe_replacement, messages=naive,
 # %% [markdown]
 # ## Summary
 #
-# - Decide from the **reported** usage of the round just committed, cache fields included: with
-#   caching, `input_tokens` alone (12 of 9,992 in the example) would never reach a threshold.
-# - Replace the history with a **pure** function: one summary, then the user's recent messages
-#   verbatim within 20,000 characters, and nothing from the assistant or the tools.
-# - Compact **between rounds**; here it cost 4 extra calls, all reads (*this fake*'s price).
-# - The log is **append-only**, and the live history is derived from it by **replay**. Reading the
-#   messages back naively resurrects the uncompressed history (38 messages instead of 15) without any
-#   error. One `resume` replays both designs.
+# - Decide from the **reported** usage, cache fields included.
+# - Replace the history with a **pure** function: one summary and the user's recent requests verbatim.
+# - Compact **between rounds**; here that overshot and cost a few re-reads.
+# - The log is **append-only**; a naive resume silently restores the uncompressed history.
+# - **Replay** runs each logged compaction again and rebuilds the live history exactly.
 
 # %% [markdown]
 # ## Exercises
 #
 # ### 1. Replay by hand
-# Write `my_replay(records)`, which rebuilds the live history from a list of log records: append every
-# `message` record's message; at a `compaction` record, use `replace_history` with the record's
-# `summary` and `budget_chars` if it has a summary, else replace everything by its `message`; any other
-# record that holds a `message` is appended like one.
+# Write `my_replay(records)`, which rebuilds the live history from a list of log records. Append every
+# `message` record's message. At a `compaction` record with a `summary`, call `replace_history` with it
+# and the record's `budget_chars`; at one without, replace everything by its `message`. Any other record
+# that holds a `message` is appended like one.
 #
 # *Hint:* this is the whole of `harness.session.resume.replay`; try not to look.
 

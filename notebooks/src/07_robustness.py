@@ -1,26 +1,23 @@
 # %% [markdown]
 # # 07 · Robustness: crashes, failing summaries, other models
 #
-# **Promise:** chapter 06's session survives a crash at any byte of its log, a failing summariser, and a
-# model with a five times larger window; you see every compaction, failed ones too, in one widget.
+# **The promise:** chapter 06's session survives a crash at any byte of its log, a failing summariser,
+# and a model with a five times larger window; every compaction, failed ones too, shows in one widget.
 #
-# Each result carries a label: *any model* (another model seeing the same context would do the same),
-# *this fake* (how our fake decides), or *this design* (a choice of this harness or of a
-# system it follows).
+# By the end of this chapter you will be able to:
 #
-# ## What you will be able to do
-#
-# - survive a crash anywhere in the log, even between a tool call and its result;
-# - retry a failed summary only when that can help, and stop after 3 failures in a row;
+# - resume after a crash anywhere in the log, even inside a round;
+# - retry a failed summary only when that can help, and stop after three failures;
 # - set a threshold per model, counted down from its window;
 # - inspect every compaction in a widget.
+#
+# **Reading time:** about 25 minutes (stubs included).
 
 # %% [markdown]
 # ## Setup
 #
-# Chapter 06's session, in a folder of its own: the first 8 long-session requests, usage-triggered, logged;
-# the crashes below damage its log. *This fake* makes independent calls in one turn, so 8
-# requests take 19 calls.
+# Chapter 06's session again, in a folder of its own: 19 agent calls, two compactions, a log of 40
+# records. The crashes below damage copies of that log.
 
 # %%
 # %matplotlib inline
@@ -62,25 +59,24 @@ records = read_log(LOG).records
 print(f"{len(REQUESTS)} requests: {session.stats.model_calls} agent calls, {session.stats.compactions}; "
       f"the log holds {len(records)} records")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (session.stats.model_calls, session.stats.compactions) == (19, {"history_compacted": 2})
 assert len(records) == 40 and resume(LOG).messages == session.messages
 
 # %% [markdown]
 # ## 1. A crash at any byte
 #
-# A process can die mid-write. The log loses nothing complete (*this design*):
+# A process can die in the middle of a write. The log is built so that a crash loses nothing complete:
 #
-# - **One record, one line, one write**, appending. A crash can only cut the last line short: a *torn*
-#   line. After every round the file is flushed to disk (`fsync`).
+# - **One record, one line, one write**, appended, and flushed to disk (`fsync`) after every round. A
+#   crash can only cut the last line short: a *torn* line.
 # - **Readers forgive a torn last line, nothing else.** No proper prefix of a JSON object is valid JSON,
-#   so `read_log` reports an unparsable last line without its newline and leaves it out.
-#   Any other bad line is a `CorruptLog`.
-# - **Reopening** a log to write on (`SessionLog`, `reopen`) **repairs in one step**: one truncate cuts a
-#   torn line off, or a 1-byte write adds a lost newline; either is whole or not done, and harmless to repeat.
+#   so `read_log` can tell a torn line and leaves it out.
+# - **Reopening repairs in one step**: one truncate cuts the torn line off, or a one-byte write adds a
+#   lost newline. Either is whole or not done.
 #
-# `tests/test_crash_safety.py` cuts a log at every byte, repairs, resumes and sends the next request. First,
-# a write cut 40 characters into a record:
+# Here a write is cut 40 characters into a record. Resuming recovers everything before it; reopening
+# restores the log before the crash, byte for byte. `tests/test_crash_safety.py` tries every byte.
 
 # %%
 torn = WORK / "crash" / "session.jsonl"
@@ -94,18 +90,20 @@ print("torn:", after_crash.torn, "| everything before it recovered:", after_cras
 repaired = SessionLog(torn)
 print("reopening:", repaired.repair, "| the file is the log before the crash again:", torn.read_bytes() == LOG_BYTES)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert after_crash.torn == TornLine(line=len(records) + 1, size=40)
 assert after_crash.messages == session.messages
 assert repaired.repair == Repair("cut", len(records) + 1, 40) and torn.read_bytes() == LOG_BYTES
 assert resume(torn).torn is None and resume(torn).messages == session.messages
 
 # %% [markdown]
+# **Holds for:** *this design* (the log's format).
+#
 # ## 2. A crash inside a round
 #
-# A round is two records: the assistant's `tool_use` blocks, then the user's `tool_result` blocks. Cut the
-# log inside the results: the history ends with a call nobody answered, and the API refuses it (*any model*:
-# the fake applies the API's rule; the real 400 is quoted in [1]).
+# A round is two records: the assistant's `tool_use` blocks, then the user's `tool_result` blocks. Cut
+# the log inside the results, and the history ends with a call nobody answered. The API refuses such a
+# request with a 400 [1], and the fake applies the same rule:
 
 # %%
 lines = LOG_BYTES.splitlines(keepends=True)
@@ -124,15 +122,17 @@ except BadRequestError as error:
     print("sent as logged:", error.status_code, error.body["error"]["message"][:95], "...")
     refused = error.status_code
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert last_call + 2 == 39 and records[last_call + 1]["message"]["content"][0]["tool_use_id"] == open_call["id"]
 assert refused == 400
 
 # %% [markdown]
-# So `resume` answers each open call with an error result: the run was interrupted (*this design*). Codex
-# answers "aborted" [2]. Dropping the round is the other choice; keeping it tells the model what it asked
-# for, and the error tells it to check first (an `edit_file` may have run). `resume` only reads. `reopen`
-# also writes the answer to the log, as an `interrupted` record, so replay stays a pure function of the log.
+# So `resume` answers each open call with an error result, "interrupted"; Codex answers "aborted" [2].
+# Dropping the round would also work, but keeping it tells the model what it asked for, and the error
+# tells it to check first: an `edit_file` may have run.
+#
+# `resume` only reads. `reopen` also logs the answer, as an `interrupted` record, so replay stays a pure
+# function of the log.
 #
 # **Write it.** Fill in the stub and run the check below it; until yours passes, the chapter runs the
 # reference (`harness/labs/solutions/ch07.py`).
@@ -152,9 +152,8 @@ def my_interruption(history):
 my_interruption = check(my_interruption)
 
 # %% [markdown]
-# Below, as `reopen` does, with your answer: open the log (cutting the torn line), replay,
-# record the answer, go on. The fake reads the file again and answers as before (*this fake*); a real model
-# may choose otherwise.
+# Now do what `reopen` does, with your answer: open the log, replay, log the answer, go on. The session
+# redoes the one read it lost and gives the answer the uncut session gave.
 
 # %%
 log = SessionLog(mid_round)                    # the lock, then the torn line cut off
@@ -172,7 +171,7 @@ after = Session(session.client, session.toolbox, CONFIG, log=log, compactor=Usag
 after.ask(REQUESTS[7])
 print("the session goes on:", after.tool_calls, "->", after.answers[-1])
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert log.repair.action == "cut" and read_log(mid_round).records[last_call + 1]["kind"] == "interrupted"
 assert answer_given == tool_result(open_call["id"], INTERRUPTED, is_error=True)
 assert after.tool_calls == [("read_file", open_call["input"])]
@@ -180,10 +179,12 @@ assert after.answers[-1] == session.answers[-1]
 assert resume(mid_round).messages == after.messages
 
 # %% [markdown]
+# **Holds for:** *any model* (the API refuses an open call); *this fake* (reading the file again).
+#
 # ## 3. A corrupt line is an error
 #
-# A damaged line before the end, or valid JSON that is not a valid record, is not a crash. Skipping it would
-# resume a different history, so `resume` names the line and stops (*this design*):
+# A bad line before the end, or valid JSON that is not a record, is not a crash: it is damage. Skipping
+# it would resume a different history, so `resume` stops with a `CorruptLog` naming the line:
 
 # %%
 corrupt = WORK / "crash" / "corrupt.jsonl"
@@ -196,23 +197,18 @@ for number, damage in ((10, lines[9][:30] + b"\n"), (11, b'{"seq": 11, "kind": "
         print("CorruptLog:", error)
         refusals[number] = error.line
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert refusals == {10: 10, 11: 11}
 
 # %% [markdown]
 # ## 4. When the summary call fails
 #
-# Two levels (*this design*; the failures are injected by *this fake*):
+# A summary is one more API call, and calls fail. First, **retry only what can succeed**: only
+# *transient* failures (`408`, `409`, `429`, `5xx`, a lost connection, a timeout), as the `anthropic` SDK
+# does, twice by default [3].
 #
-# - **Retry only what can succeed**, after a pause that doubles (1 s, then 2 s; recorded, not waited).
-#   Only *transient* failures are retried: 408, 409, 429, 5xx, a lost connection, a timeout. The `anthropic`
-#   SDK retries the same, twice by default [3]. The harness turns the SDK's retries off for the summary
-#   call, so one policy decides: 3 tries would otherwise be up to 9 requests.
-# - **Stop after 3 failures in a row.** A failed compaction leaves the history as it was
-#   (`compaction_failed`). After 3 in a row, a circuit breaker turns auto-compaction off
-#   (`auto_compaction_stopped`). Claude Code added such a breaker in 2.1.76 [4].
-#
-# Two failures, then a success:
+# Pauses double, one second then two (recorded, not waited). The SDK's own retries are off for the summary
+# call, so one policy decides; with both on, 3 tries could be 9 requests. Two failures, then a success:
 
 # %%
 paused = []
@@ -221,22 +217,22 @@ flaky = run_scenario(LONG_SESSION, CONFIG, WORK / "flaky", requests=REQUESTS[:3]
 first = next(e for e in flaky.events if e.kind.startswith(("history", "compaction")))
 print(first.kind, "after", first.detail["tries"], "tries; paused", paused)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert first.kind == "history_compacted" and first.detail["tries"] == 3 and paused == [1.0, 2.0]
 assert RetryPolicy().attempts * (1 + DEFAULT_MAX_RETRIES) == 9  # were the SDK's own retries left on
 
 # %% [markdown]
-# A refused request is not retried (*this design*, as in the SDK [3]): it would be refused again. A summary
-# request over the window gets the API's 400 after one try (the fake applies the API's limit).
+# A refused request is not retried [3]: it would be refused again. A summary request over the window
+# gets one try and the API's 400. (The folded helper `sized` builds a request of exact size.)
 
-# %%
+# %% jupyter={"source_hidden": true}
 def sized(tokens):
     """One user message; a request holding it counts exactly ``tokens`` input tokens."""
     messages = [user("go" + " go" * (tokens - MESSAGE_OVERHEAD - 1))]
     assert count_tokens(messages) == tokens
     return messages
 
-
+# %%
 client = fake_client().with_options(max_retries=0)
 sent, refused_pauses = [], []
 
@@ -253,12 +249,17 @@ except BadRequestError as error:
 print(f"{too_long.status_code} {too_long.body['error']['message']} | transient: {is_transient(too_long)}; "
       f"requests sent: {len(sent)}, pauses: {refused_pauses}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (too_long.status_code, is_transient(too_long), len(sent), refused_pauses) == (400, False, 1, [])
 assert too_long.body["error"]["message"] == "prompt is too long: 200001 tokens > 200000 maximum"
 
 # %% [markdown]
-# A summariser that never recovers, 2 tries per compaction:
+# Second, **stop after three failures in a row.** A failed compaction leaves the history as it was
+# (`compaction_failed`); after the third, a circuit breaker turns auto-compaction off
+# (`auto_compaction_stopped`). Claude Code added one too [4].
+#
+# Here the summariser never recovers. The session goes on uncompressed, and replay and the naive resume
+# agree, since nothing was replaced.
 
 # %%
 broken = run_scenario(LONG_SESSION, CONFIG, WORK / "broken", requests=REQUESTS[:6], log=True,
@@ -272,7 +273,7 @@ broken_log = WORK / "broken" / "session.jsonl"
 print("history untouched:", resume(broken_log).messages == resume_naive(broken_log) == broken.messages)
 print(f"peak context, uncompressed from then on: {broken.stats.peak_context:,} tokens")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [e.kind for e in failures] == ["compaction_failed"] * 3 + ["auto_compaction_stopped"]
 assert all(e.detail["tries"] == 2 for e in failures[:3])
 assert broken.stats.summary_calls == 0 and broken.stats.compactions["compaction_failed"] == 3
@@ -280,40 +281,48 @@ assert resume(broken_log).messages == resume_naive(broken_log) == broken.message
 assert broken.stats.peak_context > 20_000  # it keeps working, uncompressed
 
 # %% [markdown]
+# **Holds for:** *this design* (the retries, the breaker); *this fake* (the injected failures).
+#
 # ## 5. A threshold per model
 #
-# A fixed 8,000 is far too early for a 1M-token window. `UsageTriggered(threshold=...)` takes tokens (an
-# `int`) or a fraction of the model's window (a `float`), from `MODEL_WINDOWS`. The usage-triggered design's
-# 8,000 (chapter 06) is 4% of this course's 200,000-token window. That model, Claude Haiku 4.5, is legacy,
-# kept for its 200K window [5].
+# A fixed threshold cannot suit every model: 8,000 tokens is far too early for a window of a million.
+# So `UsageTriggered(threshold=...)` takes tokens (an `int`) or a fraction of the window (a `float`).
+#
+# Chapter 06's threshold is the fraction 0.04 of this course's window: its model, Claude Haiku 4.5, is a
+# legacy model kept for its 200,000 tokens [5].
 
 # %%
 for model in ("claude-sonnet-4-6", "claude-haiku-4-5-20251001", "claude-sonnet-5"):
     print(f"{model:27} window {context_window(model):>9,}  0.04 -> {resolve_threshold(0.04, model):>6,}"
           f"  0.8 -> {resolve_threshold(0.8, model):>7,}")
 
+# %% [markdown]
+# Given as that fraction, the session compacts after the very call it did with 8,000:
+
 # %%
-assert resolve_threshold(0.04, DEFAULT_MODEL) == 8_000 and context_window(DEFAULT_MODEL) == 200_000
-assert context_window("claude-sonnet-5") == 1_000_000 and resolve_threshold(0.8, "claude-sonnet-5") == 800_000
 eight_thousand = [e for e in session.events if e.kind == "history_compacted"]
 fractional = UsageTriggered(threshold=0.04, retry=NO_WAIT)
 same = run_scenario(LONG_SESSION, CONFIG, WORK / "fraction", requests=REQUESTS[:3], compactor=fractional)
 same_events = [e for e in same.events if e.kind == "history_compacted"]
 print("thresholds used:", [e.detail["threshold"] for e in same_events], "after calls", [e.call for e in same_events])
+
+# %% jupyter={"source_hidden": true}
+assert resolve_threshold(0.04, DEFAULT_MODEL) == 8_000 and context_window(DEFAULT_MODEL) == 200_000
+assert context_window("claude-sonnet-5") == 1_000_000 and resolve_threshold(0.8, "claude-sonnet-5") == 800_000
 assert [e.detail["threshold"] for e in same_events] == [8_000]
 assert [e.call for e in same_events] == [e.call for e in eight_thousand[:1]]  # the same compaction as with 8,000
 
 # %% [markdown]
 # ### Count down from the window
 #
-# The next request must leave room for its reply: past the window the reply is cut short [6] (*any
-# model*). So count down (*this design*):
+# The next request must leave room for its reply: past the window, the reply is cut short [6]. So count
+# down:
 #
 # **threshold = window − output reserve − safety buffer**
 #
-# The reserve is the next call's `max_tokens`; the buffer covers what the history gains before that call,
-# and counting error. `threshold_below_window` does the subtraction. The table shows real tools' triggers on this course's model and on a 1M window; *room* is
-# what each leaves free.
+# The reserve is the next call's `max_tokens`; the buffer covers what the history gains before it, and
+# counting error. The table compares real tools' triggers on this course's window and a million-token
+# one; *room* is what each leaves.
 
 # %%
 BIG = "claude-sonnet-5"  # a 1M-token window
@@ -360,7 +369,18 @@ for who, text, rule, source in SYSTEMS:
     cells = [f"{t:,} ({context_window(m) - t:,})" for m, t in zip((DEFAULT_MODEL, BIG), triggers[who])]
     print(f"{who:29} {text:44} {cells[0]:>24} {cells[1]:>24}\n{'':31}source: {source}")
 
-# %%
+# %% [markdown]
+# A fixed trigger fits one window only: the API's 150,000 is 75% of this model's window but 15% of a
+# million.
+#
+# A fraction leaves room in proportion to the window, not to the reply. Codex's 90% leaves 20,000 tokens
+# here, less than one 64,000-token reply. Counting down keeps the largest reply and the buffer free.
+#
+# Claude Code's rows are unverified: it is closed source, its formula read from its bundle [7]. It counts
+# down from an *auto-compact window* [8]; users saw it as 500K, and auto-compaction just past the 467,000
+# that gives [9]. Our 13,000 buffer is its reported one.
+
+# %% jupyter={"source_hidden": true}
 assert (max_output(DEFAULT_MODEL), context_window(BIG), max_output(BIG)) == (64_000, 1_000_000, 128_000)
 assert triggers == {"Claude Code": (167_000, 967_000), "Claude Code, auto window": (167_000, 467_000),
                     "Codex CLI": (180_000, 900_000),
@@ -377,22 +397,13 @@ assert codex_room == 20_000 < max_output(DEFAULT_MODEL) == 64_000
 assert all(context_window(m) - this_chapter(m) == max_output(m) + BUFFER for m in (DEFAULT_MODEL, BIG))
 
 # %% [markdown]
-# The API's fixed 150,000 is 75% of a 200K window but 15% of a 1M one. A fraction leaves room in proportion
-# to the window, not the reply: 90% of 200,000 leaves 20,000 tokens, less than a 64,000-token reply. Our row
-# keeps the largest reply and the buffer free on both.
-#
-# Claude Code's rows are unverified: closed source, formula read from its bundle [7]. It counts down from its
-# *auto-compact window*, which a setting may lower [8]; on the model's 1M, 967,000. Version 2.1.196 showed
-# "auto (500k tokens)" unconfigured, and a user of it saw auto-compaction at 468,102, just past the 467,000
-# that gives [9]. How "auto" is chosen, and an earlier 420,000 [9], we could not verify. Our 13,000 buffer is
-# that reported one.
-#
 # ### The margin, checked by the fake
 #
-# Input plus `max_tokens` over the window is served on this course's models: the reply gets what the
-# window leaves and, cut there, stops with `model_context_window_exceeded` [6] (*any model* on these
-# models; earlier ones answered a 400). Each request below asks for the largest reply. *This fake*'s
-# reply is 12 tokens, so only the last shows the cut.
+# A request whose input plus `max_tokens` is over the window is still served: the reply gets what the
+# window leaves and stops with `model_context_window_exceeded` [6]. Earlier models answered `400`.
+#
+# Each request below asks for the largest reply. Our threshold plus the buffer still leaves room for
+# all of it; one token more does not. The fake replies in 12 tokens, so only the last request is cut.
 
 # %%
 REPLY = max_output(DEFAULT_MODEL)  # max_tokens: the largest reply this model may be asked for
@@ -416,18 +427,20 @@ for label, (stop, length) in replies.items():
     print(f"{label:22} {sizes[label]:>8,} input, {REPLY:,} asked -> room for {room[label]:>6,}; "
           f"the fake's reply: {length} tokens, {stop}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert room == {"90% of the window": 20_000, "our threshold": 64_000, "ours + the buffer": 64_000,
                 "ours + the buffer + 1": 63_999, "5 short of the window": 5}
 assert replies == {**{label: ("end_turn", 12) for label in list(sizes)[:4]},
                    "5 short of the window": ("model_context_window_exceeded", 5)}
 
 # %% [markdown]
+# **Holds for:** *any model* on these models (the reply cut at the window); *this fake* (its short reply).
+#
 # ## 6. The compaction inspector
 #
-# One card per compaction: reported tokens, threshold, items removed and kept, and, folded, the
-# summary. Failures and a stopped breaker have cards too, so
-# no failure is silent. Below, this chapter's four sessions.
+# One card per compaction: reported tokens, threshold, items removed and kept, and the summary, folded.
+# Failures and the stopped breaker get cards too, so no failure is silent. Four of this chapter's cards
+# are failures.
 
 # %%
 all_events = session.events + after.events + flaky.events + broken.events
@@ -435,7 +448,7 @@ cards = compaction_cards(all_events)
 kinds = {kind: sum(c.kind == kind for c in cards) for kind in sorted({c.kind for c in cards})}
 print(f"{len(cards)} cards:", kinds)
 
-# %%
+# %% jupyter={"source_hidden": true}
 compacted = sum(e.kind == "history_compacted" for e in all_events)
 assert kinds == {"auto_compaction_stopped": 1, "compaction_failed": 3, "history_compacted": compacted}
 assert len(cards) == compacted + 4
@@ -444,13 +457,22 @@ assert len(cards) == compacted + 4
 display(compaction_inspector(all_events))
 
 # %% [markdown]
+# ## Summary
+#
+# - A crash loses at most a torn last line, which reopening cuts off; any other bad line is an error.
+# - A crash inside a round is answered with an "interrupted" result, logged by `reopen`.
+# - Only transient summary failures are retried; three in a row stop compaction.
+# - A threshold is counted down from each model's window: less the reply's reserve and a buffer.
+# - The inspector shows every compaction, failed ones too.
+
+# %% [markdown]
 # ## Exercises
 #
 # ### 1. Tear it anywhere
 #
 # Write `tear(source, target, record, keep)`: copy the log `source` to `target`, then append the first `keep`
 # characters of the line `record`, with no newline, as a crash mid-write would. The cell after the check
-# tears the chapter's log at every cut point, then resumes and reopens it.
+# tears the log at every cut point: each time, resuming recovers the history and reopening restores it.
 #
 # *Hint:* a crash mid-write leaves what was written so far, and nothing after it.
 
@@ -479,7 +501,7 @@ for keep in range(1, len(extra)):
     outcomes.add((result.messages == session.messages, result.torn is not None, target.read_bytes() == LOG_BYTES))
 print(f"{len(extra) - 1} cut points; (history recovered, torn line reported, reopened as before):", outcomes)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert outcomes == {(True, True, True)}
 
 # %% [markdown]
@@ -522,6 +544,7 @@ answer("retried", retried)
 # 3. anthropic-sdk-python (installed), `_base_client.py` `_should_retry`, `_constants.py` —
 #    https://github.com/anthropics/anthropic-sdk-python/blob/main/src/anthropic/_base_client.py
 # 4. anthropics/claude-code, `CHANGELOG.md`, 2.1.76 — https://github.com/anthropics/claude-code/blob/main/CHANGELOG.md
+#    (the circuit breaker for auto-compaction, added in version 2.1.76)
 # 5. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy;
 #    200K window, 64K output)
 # 6. Anthropic, "Handling stop reasons" — https://platform.claude.com/docs/en/api/handling-stop-reasons
@@ -533,11 +556,17 @@ answer("retried", retried)
 #    (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`; read as quoted by claude-code-log.com, not opened here)
 # 9. anthropics/claude-code issues #40757 (about 420K), #72600 (468,102 on 2.1.196, no overrides) and #72414
 #    ("auto (500k tokens)" on 2.1.196) — https://github.com/anthropics/claude-code/issues/40757,
-#    https://github.com/anthropics/claude-code/issues/72600, https://github.com/anthropics/claude-code/issues/72414
+#    https://github.com/anthropics/claude-code/issues/72600, https://github.com/anthropics/claude-code/issues/72414.
+#    Version 2.1.196 showed "auto (500k tokens)" with nothing configured, and a user of it saw
+#    auto-compaction at 468,102, just past the 467,000 that window gives. How "auto" is chosen, and the
+#    earlier report of about 420,000, could not be verified.
 # 10. openai/codex, `codex-rs/protocol/src/openai_models.rs` —
 #     https://github.com/openai/codex/blob/main/codex-rs/protocol/src/openai_models.rs (90%)
-# 11. google-gemini/gemini-cli, `packages/core/src/services/chatCompressionService.ts` —
-#     https://github.com/google-gemini/gemini-cli/blob/main/packages/core/src/services/chatCompressionService.ts
+# 11. google-gemini/gemini-cli, `packages/core/src/context/chatCompressionService.ts` at 5411f11 —
+#     https://github.com/google-gemini/gemini-cli/blob/5411f113cafae26161b4969b0237b8e1e024e2c2/packages/core/src/context/chatCompressionService.ts
+#     (`DEFAULT_COMPRESSION_TOKEN_THRESHOLD = 0.5`, `COMPRESSION_PRESERVE_THRESHOLD = 0.3`). The file was
+#     `packages/core/src/services/chatCompressionService.ts` until commit fd5c103 (PR #24380) moved it
+#     into `packages/core/src/context/`.
 # 12. Anthropic, "Compaction" — https://platform.claude.com/docs/en/build-with-claude/compaction (150,000
 #     default, 50,000 minimum)
 # 13. Anthropic, "Context editing" — https://platform.claude.com/docs/en/build-with-claude/context-editing

@@ -1,19 +1,16 @@
 # %% [markdown]
 # # 08 · Strategies side by side
 #
-# **Promise:** six ways to compact one long session, under one enforced window: what each costs, with
-# and without prompt caching, what each forgets, and *why*, tested with controls. Each is a `Compactor`
-# (chapter 05): only the strategy changes.
+# **The promise:** six ways to compact one long session: what each costs, what each forgets, and why.
 #
-# ## What you will be able to do
+# By the end of this chapter you will be able to:
 #
-# - run a compactor on the long session and read its cost, cached and not;
-# - put a graded *amnesia probe* to a history and say which facts a strategy forgets;
-# - label each result, and test a label with a control;
-# - guard a strategy against a broken history and a compaction loop.
+# - read a strategy's bill, with and without caching;
+# - say which facts a strategy forgot, and why;
+# - test an explanation with a control;
+# - guard against a broken history and a compaction loop.
 #
-# The labels: *any model* (another model seeing only the same context would do the same), *this fake*
-# (how our fake decides), *this design* (a choice of this harness or of the system it models).
+# **Reading time:** about 30 minutes (stubs included).
 
 # %% [markdown]
 # ## Setup
@@ -32,15 +29,18 @@ from dataclasses import replace
 
 import anthropic
 import matplotlib.pyplot as plt
+from anthropic.types.beta import BetaCompact20260112EditParam
 from IPython.display import display
 from ipywidgets import Checkbox, IntSlider
 from matplotlib.ticker import StrMethodFormatter
 
 from harness import DEFAULT_MODEL, CompactionConfig, Event, Toolbox, estimate_tokens, text_of
+from harness.core.models import MODELS, context_window
 from harness.fake import fake_client
+from harness.fake.context_management import EDIT_FIELDS
 from harness.fake.view import build_view
 from harness.labs.amnesia import PROBES, WORK_REQUESTS, Probe, probe_amnesia, probes_for, tag_from_memory
-from harness.labs.cost import SESSION_PRICES
+from harness.labs.cost import SESSION_PRICES, SONNET_4_6_PRICES
 from harness.labs.growth import growth_series
 from harness.labs.panel import panel
 from harness.labs.runs import fresh_folder, run_scenario
@@ -49,13 +49,15 @@ from harness.labs.scratch import own_scratch
 from harness.labs.steps import answer, check
 from harness.labs.strategy_lab import (ClearingKnobs, cleared_so_far, one_call_per_turn, retention_figure,
                                        retention_table, run_strategies, strategy_table, summary_requests)
+from harness.labs.strip import strip_figure
 from harness.labs.tables import Table
-from harness.session.runner import Session
+from harness.session.runner import SYSTEM_PROMPT, Session
 from harness.strategies.base import Compactor
 from harness.strategies.guards import Guarded, check_next_request
 from harness.strategies.one_call import OneCallPerTurn
-from harness.strategies.registry import MATCHED, PRETEND_WINDOW, all_strategies, control_strategies
-from harness.strategies.server_side import ServerToolClearing
+from harness.strategies.registry import (COMPACTION_MODEL, MATCHED, PRETEND_WINDOW, all_strategies,
+                                         control_strategies)
+from harness.strategies.server_side import ServerCompaction, ServerToolClearing
 from harness.strategies.structured_summary import SECTIONS, structured_request
 from harness.strategies.three_layers import ThreeLayers
 
@@ -63,11 +65,13 @@ WORK = own_scratch("08_strategies")
 print(f"the long session: {len(LONG_SESSION.requests)} requests; the pretend window: {PRETEND_WINDOW:,} tokens")
 
 # %% [markdown]
-# ## 1 · One window for everyone, enforced
+# ## 1 · One window for everyone
 #
-# Uncompacted, the long session peaks near 125,000 tokens (chapter 00), so under a real 200,000-token
-# window no trigger would fire. We pretend the window is **60,000 tokens**. The fake enforces it as the
-# API does: any request over it, a summary request included, gets HTTP 400. Without compaction:
+# Every strategy (a `Compactor`, chapter 05) runs under one small window, so that each must compact. The
+# long session peaks near 125,000 tokens, and a real 200,000-token window never fills.
+#
+# So the window is a pretend **60,000 tokens**, enforced as the API does: a request over it gets HTTP 400.
+# With no compaction:
 
 # %%
 wall_root = fresh_folder(WORK / "wall")
@@ -84,51 +88,54 @@ print(f"refused during request {done + 1} of {len(WORK_REQUESTS)}, after {len(no
       f"(the last one answered: {last_answered:,} input tokens):")
 print(f"HTTP {refusal.status_code}: {refusal.body['error']['message']}")
 
-# %%
+# %% [markdown]
+# It is refused during its 12th request. So **none**, the baseline, runs on the real window; the others
+# run on the pretend one.
+
+# %% jupyter={"source_hidden": true}
 assert (done + 1, len(no_compaction.trace) + 1) == (12, 23) and refusal.status_code == 400
 assert refusal.body["error"]["message"] == f"prompt is too long: 70002 tokens > {PRETEND_WINDOW} maximum"
 assert 70_002 - last_answered == 19_654 > PRETEND_WINDOW - MATCHED * PRETEND_WINDOW == 9_000
+assert context_window(DEFAULT_MODEL) == 200_000
 
 # %% [markdown]
-# So the baseline, **none**, runs on the real window; every other strategy under the pretend one.
+# **Triggers are matched** at 85% of the window, near Claude Code's reported trigger [4], so that no
+# strategy looks cheap just by firing early. Codex keeps its own 90% [2], s06 its 50,000 estimated tokens.
 #
-# **One tool call per turn from here on.** *This fake* reads a listing's twelve files in parallel: the
-# refused request grew 19,654 tokens in one turn, more than the 9,000 a matched trigger leaves. To compare
-# strategies, not margins (chapter 07), every run below sends `disable_parallel_tool_use` (`OneCallPerTurn`).
+# **One tool call per turn.** The refused turn read twelve files in parallel and grew by 19,654 tokens,
+# more than a matched trigger leaves. So every run sends `disable_parallel_tool_use` (`OneCallPerTurn`).
 #
-# Triggers are **matched** at 85% of the window (51,000 tokens), near Claude Code's reported trigger
-# (unverified [4]). Two keep their own: Codex's 90% [2] and s06's 50,000 estimated tokens. The API's
-# clearing defaults to 100,000 input tokens [3], half a real window; at half it would look cheap for
-# that reason alone, so it too fires at 85%. *This design*.
+# New here are **structured**, modelled on Claude Code [4], and the API's two edits [3] [5]. The API's
+# compaction does not run on Haiku 4.5, the course's model, so its row runs on Sonnet 4.6 [5].
 
 # %%
 chosen = all_strategies()
 controls = control_strategies()
 for s in chosen + controls:
-    print(f"{s.key:<15}{s.title}  [modelled on {s.modelled_on}]")
+    print(f"{s.key:<15}{s.title}  [modelled on {s.modelled_on}; runs on {s.model or DEFAULT_MODEL}]")
     print(f"{'':15}fires: {s.fires}")
     print(f"{'':15}simplified: {s.simplified}")
 
-# %%
+# %% [markdown]
+# **Holds for:** *this design* (the window, the triggers, one call a turn).
+
+# %% jupyter={"source_hidden": true}
 assert [s.key for s in chosen] == ["none", "s06", "usage", "structured", "clearing", "compaction"]
 assert [s.key for s in controls] == ["s06 whole", "usage 85%", "clear_at_least"]
 assert PRETEND_WINDOW == 60_000 and MATCHED == 0.85 and CompactionConfig().threshold == 50_000
 made = [s.make() for s in chosen]
 assert (made[2].threshold, made[3].threshold, made[4].trigger, made[5].trigger) == (54_000, 51_000, 51_000, 51_000)
 assert made[2].threshold == 0.9 * PRETEND_WINDOW and ServerToolClearing().trigger == 100_000
+assert [s.model for s in chosen + controls if s.model] == [COMPACTION_MODEL] == ["claude-sonnet-4-6"]
+assert MODELS[COMPACTION_MODEL].compaction and not MODELS[DEFAULT_MODEL].compaction
+assert DEFAULT_MODEL == "claude-haiku-4-5"
 
 # %% [markdown]
-# **s06** is the reference agent (chapters 02 to 05); **usage** is the usage-triggered design (chapter 06),
-# like Codex's, which keeps recent user messages after the summary [2]. New here: a nine-section
-# summary (Claude Code's family, known only from readings of its bundle: unverified [4]) and the API's
-# two documented edits, clearing [3] and compaction [5].
+# ## 2 · A nine-section summary
 #
-# ## 2 · The Claude Code family: nine sections, whole conversation
-#
-# Near the window, **structured** asks for a summary under nine fixed headings, one of them *All user
-# messages*. It differs from s06 twice: it asks for the user's words, and it sends the **whole**
-# conversation as messages, where s06 quotes the last 80,000 characters of a JSON dump. The fake lays its
-# facts out in those sections:
+# **structured** asks for a summary under nine fixed headings, one of them *All user messages*. Unlike
+# s06, it sends the **whole** conversation, where s06 quotes only the last 80,000 characters. One, of
+# three requests:
 
 # %%
 early = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "early", requests=WORK_REQUESTS[:3],
@@ -139,7 +146,7 @@ summary = reply.content[0].text
 print(f"summary request: {reply.usage.input_tokens:,} input tokens for a {len(early.messages)}-message history")
 print("\n".join(line for line in summary.splitlines() if not line.startswith("Note: ")))
 
-# %%
+# %% jupyter={"source_hidden": true}
 headings = [line for line in summary.splitlines() if line[:1].isdigit()]
 assert headings == [f"{n}. {title}:" for n, title in enumerate(SECTIONS, start=1)] and len(SECTIONS) == 9
 assert f"- User: {WORK_REQUESTS[1]}" in summary and f"- User: {WORK_REQUESTS[2]}" in summary
@@ -148,10 +155,9 @@ assert request["messages"][:-1] == early.messages and CompactionConfig().tail_ch
 # %% [markdown]
 # ## 3 · The API's tool-result clearing
 #
-# `clear_tool_uses_20250919` clears old tool results on the server [3]. Knobs: `trigger`, `keep` (the
-# newest tool uses left alone), `clear_at_least`, `exclude_tools`, `clear_tool_inputs`. It writes no
-# summary and never touches user or assistant text; the client keeps sending its full history, and the
-# response says what was cleared. On the 12-file task, with a 10,000-token trigger:
+# `clear_tool_uses_20250919` replaces old tool results on the server [3]. It writes no summary and never
+# touches user or assistant text. The client sends its full history; the server edits what the model
+# sees. With a 10,000-token trigger and `keep=3`:
 
 # %%
 plain = run_scenario(TWELVE_FILES, CompactionConfig(), WORK / "twelve_plain", compactor=OneCallPerTurn(Compactor()))
@@ -167,24 +173,22 @@ print("same final answer:", cleared.answers[-1] == plain.answers[-1],
       "| history kept by the client:", len(cleared.messages), "messages, as many as without clearing:",
       len(plain.messages))
 
-# %%
+# %% [markdown]
+# The context stays under the trigger and the answer is the same. Nothing is read twice: the agent's
+# notes on each file stay.
+
+# %% jupyter={"source_hidden": true}
 assert cleared.stats.peak_context < clearing.trigger < plain.stats.peak_context
 assert len(edits) == 8 and last_edit == {"cleared_tool_uses": 10, "cleared_input_tokens": 17_713}
 assert cleared.stats.re_reads == 0 and len(cleared.messages) == len(plain.messages)
 assert cleared.answers[-1] == plain.answers[-1]  # the agent's notes stay, so nothing is read again
 
 # %% [markdown]
-# ## 4 · The amnesia probe, graded
+# ## 4 · The amnesia probe
 #
-# The probe asks a **copy** of the final history about eight facts, one question each. Each fact has two
-# grades:
-#
-# - **said in**: the work requests (of 68) that brought it up; the first gives its *position* (third);
-# - **source**: *user* if the user's words state it, *tool* if only a tool result showed it.
-#
-# Three are the questions the long session ends with; five ask "Without opening any file: what is
-# VERSION_TAG in ... now?". A fact is remembered only if the reply **calls no tool** and contains the
-# expected phrases, ignoring case (a tuple: any one).
+# The probe asks a **copy** of the final history about eight facts, each graded by when it was *said* and
+# its *source* (the user, or only a tool). A fact is remembered if the reply **calls no tool** and holds
+# the expected phrases.
 
 # %%
 for probe in PROBES:
@@ -195,7 +199,7 @@ early_report = probe_amnesia(early)
 print("probe on the 3-request session of section 2:", [a.probe.name for a in early_report.answers],
       early_report.score)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(WORK_REQUESTS) == len(LONG_SESSION.requests) - 3 == 68 and len(PROBES) == 8
 assert tuple(p.question for p in PROBES[:3]) == LONG_SESSION.requests[-3:]
 assert {p.position for p in PROBES} == {"early", "middle", "late"} and [p.source for p in PROBES].count("tool") == 2
@@ -203,23 +207,17 @@ assert [a.probe for a in early_report.answers] == list(probes_for(WORK_REQUESTS[
 assert early_report.score == 1.0
 
 # %% [markdown]
-# A session is asked only about facts it heard (`probes_for`).
-#
-# **What the check can tell.** It matches substrings: a real model that paraphrases, or reads the file
-# anyway, scores as forgetting. The fake answers a tag from a fresh read in view, else from the latest
-# thing said about it. So *lost* usually means "no longer in the context" (*any model*); *kept* means
-# "in the context, and found by *this fake*".
+# The check matches words, so a model that paraphrases scores as forgetting. *Lost* usually means the
+# fact left the context; *kept*, that it is there and the fake found it.
 
 # %% [markdown]
-# ## 5 · Six strategies and three controls, one session
+# ## 5 · Nine runs, one session
 #
-# Every strategy runs the same 68 requests, then takes the probe. Runs are priced at Claude Haiku 4.5
-# (`SESSION_PRICES`: USD 1 in, 5 out per million tokens; cache writes 1.25×, reads 0.1× [6] [7]):
-# once without caching, once with chapter 09's cache model [1], which sees each request after the server's edits.
+# Every strategy runs the same 68 requests, then takes the probe. Each run is priced at its model's list
+# prices [6] [7], without and with caching (chapter 09's model [1]).
 #
-# Three **controls** change one thing each: **s06 whole** (s06's summary asked of the whole
-# conversation), **usage 85%** (usage at the matched trigger), **clear_at_least** (clearing only when
-# 20,000 tokens or more go). This is the slow cell.
+# Three **controls** change one thing each: **s06 whole** summarises the whole conversation, **usage 85%**
+# fires at the matched trigger, **clear_at_least** clears only when 20,000 tokens go. The slow cell:
 
 # %%
 runs = run_strategies(WORK / "runs", [one_call_per_turn(s) for s in chosen + controls])
@@ -227,34 +225,34 @@ print(strategy_table(runs))
 by_key = {run.strategy.key: run for run in runs}
 
 # %% [markdown]
-# The fake refuses any request the API would refuse, so each finished run proves that every compaction
-# left a valid history and every summary fit. The final histories pass too:
+# The fake refuses what the API refuses, so each finished run stayed valid. The final histories pass:
 
 # %%
 for run in runs:
     check_next_request(run.session.messages)
-    assert all(run.session.answers), run.strategy.key
 stats = {key: run.session.stats for key, run in by_key.items()}
 scores = {key: run.amnesia.score for key, run in by_key.items()}
 print({key: f"{sum(run.amnesia.remembered.values())}/{len(PROBES)}" for key, run in by_key.items()})
 
-# %%
+# %% jupyter={"source_hidden": true}
+assert all(all(run.session.answers) for run in runs)
 compacting = [key for key in by_key if key != "none"]
 summarising = ("s06", "usage", "structured", "compaction", "s06 whole", "usage 85%")
-assert stats["none"].peak_context == 125_294 > 2 * PRETEND_WINDOW
+assert stats["none"].peak_context == 125_294 > 2 * PRETEND_WINDOW and round(stats["none"].peak_context, -3) == 125_000
 assert all(stats[k].peak_context < PRETEND_WINDOW for k in compacting)
 assert scores == {"none": 1.0, "s06": 5 / 8, "usage": 6 / 8, "structured": 7 / 8, "clearing": 1.0,
                   "compaction": 1.0, "s06 whole": 5 / 8, "usage 85%": 6 / 8, "clear_at_least": 1.0}
+assert {k: sum(r.amnesia.remembered.values()) for k, r in by_key.items()} == {
+    "none": 8, "s06": 5, "usage": 6, "structured": 7, "clearing": 8, "compaction": 8, "s06 whole": 5,
+    "usage 85%": 6, "clear_at_least": 8}
 assert all(stats[k].summary_calls == 3 for k in summarising)
 assert stats["none"].summary_calls == stats["clearing"].summary_calls == stats["clear_at_least"].summary_calls == 0
-assert (SESSION_PRICES.input, SESSION_PRICES.output, SESSION_PRICES.cache_write_factor,
-        SESSION_PRICES.cache_read_factor) == (1.0, 5.0, 1.25, 0.1)
 assert by_key["clear_at_least"].strategy.make().inner.clear_at_least == 20_000
 
 # %% [markdown]
 # ## 6 · Which facts each strategy forgets
 #
-# Fact by strategy, then as a heat map:
+# Fact by strategy:
 
 # %%
 print(retention_table(runs))
@@ -263,8 +261,8 @@ print(retention_table(runs))
 display(retention_figure(runs))
 
 # %% [markdown]
-# A summary keeps only what it writes; what was said or read after the last summary is still there
-# word for word. So we need the request during which each summary was written (`summary_requests`):
+# A summary keeps only what it writes; what came after the last one is still there, word for word. When
+# was each written?
 
 # %%
 summaries = {key: summary_requests(run.session) for key, run in by_key.items()}
@@ -273,8 +271,14 @@ for key in by_key:
     print(f"{key:<15} summaries during requests {summaries[key]!s:<13} lost {lost[key]}")
 
 # %% [markdown]
-# For a tag, the fake's reply also says where it found it: "VERSION_TAG in ... is" means a fresh read
-# in view, "As far as I can see, ..." something said in the text.
+# The final histories, on one token scale: look for each summary, and for what follows it.
+
+# %%
+display(strip_figure({key: by_key[key].session.messages for key in ("s06", "usage", "structured", "compaction")},
+                     system=SYSTEM_PROMPT, title="the final histories of the four summarising strategies"))
+
+# %% [markdown]
+# The fake's reply also says where it found a tag: a fresh *read*, or something *said*.
 
 # %%
 TAGS = PROBES[3:]  # the five "Without opening any file" questions
@@ -291,7 +295,21 @@ print(f"{'':15}" + "".join(f"{p.name:>22}" for p in TAGS))
 for key, row in answered.items():
     print(f"{key:<15}" + "".join(f"{row[p.name]:>22}" for p in TAGS))
 
-# %%
+# %% [markdown]
+# What the tables show:
+#
+# - **After the last summary, all is kept:** c01's tag (request 64) came after every last summary.
+# - **A tail summary loses the beginning:** s06's first summary (request 7) was not sent requests 2 and 3.
+# - **Being sent everything is not enough:** s06 whole lost them too, its third summary cut at the token
+#   cap (section 8) before its list of user requests.
+# - **User words last where they are kept:** usage keeps every user message. usage 85% loses the same
+#   facts: the trigger is not the cause.
+# - **Clearing never touches assistant text** [3]: the answer quoting c04's tag stayed.
+#
+# **Holds for:** *any model* (what was never sent, or was cut off, is lost); *this fake* (where the
+# summaries fall, and what it finds).
+
+# %% jupyter={"source_hidden": true}
 name = {p.name: p for p in PROBES}
 EARLY_THREE = ["first file changed", "constraint and its reason", "decision and its reason"]
 C06, P05, C04, C10 = "c06_storage's tag", "p05_cache's tag", "c04_transport's tag", "c10_metrics's tag"
@@ -305,6 +323,7 @@ last = {k: summaries[k][-1] for k in summarising}
 assert name["c01_config's tag"].said_in[0] == 64 and all(n < 64 for n in last.values())
 assert name[C04].said_in == (31,) and all(n > 31 for n in last.values())
 assert summaries["s06"][0] == 7 and name["constraint and its reason"].said_in == (2,)
+assert name["first file changed"].said_in == (3,)
 assert all(answered[k][C06] == answered[k][P05] == "read" for k in ("s06", "s06 whole", "compaction"))
 assert answered["usage"][C06] == answered["usage"][P05] == "said"
 assert answered["clearing"][C04] == "said" and answered["none"][C04] == "read"
@@ -317,28 +336,9 @@ first_edit = next(t for t in build_view(usage_history).user_texts if "change VER
 assert "s03_todo_write" not in first_edit and build_view(usage_history).user_texts.index(WORK_REQUESTS[2]) > 0
 
 # %% [markdown]
-# What the tables show:
-#
-# - **After the last summary, everything is kept.** c01's tag (request 64) came after every last
-#   summary: all kept it (*any model*: it is in the context verbatim). Where summaries fall is *this fake*'s.
-# - **A tail summary loses the beginning.** s06's first summary (request 7) was sent only the last
-#   80,000 characters, without requests 2 and 3 (*any model*: no summariser keeps words it was never
-#   sent). Its control, s06 whole, kept them twice, then lost them: its third summary hit the 2,000-token
-#   cap (section 8) before its closing list of user requests (structured lost request 3 so). *Any model*
-#   cut at `max_tokens` loses its end; the length and the order are *this fake*'s.
-# - **The user's words last where they are kept.** usage keeps every user message (*this design*), so
-#   it answered c06 and p05 from the edit requests.
-# - **Clearing keeps what it does not clear.** The agent's answer quoting c04's tag stayed: the edit
-#   never touches assistant text (*this design* of the API [3]).
-# - **usage's loss is not its trigger.** At the matched 85% it loses the same two facts. Its wrong first
-#   file comes from its layout, the summary first, quoting a later edit request (*this design*, the
-#   usage-triggered design's); naming that request is *this fake*.
-
-# %% [markdown]
 # ## 7 · One figure per metric
 #
-# Context per call, and input tokens billed so far (`growth_series`, chapter 00; a summary call is
-# billed with the agent call it ran before). Controls are dotted.
+# Context per call, then input billed so far; controls dotted. none climbs past twice the window.
 
 # %%
 series = {key: growth_series(run.session.trace) for key, run in by_key.items()}
@@ -382,78 +382,95 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 8 · What each one costs, with and without caching
+# ## 8 · What each costs
 #
-# Input tokens billed, and dollars without and with prompt caching:
+# Dollars depend on the model too. Compaction runs on Sonnet 4.6 and pays its prices: three times
+# Haiku's per token [11].
 
 # %%
 dollars = {key: (round(run.uncached.dollars, 2), round(run.cached.dollars, 2)) for key, run in by_key.items()}
 writes = {key: int(run.cached.total("cache_write")) for key, run in by_key.items()}
-print(Table(["strategy", "input billed", "USD, no caching", "USD, cached", "tokens written to the cache"],
-            [[key, f"{stats[key].input_tokens_billed:,}", f"{no_cache:.2f}", f"{cached:.2f}", f"{writes[key]:,}"]
-             for key, (no_cache, cached) in dollars.items()]))
+print(Table(["strategy", "runs on, priced at", "input billed", "USD, no caching", "USD, cached",
+             "tokens written to the cache"],
+            [[key, by_key[key].model, f"{stats[key].input_tokens_billed:,}", f"{no_cache:.2f}", f"{cached:.2f}",
+              f"{writes[key]:,}"] for key, (no_cache, cached) in dollars.items()]))
 clearing_run = by_key["clearing"].session
 clearings = [e for e in clearing_run.events if e.kind == ServerToolClearing.name]
 agent_calls = [t.call for t in clearing_run.trace if t.kind == "agent"]
 print(f"clearing: first at call {clearings[0].call} ({clearings[0].detail['cleared_input_tokens']:,} tokens), "
       f"then on {len(clearings)} of the {len(agent_calls) - clearings[0].call + 1} agent calls from there on")
 
-# %%
+# %% jupyter={"source_hidden": true}
+haiku_rows = [key for key in by_key if key != "compaction"]
+assert by_key["compaction"].model == COMPACTION_MODEL and by_key["compaction"].cached.prices == SONNET_4_6_PRICES
+assert all(by_key[k].model == DEFAULT_MODEL and by_key[k].cached.prices == SESSION_PRICES for k in haiku_rows)
+assert all(run.uncached.prices == run.cached.prices for run in runs)
+assert (SONNET_4_6_PRICES.input, SONNET_4_6_PRICES.output) == (3 * SESSION_PRICES.input, 3 * SESSION_PRICES.output)
+assert (SESSION_PRICES.input, SESSION_PRICES.output, SESSION_PRICES.cache_write_factor,
+        SESSION_PRICES.cache_read_factor) == (1.0, 5.0, 1.25, 0.1)
 uncached_of = {key: d[0] for key, d in dollars.items()}
 cached_of = {key: d[1] for key, d in dollars.items()}
 assert dollars["none"] == (12.08, 1.38) and dollars["clearing"] == (2.84, 1.41)
-assert min(uncached_of, key=uncached_of.get) == "clearing" and max(cached_of, key=cached_of.get) == "clearing"
-assert (min(uncached_of[k] for k in summarising), max(uncached_of[k] for k in summarising)) == (5.09, 5.52)
-assert (min(cached_of[k] for k in summarising), max(cached_of[k] for k in summarising)) == (0.84, 1.0)
+assert dollars["compaction"] == (16.55, 2.89)
+assert min(uncached_of, key=uncached_of.get) == "clearing" and max(uncached_of, key=uncached_of.get) == "compaction"
+assert max(haiku_rows, key=cached_of.get) == "clearing" and cached_of["clearing"] > cached_of["none"]
+assert abs(stats["compaction"].input_tokens_billed / stats["structured"].input_tokens_billed - 1) < 0.03
 assert writes["none"] == 125_294 and round(writes["clearing"], -3) == 955_000
 assert clearings[0].call == 45 and clearings[0].detail["cleared_input_tokens"] == 47_483
+assert min(e.detail["cleared_input_tokens"] for e in clearings) == 47_483
 assert [e.call for e in clearings] == [c for c in agent_calls if c >= 45]
 assert by_key["clear_at_least"].session.trace == clearing_run.trace and dollars["clear_at_least"] == dollars["clearing"]
 assert stats["none"].re_reads == 0 and all(stats[k].re_reads > 30 for k in compacting)
 
 # %% [markdown]
-# **Without caching, clearing bills least:** USD 2.84 against none's 12.08 and the summaries' 5.09 to
-# 5.52. **With caching, it bills most here:** 1.41, above none's 1.38 and the summaries' 0.84 to 1.00.
-# That rests on *this fake*'s server: from call 45 it cleared on every agent call, all but the newest 3
-# tool uses, so the cleared point moved each call and the cache rewrote everything after it (chapter 09's
-# model, *this design*): about 955,000 tokens written, against none's 125,294. The docs say each clearing
-# costs a cache write and later requests reuse the new prefix [3]; a server clearing only when needed
-# would write far less, and could make clearing cheapest cached too. Which the real one does is unverified.
+# **Without caching, clearing bills least:** USD 2.84, against none's 12.08. It writes no summary.
 #
-# **`clear_at_least` changes nothing here.** The docs advise clearing enough to be worth the cache write
-# [3]; the control (20,000) matches clearing call for call, as each clearing frees 47,483 tokens or more.
+# **Compaction bills most, for its price list alone:** its tokens are within 3% of structured's, but cost
+# USD 16.55.
 #
-# **Re-reads.** none re-reads nothing; every compacting run re-reads more than 30 times: *this fake*,
-# which reads a file again whenever its content is out of sight. A real model might trust its notes.
+# **With caching, clearing costs more than none:** USD 1.41 against 1.38. From call 45 the fake's server
+# clears on every call, so the cache rewrites all after the cleared point: about 955,000 tokens written.
+#
+# The control `clear_at_least` changes nothing: every clearing frees 47,483 tokens or more.
+#
+# Each summary enters the next request, so its size matters (compaction's is its iteration's
+# `output_tokens`):
 
 # %%
 summary_outputs = {key: [t.output_tokens for t in by_key[key].session.trace if t.kind == "summary"]
                    for key in ("s06 whole", "structured", "compaction")}
-print(summary_outputs)
+Table(["strategy", "summary tokens, in order", "cap"],
+      [[key, ", ".join(f"{n:,}" for n in sizes),
+        "none can be set" if key == "compaction" else f"summary_max_tokens = {CompactionConfig().summary_max_tokens:,}"]
+       for key, sizes in summary_outputs.items()])
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert summary_outputs["structured"][1:] == [CompactionConfig().summary_max_tokens] * 2 == [2_000] * 2
 assert summary_outputs["s06 whole"][2] == 2_000 > summary_outputs["structured"][0]
-assert max(summary_outputs["compaction"]) == 3_010
+assert max(summary_outputs["compaction"]) == 3_010 > CompactionConfig().summary_max_tokens
+assert set(BetaCompact20260112EditParam.__annotations__) == EDIT_FIELDS[ServerCompaction.name] == {
+    "type", "trigger", "pause_after_compaction", "instructions"}
+assert set(ServerCompaction(trigger=51_000).edit) <= EDIT_FIELDS[ServerCompaction.name]
 
 # %% [markdown]
-# **Long summaries get cut.** structured's last two summaries and s06 whole's third reached the harness's
-# 2,000-token cap (`summary_max_tokens`) and stopped there, losing their end: *any model* stopped at
-# `max_tokens` does. How long a summary runs is *this fake*; so is compaction's longest, 3,010 tokens,
-# which our cap does not bound.
+# **Client summaries stop at the cap** (`summary_max_tokens`, 2,000) and lose their end.
+#
+# **The server's summary has no cap you can set.** The edit's only fields are `type`, `trigger`,
+# `pause_after_compaction` and `instructions` [12]; instructions can ask for a length in words, no more.
+# Compaction's longest summary ran to 3,010 tokens.
+#
+# **Holds for:** *this fake* (a server that clears on every call, and how long summaries run); *this
+# design* (the cache model).
 
 # %% [markdown]
-# ## 9 · Guards: a valid history, and no compaction loop
+# ## 9 · Guards
 #
-# Two failures the loop cannot see: a history the API refuses, and a compaction that frees too little,
-# so it fires again at once (a loop). Claude Code users report both [8] [9]; its version 2.1.89 stops
-# when the context refills to the limit right after three compactions in a row [10].
+# Two failures hide from the loop: a history the API refuses, and a compaction that frees too little and
+# so fires again at once. Claude Code users report both [8] [9]; a later release stops the loop [10].
 #
-# `Guarded` wraps any compactor. After every compaction it (1) checks the next request is valid, else
-# restores the old history; (2) checks the context is under half the threshold; (3) stops compacting
-# when a compaction comes within 3 calls of the previous one. *This design*.
-#
-# First the loop: s06 at a 1,000-token threshold on the 12-file task, where every call compacts:
+# `Guarded` wraps any compactor. After each compaction it checks that the next request is valid (else it
+# restores the history) and that the context fell under half the threshold; it stops compacting when
+# compactions come within 3 calls. Here is s06 where every call compacts (a 1,000-token threshold):
 
 # %%
 tiny = CompactionConfig(threshold=1_000)
@@ -467,7 +484,11 @@ loop = next(e for e in guarded.events if e.kind == "compaction_loop")
 print(loop.detail["reason"])
 print(f"guarded peak context once compaction stopped: {guarded.stats.peak_context:,} tokens")
 
-# %%
+# %% [markdown]
+# Unguarded, it hits the turn limit at 100 calls with no answer. Guarded, compaction stops at call 4 and
+# the task ends in 16 calls.
+
+# %% jupyter={"source_hidden": true}
 assert bare.stats.model_calls == 100 and bare.stats.summary_calls == bare.stats.re_reads == 98
 assert bare.answers[-1] == ""
 assert guarded.stats.model_calls == 16 and guarded.stats.summary_calls == 2 and loop.call == 4
@@ -476,11 +497,7 @@ assert round(guarded.stats.peak_context, -3) == 25_000
 assert (Guarded(ThreeLayers()).min_gap, Guarded(ThreeLayers()).max_fraction) == (3, 0.5)
 
 # %% [markdown]
-# Unguarded: 100 turns, 98 summaries, 98 re-reads, no answer (*this fake* re-reads what it cannot see).
-# Guarded: compaction stops at call 4; the task is done in 16 calls, the context reaching about 25,000.
-#
-# Then a trim to the last five messages, which cuts a `tool_use` from its result. Unguarded, the API
-# refuses; guarded, the trim is undone:
+# A naive trim to the last five messages cuts a `tool_use` from its result. Guarded, it is undone:
 
 # %%
 class KeepLastFive(Compactor):
@@ -504,16 +521,18 @@ trimmed = run_scenario(TWELVE_FILES, CompactionConfig(), WORK / "trim_guarded",
 undone = [e for e in trimmed.events if e.kind == "guard_invalid"]
 print("guarded:", len(undone), "trims undone, first:", undone[0].detail["rule"])
 
-# %%
+# %% [markdown]
+# **Holds for:** *this design* (the guards); *this fake* (reading again what it cannot see).
+
+# %% jupyter={"source_hidden": true}
 assert "tool_result" in refused and len(undone) > 0
 assert trimmed.answers[-1] == plain.answers[-1]
 
 # %% [markdown]
 # ## 10 · Your turn: the clearing knobs
 #
-# The API's clearing on the 12-file task, against no compaction. Try `keep` = 0 (the model never sees a
-# result: chapter 02's death spiral), `clear_at_least` above what can ever be cleared, and
-# `exclude_reads`.
+# Clearing on the 12-file task. Try `keep` = 0 (chapter 02's death spiral), a huge `clear_at_least`,
+# and `exclude_reads`.
 
 # %% tags=["nbval-ignore-output"]
 knobs = panel(ClearingKnobs(WORK / "sliders"),
@@ -526,28 +545,21 @@ knobs = panel(ClearingKnobs(WORK / "sliders"),
 # %% [markdown]
 # ## Summary
 #
-# - Under one enforced window, every compacting run fit (one call per turn); the baseline's 23rd was refused.
-# - Of 8 facts, none, clearing and compaction kept 8; structured 7; usage 6; s06 and s06 whole 5. What
-#   decides is *when* a fact was said, *where* it lives, and whether a summary was cut. (Counts and
-#   dollars: this fake's trajectory.)
-# - Without caching clearing is cheapest (USD 2.84); with caching, dearest (1.41), because *this fake*'s
-#   server clears every call, rewriting the cache.
-# - Guards turn a broken history into an event, and a compaction loop into one stop.
-
-# %%
-assert {k: sum(r.amnesia.remembered.values()) for k, r in by_key.items()} == {
-    "none": 8, "s06": 5, "usage": 6, "structured": 7, "clearing": 8, "compaction": 8, "s06 whole": 5,
-    "usage 85%": 6, "clear_at_least": 8}
+# - Of 8 facts, structured kept 7, usage 6, s06 5, the API's edits all: when a fact was said, and where it
+#   lives, decide.
+# - Clearing is cheapest without caching, dearer than none with it: it rewrites the cache.
+# - Compaction runs and is priced on Sonnet 4.6; its summary has no settable cap.
+# - Guards turn a broken history into an event, and a loop into one stop.
 
 # %% [markdown]
 # ## Exercises
 #
 # ### 1. A longer tail
-# Double s06's summary tail (`CompactionConfig(tail_chars=160_000)`). Predict which of the 8 facts it
-# keeps: write the set of their names.
+# Double s06's summary tail (`CompactionConfig(tail_chars=160_000)`). Which of the 8 facts does it keep?
+# Write the set of their names.
 #
-# *Hint:* s06 first summarised during request 7, near 50,000 tokens: does 160,000 characters reach back
-# to request 2? Then recall s06 whole, which was sent everything.
+# *Hint:* s06 first summarised during request 7: does twice the tail reach back to request 2? Recall s06
+# whole.
 
 # %% tags=["answer"]
 ex1_kept = None  # e.g. {"first file changed", "c01_config's tag"}
@@ -556,9 +568,9 @@ ex1_kept = None  # e.g. {"first file changed", "c01_config's tag"}
 answer("ex1_kept", ex1_kept)
 
 # %% [markdown]
-# ### 2. Clear nothing without touching the trigger
-# Which single knob of `ServerToolClearing` makes section 3's task clear nothing at `trigger=10_000`?
-# Give its name and a value, as a one-entry dict.
+# ### 2. Clear nothing
+# Which one knob of `ServerToolClearing` makes section 3's task clear nothing at `trigger=10_000`? Give
+# it as a one-entry dict.
 
 # %% tags=["answer"]
 ex2_knob = None  # e.g. {"keep": 3}: one knob name and its value
@@ -568,12 +580,11 @@ answer("ex2_knob", ex2_knob)
 
 # %% [markdown]
 # ### 3. The summary where Codex puts it
-# In a copy of the usage run's final history, move the summary (its first message) to just before the
-# first assistant message, as Codex does [2]. Then probe a copy of the session holding that history.
+# Move the usage run's summary (its first message) to just before the first assistant message, as
+# Codex does [2], in a copy of its history.
 #
-# *Hint:* `history = by_key["usage"].session.messages`; with `k` the index of the first assistant
-# message, `history[1:k] + [history[0]] + history[k:]`. Set it as `.messages` of
-# `copy.copy(by_key["usage"].session)`.
+# *Hint:* with `history = by_key["usage"].session.messages` and `k` the first assistant message's index,
+# `history[1:k] + [history[0]] + history[k:]`.
 
 # %% tags=["answer"]
 ex3_history = None  # your reordered copy of by_key["usage"].session.messages
@@ -586,14 +597,16 @@ if answer("ex3_history", ex3_history):
 
 # %% [markdown]
 # ### 4. A ninth fact
-# `tools/t03_edit.py` was asked about once, at request 19, and never changed: its tag (`v3-edit`) was
-# only in a tool result and the agent's answer. Write `ninth_probe`, then predict the set of strategy
-# keys (of section 5's nine runs) whose final history keeps the fact.
+# `tools/t03_edit.py` was asked about once, at request 19: its tag (`v3-edit`) was only in a tool result
+# and the agent's answer. Write `ninth_probe`, then predict which of the nine runs keep the fact.
 #
-# *Hint:* compare request 19 with each run's `summaries` (section 6), and recall what clearing keeps.
+# *Hint:* compare request 19 with each run's `summaries` (section 6).
 #
-# **Write it.** Exercises 4 and 5 are stubs: fill one in, run it, and run the cell after it, which
-# checks yours against the reference (stuck? see `harness/labs/solutions/ch08.py`).
+# **Write it.** Exercises 4 and 5 are stubs: fill one in, then run the check after it (reference:
+# `harness/labs/solutions/ch08.py`).
+
+# %% jupyter={"source_hidden": true}
+assert [n for n, r in enumerate(WORK_REQUESTS, start=1) if "t03_edit" in r] == [19]
 
 # %% tags=["stub"]
 def ninth_probe():
@@ -615,8 +628,7 @@ answer("ex4_keep", ex4_keep)
 
 # %% [markdown]
 # ### 5. Grade a reply
-# Write the probe's grading rule (section 4). The cell after the check grades every answer of section 5
-# again, with yours.
+# Write the probe's grading rule (section 4); the cell after the check regrades section 5 with it.
 
 # %% tags=["stub"]
 def answered_from_memory(reply, tools, expect):
@@ -644,13 +656,12 @@ print("facts kept, graded by the function in use:", regraded)
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch08.py`).
+# Answer each, then compare with `RECAP` in `harness/labs/solutions/ch08.py`.
 #
 # 1. Why does every strategy run under a pretend 60,000-token window, with matched triggers?
 # 2. Why does s06's first summary lose the three early facts?
 # 3. Its control, s06 whole, was sent them. Why did it lose them too?
-# 4. Why is clearing the cheapest strategy without caching and, here, the dearest with it?
+# 4. Why is clearing the cheapest strategy without caching, yet dearer than no compaction with it?
 # 5. What does `Guarded` check after every compaction, and what does it make of a compaction loop?
 
 # %% [markdown]
@@ -677,3 +688,9 @@ print("facts kept, graded by the function in use:", regraded)
 #    that triggers a new compact, again and again)
 # 10. anthropics/claude-code `CHANGELOG.md` at `006e3e0b`, version 2.1.89 —
 #     https://github.com/anthropics/claude-code/blob/main/CHANGELOG.md (the autocompact thrash loop)
+# 11. Anthropic, "Claude Sonnet 4.6" — https://platform.claude.com/docs/en/models/sonnet-4-6/overview
+#     (legacy model; USD 3 in, 15 out per million tokens); the compaction page [5] lists it among the
+#     models compaction runs on, and not Haiku 4.5
+# 12. anthropics/anthropic-sdk-python 2.17.0, `src/anthropic/types/beta/beta_compact_20260112_edit_param.py`
+#     (`BetaCompact20260112EditParam`: `type`, `trigger`, `pause_after_compaction`, `instructions`; no
+#     field for the summary's size) — https://github.com/anthropics/anthropic-sdk-python

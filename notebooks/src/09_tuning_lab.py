@@ -1,22 +1,22 @@
 # %% [markdown]
 # # 09 · Tuning lab
 #
-# **Promise:** turn the reference agent's three knobs (KEEP_RECENT, THRESHOLD, the preserved tools) and
-# measure what each setting costs: re-reads, forgotten facts, and money with prompt caching in the bill.
+# **The promise:** you turn the reference agent's three knobs and see what each setting costs: re-reads,
+# forgotten facts, and money with prompt caching.
 #
-# The s06 lesson (chapter 00) names two ways to get them wrong: too aggressive (KEEP_RECENT=1,
-# THRESHOLD=20k) makes a goldfish that re-reads files; too conservative (KEEP_RECENT=10, THRESHOLD=120k) a
-# hoarder whose every call is long. We measure both, and much in between.
+# By the end of this chapter you will be able to:
 #
-# Labels: *any model*: a different model seeing only the same context would do the same. *this fake*: it
-# follows from how our fake decides. *this design*: a choice of this harness or of the s06 lesson. Every
-# bill comes from the course's cache model, `PromptCache` (*this design*), checked in section 3 against the
-# fake's `usage`.
+# - say why clearing an old tool result can cost a cache write;
+# - price a session with and without caching;
+# - read a sweep of the knobs;
+# - tell when two settings are too close to choose between.
+#
+# **Reading time:** about 25 minutes (stubs included).
 
 # %% [markdown]
 # ## Setup
 #
-# Working files go to a fresh folder under `_work/09/`, removed when the kernel stops.
+# Working files go under `_work/09/`, removed when the kernel stops.
 
 # %%
 # %matplotlib inline
@@ -60,16 +60,15 @@ print(PRICES)
 # %% [markdown]
 # ## 1 · Prices and the prompt cache
 #
-# `PRICES` are the list prices of Claude Haiku 4.5, the sessions' `DEFAULT_MODEL` [3], a *legacy* model
-# kept for its 200K window. With prompt caching [1, 2], a call's input splits three ways:
+# `PRICES` are the list prices of Claude Haiku 4.5, the sessions' model [3]. With prompt caching [1, 2],
+# a call's input splits three ways:
 #
-# - a **cache write** stores the request's prefix (tools, system, then every message block) up to a
-#   *breakpoint*, at more than the input price;
-# - a **cache read** reads back a stored prefix the request starts with, at a tenth of the price;
-# - **uncached** input is the rest, and all of a request too short to cache (under 4,096 tokens [4]).
+# - a **cache write** stores the request's start, up to a *breakpoint*, at more than the input price;
+# - a **cache read** reads a stored start back, at a tenth of the price;
+# - **uncached** input is the rest, or a whole request under 4,096 tokens [4].
 #
-# *Automatic caching* puts one breakpoint on the last block; a request finds a stored prefix only within
-# about 20 positions before it [2]. `PromptCache` models this.
+# *Automatic caching* puts the breakpoint on the last block. A request finds a stored start only within
+# about 20 blocks of its end [2]. `PromptCache` models this.
 
 # %%
 Table(["price", "$ per million tokens", "× input"],
@@ -79,14 +78,14 @@ Table(["price", "$ per million tokens", "× input"],
        ["cache read", f"{PRICES.input * PRICES.cache_read_factor:.2f}", f"{PRICES.cache_read_factor:g}"],
        ["output", f"{PRICES.output:.2f}", f"{PRICES.output / PRICES.input:g}"]])
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (PRICES.input, PRICES.output, PRICES.cache_write_factor, PRICES.cache_read_factor) == (1, 5, 1.25, 0.1)
 assert (PRICES.min_cacheable, PRICES.lookback_blocks) == (4_096, 20) and DEFAULT_MODEL == "claude-haiku-4-5"
 assert context_window(DEFAULT_MODEL) == 200_000
 
 # %% [markdown]
-# Five requests show the rule. The agent reads four files, one per request. The fifth is the fourth with
-# the second result replaced by a placeholder, as micro-compaction does.
+# Five requests: the agent reads four files, one per request; the fifth is the fourth with the second
+# result replaced by a placeholder.
 
 # %%
 schemas = Toolbox(Workspace(WORK / "empty"), include_compact=True).schemas
@@ -132,14 +131,10 @@ first_table = Table(["request", "blocks", "input", "same start as the last", "re
 first_table
 
 # %% [markdown]
-# Each request reads the one before and writes the new file. Request 1 is under the minimum: neither
-# cached nor stored.
-#
-# The fifth request is *shorter* than the fourth but costs more: every stored end lies after the cleared
-# block, so it reads nothing and writes all of itself (*this design*, modelling the page's prefix rule
-# [2]). At Sonnet 4.6's 1,024-token minimum [4], request 1 would be stored and read back.
+# **The fifth request is shorter than the fourth, but costs more.** Every stored end lies after the
+# cleared block (request 1 was too short to store), so it reads nothing and writes all of itself [2].
 
-# %%
+# %% jupyter={"source_hidden": true}
 (total_4, _, read_4, write_4) = splits["4 files read"]
 (total_5, shared_5, read_5, write_5) = splits["4 read, 2nd cleared"]
 assert splits["1 file read"][2:] == (0, 0) and splits["1 file read"][0] < PRICES.min_cacheable <= total_4
@@ -152,9 +147,9 @@ assert [lower_minimum.send(segments(m))[0] for m in requests.values()][-1] == sp
 # %% [markdown]
 # ### How far back a rewrite reaches
 #
-# With KEEP_RECENT = k, micro clears the result just before the newest k; the next call writes all after
-# the newest stored end before it. `break_even_calls` counts the calls until the read savings repay that
-# write. One result of a 12-file history cleared, with k results after it:
+# With KEEP_RECENT = k, micro clears the result just before the newest k, and the next call writes all
+# after the newest stored end before it. `break_even_calls` counts the calls until cheaper reads repay
+# that write:
 
 # %%
 def rewrite_after(keep_recent: int, prices: Prices = PRICES) -> tuple[int, int, int, int]:
@@ -176,12 +171,10 @@ Table(["KEEP_RECENT", "blocks after the cleared one", "tokens cleared", "read", 
        for k, (after, gone, read, write) in rewrites.items()])
 
 # %% [markdown]
-# The deeper the window, the more each clearing writes and the longer it takes to repay. From
-# KEEP_RECENT=10 the call writes the **whole request** (*this design*): the cleared block is 20 blocks back,
-# past the lookback, and request 1 was never stored; either suffices (asserted). The cliff sits at
-# 10 because each round here holds one call.
+# **The deeper the window, the more each clearing writes.** From KEEP_RECENT=10 the call writes the whole
+# request: the cleared block is 20 blocks back, past the lookback, and request 1 was never stored.
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert all(rewrites[k][3] < rewrites[k + 1][3] for k in range(1, 11))  # deeper: more written
 assert [k for k, (_, _, read, _) in rewrites.items() if read == 0] == [10, 11]
 assert rewrites[9][0] < PRICES.lookback_blocks <= rewrites[10][0]
@@ -193,25 +186,14 @@ assert rewrite_after(10, replace(PRICES, min_cacheable=1_024, lookback_blocks=1_
 # %% [markdown]
 # ## 2 · This model and the real API
 #
-# Where `PromptCache` departs from the API (*this design*):
-#
-# | | the real API [2] | this model |
-# |---|---|---|
-# | breakpoints | up to 4; automatic: one, on the last cacheable block | one, on the last block |
-# | lifetime | 5 minutes, refreshed on each hit (1 hour costs more [1]) | forever: no clock |
-# | minimum | per model [4] | `PRICES.min_cacheable` |
-# | tokens | Claude's tokenizer | cl100k, a proxy |
-# | summary calls | as the harness marks them | uncached |
-# | lookback | 20 positions; a run of `tool_use` or `tool_result` blocks is one | 21 boundaries, one per block |
-#
-# Our loop sends **no** `cache_control`: on the real API it pays the "without caching" columns, and "with
-# caching" prices the same requests as if automatic caching were on.
+# `PromptCache` departs from the API [2] in three ways: no expiry (the API's entries last 5 minutes
+# [1]), one minimum for every model [4], and one lookback position per block. Our loop sends no
+# `cache_control`: on the real API it pays the uncached columns.
 
 # %% [markdown]
 # ## 3 · Price a whole session
 #
-# `cache_recorder` keeps each request *as sent* (the layers rewrite history in place); `cost_of` prices
-# them through one `PromptCache`. Chapter 00's 12-file task:
+# `cache_recorder` keeps each request *as sent*; `cost_of` prices them. Chapter 00's 12-file task:
 
 # %%
 recorder = cache_recorder(fake_client())
@@ -225,11 +207,10 @@ Table(["call", "input", "read", "written", "uncached", "$ cached", "$ uncached"]
           f"{cached.total('uncached'):,}", f"{cached.dollars:.4f}", f"{uncached.dollars:.4f}"]])
 
 # %% [markdown]
-# Three calls: the fake reads the twelve files in one turn, in parallel (*this fake*). The first two are
-# under 4,096 tokens; the third writes the whole request, and no call follows to read it. So caching makes
-# this task *dearer*: a write costs 1.25 times the input price (*this design*'s model).
+# The fake reads the twelve files in one parallel turn, and the third call writes the whole request. No
+# call follows to read it, so caching makes this task *dearer*.
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert twelve.stats.model_calls == 3 and len(twelve.tool_calls) == 13
 assert [c.input < PRICES.min_cacheable for c in cached.calls] == [True, True, False]
 assert cached.total("cache_read") == 0 and cached.calls[-1].cache_write == cached.calls[-1].input
@@ -239,9 +220,8 @@ assert sum(c.input for c in cached.calls) == twelve.stats.input_tokens_billed
 # %% [markdown]
 # ### The lab
 #
-# A `Lab` runs a `Setting` of the knobs, prices it with and without caching, and asks chapter 08's amnesia
-# probe about four facts. Its session: the first 12 requests of `LONG_SESSION` (three folders read, a
-# standing rule, edits, questions):
+# A `Lab` runs a `Setting` of the knobs, prices it, and asks chapter 08's probe about four facts. Its
+# session is the first 12 requests of `LONG_SESSION`:
 
 # %%
 lab = Lab(WORK / "lab", requests=TUNING_REQUESTS, prices=PRICES)
@@ -257,12 +237,12 @@ display(outcome_table([plain, default], ("model_calls", "input_tokens", "peak_co
 outcome_table([plain, default], ("facts",))
 
 # %% [markdown]
-# Without compaction nothing is rewritten, so with caching it is almost all cache reads. The reference
-# defaults (KEEP_RECENT=3, THRESHOLD=50k, `read_file` preserved) bill a third fewer tokens but save much
-# less once caching counts. Their one summary loses the three early facts: the summariser sees only the last
-# 80,000 characters (*this design*), and what it never sees it cannot keep (*any model*).
+# **Caching makes compaction save less.** Without compaction almost every input token is a cheap cache
+# read. The reference defaults bill a third fewer tokens, but save much less once caching counts.
+#
+# Their one summary loses the three early facts: the summariser sees only the last 80,000 characters.
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (plain.stats.model_calls, plain.stats.input_tokens_billed, plain.stats.peak_context) == (23, 846_621, 70_002)
 assert (round(plain.dollars_uncached, 3), round(plain.dollars, 3)) == (0.858, 0.265)
 assert round(default.stats.input_tokens_billed / plain.stats.input_tokens_billed, 2) == 0.65
@@ -283,9 +263,8 @@ assert [len(files) for _, files in LONG_SESSION.folders[:3]] == [12, 12, 10]
 # %% [markdown]
 # ### The model against the fake's `usage`
 #
-# The fake serves caching as the page describes it. `AutomaticCaching` sends the same two runs with the
-# top-level `cache_control` and keeps each reply's `usage`: the calls where `PromptCache` and the fake
-# split differently (read / written / uncached), then each run's dollars:
+# `AutomaticCaching` sends the same two runs to the fake with `cache_control`, and keeps each reply's
+# `usage`. Where the two split differently, then the dollars:
 
 # %%
 def both_ways(setting: Setting) -> tuple[list, list]:
@@ -314,33 +293,29 @@ Table(["run", "call", "kind", "PromptCache", "the fake's usage"],
           f"${fake_dollars[name]:.3f}"] for name in checked])
 
 # %% [markdown]
-# The other calls agree token for token. The differences:
+# The rest agree. After parallel reads, the page counts a run of tool blocks as one position [2], so the
+# fake finds an earlier start; `PromptCache` counts every block and writes all. It also leaves the
+# summary uncached.
 #
-# - **A lookback across parallel calls** (calls 12 and 23; 12 and 26): the page counts a run of `tool_use`
-#   or `tool_result` blocks as one position [2], so the fake finds an earlier prefix. `PromptCache` counts
-#   every block (12 reads are 24), runs past its lookback and writes the whole request (*this design*).
-# - **The summary** (call 17): `cost_of` prices it uncached; sent with `cache_control`, it is written.
-# - **Expiry**: none. At 5 s a request (*this fake*), 27 requests take under 5 minutes.
-#
-# So the fake bills no compaction a third less. The rest of the chapter prices with `PromptCache`.
+# **The two cost models disagree by a third** on no compaction.
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [(call, model[0], fake[0] > 0) for call, _, model, fake in differ["no compaction"]] == [(12, 0, True), (23, 0, True)]
 assert [call for call, *_ in differ["the defaults"]] == [12, 17, 26]
 assert all(kind == "summary" or (model[0] == 0 < fake[0] and sum(model) == sum(fake))
            for rows in differ.values() for _, kind, model, fake in rows)
 [summary_call] = [row for row in differ["the defaults"] if row[1] == "summary"]
 assert summary_call[2][:2] == (0, 0) and summary_call[3] == (0, summary_call[2][2], 0)
-assert max(len(calls) for calls, _ in checked.values()) * SECONDS_PER_REQUEST < TTL_SECONDS["5m"]
+assert max(len(calls) for calls, _ in checked.values()) * SECONDS_PER_REQUEST < TTL_SECONDS["5m"] == 5 * 60
 assert (round(fake_dollars["no compaction"], 3), round(plain.dollars, 3)) == (0.178, 0.265)
 assert round(1 - fake_dollars["no compaction"] / plain.dollars, 1) == 0.3
 assert sum(c.dollars for c in checked["no compaction"][0]) == plain.dollars
 
 # %% [markdown]
-# ## 4 · When micro-compaction costs more than it saves
+# ## 4 · When clearing costs more than it saves
 #
-# Preserve nothing and micro clears a file's content on almost every call, rewriting the history three
-# results back. `BatchedMicro` is **cache-aware**: it clears once 10,000 tokens can go at once.
+# Preserve nothing and micro clears a file on almost every call. `BatchedMicro` is **cache-aware**: it
+# clears only once 10,000 tokens can go at once.
 
 # %%
 every_call = lab.run(Setting(preserve_tools=NOTHING))
@@ -353,13 +328,14 @@ outcome_table(section_4, ("micro_steps", "input_tokens", "cache_writes", "dollar
 display(cost_split_figure(section_4))
 
 # %% [markdown]
-# Clearing on every call bills the fewest tokens, but with caching it costs what the defaults cost: each
-# step writes what the next call would have read, at 12.5 times a read. Batched is cheapest with caching.
-# Both re-read 6 files, each read before it was cleared; the control, s06's count, re-reads 53.
+# **Clearing on every call bills the fewest tokens**, but with caching it costs what the defaults cost:
+# each step writes what the next call would have read, at 12.5 times a read's price. Batched costs less.
 #
-# Holds for: this design's cache model (the bills); this fake (the re-reads).
+# Both re-read 6 files. The control, s06's count, re-reads 53.
+#
+# **Holds for:** *this design* (the bills); *this fake* (the re-reads).
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert Setting().keep_recent == 3 and batched.setting.batch_tokens == 10_000
 assert every_call.stats.input_tokens_billed == min(s.stats.input_tokens_billed for s in section_4)
 assert every_call.dollars_uncached == min(s.dollars_uncached for s in section_4)
@@ -376,8 +352,7 @@ assert s06_every_call.dollars > every_call.dollars
 # ## 5 · Reversible placeholders
 #
 # A **reversible** placeholder names the tool_use id; a `recall` tool returns the output from the log
-# (chapter 05). Our fake recalls when such a placeholder is visible and no edit made it stale (*this
-# fake*). The first four requests, nothing preserved:
+# (chapter 05). The fake recalls when such a placeholder is in view:
 
 # %%
 short = run_scenario(LONG_SESSION, CompactionConfig(preserve_tools=NOTHING), WORK / "recall_demo",
@@ -387,12 +362,12 @@ print("what the agent saw:", reversible_placeholder("read_file", short.tool_call
 print("what it called:    ", short.tool_calls[first_recall])
 print("its answer:        ", short.answers[-1])
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert short.tool_calls[first_recall][1]["id"].startswith("toolu_")
 assert short.answers[-1] == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
 
 # %% [markdown]
-# Section 4's run, plain against reversible placeholders:
+# Section 4's run, plain and reversible:
 
 # %%
 reversible = lab.run(Setting(preserve_tools=NOTHING, recall=True))
@@ -400,10 +375,10 @@ outcome_table([every_call, reversible], ("re_reads", "recalls", "model_calls", "
                                          "dollars_uncached", "forgotten"))
 
 # %% [markdown]
-# Every re-read becomes a recall, which returns as many tokens as a read: **no tokens are saved** (*this
-# design*), and each placeholder is 19 tokens longer. Recall buys the exact output the agent saw.
+# **Every re-read becomes a recall**, which returns as many tokens as a read: nothing is saved, and each
+# placeholder is 19 tokens longer. Recall buys the exact output the agent saw.
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (reversible.stats.re_reads, reversible.recalls) == (0, every_call.stats.re_reads) and reversible.recalls > 0
 assert every_call.stats.model_calls == reversible.stats.model_calls
 assert 1 < reversible.stats.input_tokens_billed / every_call.stats.input_tokens_billed < 1.2
@@ -415,9 +390,8 @@ assert longer == 19
 # %% [markdown]
 # ## 6 · The sweep
 #
-# With `read_file` preserved: KEEP_RECENT ∈ {1, 3, 10} × THRESHOLD ∈ {20k, 50k, 120k}. With nothing
-# preserved: KEEP_RECENT ∈ {1, 3, 10} at 50k, a threshold never reached (micro keeps the context under
-# 26,000 tokens).
+# `KEEP_RECENT in (1, 3, 10)` by `THRESHOLD in (20k, 50k, 120k)` with `read_file` preserved; with nothing
+# preserved, the context stays under 26,000 tokens, so only `50k` runs.
 
 # %% tags=["nbval-ignore-output"]
 grid_preserved = lab.sweep(settings_grid((1, 3, 10), (20_000, 50_000, 120_000), READ_FILE),
@@ -438,15 +412,11 @@ display(heatmaps_figure(grid_preserved, ("facts",), title="read_file preserved: 
 # %% [markdown]
 # With `read_file` preserved:
 #
-# - **Re-reads follow THRESHOLD only:** micro clears only `bash` output; files are read again only after
-#   a summary folded them away (*this fake*).
-# - **So does forgetting:** 120k never summarises; 50k loses the three early facts; 20k loses the tag of
-#   request 7 too. What precedes the summariser's tail is lost (*any model*). See exercise 3.
-# - **Money:** a lower THRESHOLD is cheaper, with caching or without. KEEP_RECENT barely matters: micro
-#   runs 3 to 5 times, and the three cost within 4% of each other (*this design*'s model).
-# - No setting reads a file after editing it: every re-read is genuine.
+# - **Re-reads and forgetting follow THRESHOLD:** the highest never summarises; the middle loses the three
+#   early facts; the lowest loses the tag of request 7 too.
+# - **Money:** a lower THRESHOLD is cheaper; KEEP_RECENT's three values cost within 4%.
 
-# %%
+# %% jupyter={"source_hidden": true}
 at = {(o.setting.keep_recent, o.setting.threshold): o for o in grid_preserved}
 THRESHOLDS = (20_000, 50_000, 120_000)
 for k in (1, 3, 10):
@@ -464,15 +434,14 @@ assert all(plain.dollars < 1.01 * at[k, 120_000].dollars for k in (1, 3, 10))
 assert all(o.stats.reads_after_edit == 0 for o in lab.outcomes.values())
 
 # %% [markdown]
-# With nothing preserved, file contents go too:
+# With nothing preserved:
 
 # %%
 outcome_table(grid_nothing, (*SWEEP_COLUMNS, "forgotten"))
 
 # %% [markdown]
-# KEEP_RECENT sets the bill, not the re-reads: 1 costs least with caching and 10 most, because a larger
-# KEEP_RECENT clears further back and rewrites more of the cached prefix. The control, s06's count,
-# clears parallel reads before the model reads them:
+# **KEEP_RECENT sets the bill, not the re-reads:** a larger KEEP_RECENT clears further back and rewrites
+# more of the cache. The control, s06's count, clears parallel reads before the model has read them:
 
 # %%
 s06_nothing = {o.setting.keep_recent: o for o in lab.sweep(
@@ -480,11 +449,13 @@ s06_nothing = {o.setting.keep_recent: o for o in lab.sweep(
 outcome_table(list(s06_nothing.values()), ("re_reads", "model_calls", "cache_writes", "dollars"))
 
 # %% [markdown]
-# 183, 53 and 7 re-reads: chapter 02's guard is what removes them.
+# **Preserving nothing is safe only with chapter 02's guard,** which never clears a result the model has
+# not read. Without it, the three settings re-read 183, 53 and 7 files.
 #
-# Holds for: any model (a result cleared unread is lost); this fake (parallel reads); this design (bills).
+# **Holds for:** *any model* (a result cleared unread is lost); *this fake* (parallel reads); *this
+# design* (the bills).
 
-# %%
+# %% jupyter={"source_hidden": true}
 nothing = {o.setting.keep_recent: o for o in grid_nothing}
 assert [nothing[k].stats.re_reads for k in (1, 3, 10)] == [6, 6, 4]
 assert [s06_nothing[k].stats.re_reads for k in (1, 3, 10)] == [183, 53, 7]
@@ -496,7 +467,8 @@ assert max(o.stats.peak_context for o in grid_nothing) < 26_000
 # %% [markdown]
 # ## 7 · The goldfish and the hoarder
 #
-# The s06 lesson's two failure modes are two corners of the grid.
+# The s06 lesson (chapter 00) warns of a *goldfish* (knobs too aggressive) and a *hoarder* (too
+# cautious), two corners of the grid.
 
 # %%
 goldfish, hoarder = lab.run(GOLDFISH), lab.run(HOARDER)
@@ -515,15 +487,12 @@ display(curves_figure([plain, goldfish, hoarder], title="the goldfish and the ho
 outcome_table([goldfish, hoarder], ("facts",))
 
 # %% [markdown]
-# **The goldfish** summarises again and again, re-reads and forgets every fact, but stays small. **The
-# hoarder** forgets nothing and reads nothing twice, but bills 4.6 times the goldfish's input tokens
-# (*this fake*'s trajectory). With caching the gap narrows to about 2, and the hoarder costs what no
-# compaction costs (*this design*'s model).
+# **The goldfish** re-reads and forgets every fact, but stays small. **The hoarder** forgets nothing, but
+# bills 4.6 times the goldfish's input tokens; with caching, about 2 times.
 #
-# One correction to the s06 lesson: the goldfish's re-reads come from its THRESHOLD. At 20k, KEEP_RECENT=3
-# and 10 re-read exactly as often (*this fake*).
+# The goldfish's re-reads come from its low THRESHOLD: there, KEEP_RECENT=3 and 10 re-read as often.
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert goldfish.stats.compactions["auto"] > 1 and goldfish.stats.re_reads > 0 == hoarder.stats.re_reads
 assert goldfish.forgotten == goldfish.asked == hoarder.kept and goldfish.asked
 assert goldfish.stats.peak_context < hoarder.stats.peak_context / 3
@@ -533,9 +502,9 @@ assert abs(hoarder.dollars - plain.dollars) < 0.01 * plain.dollars
 assert at[3, 20_000].stats.re_reads == at[10, 20_000].stats.re_reads == goldfish.stats.re_reads
 
 # %% [markdown]
-# ## 8 · A setting from the evidence
+# ## 8 · What the evidence can pick
 #
-# `recommend` ranks by facts forgotten, then dollars with caching, then re-reads (*this design*):
+# `recommend` ranks by facts forgotten, then dollars with caching, then re-reads:
 
 # %%
 ranked = recommend(lab.outcomes.values())
@@ -544,12 +513,16 @@ print(f"{len(lab.outcomes)} settings run; best with read_file preserved: {best_p
 outcome_table(ranked[:5], ("forgotten", "dollars", "re_reads", "peak_context", "summaries", "dollars_uncached"))
 
 # %% [markdown]
-# Two settings lead, 2% apart, and the lab cannot choose between them: the two cache models of section 3
-# disagree by a third. Both preserve nothing and forget nothing. With `read_file` preserved, 120k wins.
+# **Two settings lead, and the lab does not pick one on cost:** they are 2% apart, while the two cost
+# models of section 3 disagree by a third. Both preserve nothing, so both need chapter 02's guard.
 #
-# This fake never needs two results in view, and the session is short: run the lab on your own agent.
+# **What would decide** is your own agent, measured: its real bill (each response's
+# `cache_read_input_tokens` and `cache_creation_input_tokens`), whether it needs a cleared result again,
+# and how long its sessions run against the cache's 5-minute lifetime.
+#
+# With `read_file` preserved, only the highest THRESHOLD forgets nothing.
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(lab.outcomes) == 18
 assert ranked[0] is nothing[1] and ranked[1] is batched and not (ranked[0].forgotten or ranked[1].forgotten)
 assert round(ranked[1].dollars / ranked[0].dollars - 1, 2) == 0.02
@@ -571,12 +544,12 @@ first_request = run_scenario(LONG_SESSION, spiral.setting.config(), WORK / "spir
 print("tool calls of request 1:", {f"{name} {args}" for name, args in first_request.tool_calls})
 
 # %% [markdown]
-# With s06's count the agent lists again until `max_turns` stops it; the other 11 requests never run, so
-# that bill is **not comparable**, and `recommend` leaves it out.
+# With s06's count the agent lists the folder until `max_turns` stops it; the other 11 requests never run,
+# so `recommend` leaves that bill out.
 #
-# Holds for: any model (names shown as a placeholder are lost); this fake (asking again).
+# **Holds for:** *any model* (names shown as a placeholder are lost); *this fake* (asking again).
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert zero.spiral is None and zero.stats.model_calls == 26 and not zero.stats.compactions.get("max_turns")
 assert spiral.spiral == Spiral(request=1, calls=100, skipped=11) and lab.max_turns == 100
 assert spiral.stats.model_calls == 100 and spiral.asked == () and len(TUNING_REQUESTS) == 12
@@ -587,8 +560,7 @@ assert len(first_request.tool_calls) == 100 and first_request.answers == [""]
 assert spiral not in recommend([spiral, plain]) and "not comparable" in outcome_table([spiral]).rows[0][0]
 
 # %% [markdown]
-# Now move the knobs: the curves (no compaction dashed) and numbers redraw, and a line names the facts
-# kept. Two cells first run all 48 settings. Try KEEP_RECENT=0, and lower THRESHOLD.
+# Move the knobs: the curves and numbers redraw. Two cells first run all 48 settings.
 
 # %% tags=["nbval-ignore-output"]
 slider_settings = [Setting(k, t, p) for k in KEEP_SLIDER for t in THRESHOLD_SLIDER for _, p in PRESERVE_CHOICES]
@@ -605,7 +577,7 @@ tuning_sliders = panel(
                               description="THRESHOLD"),
     preserve_tools=Dropdown(options=PRESERVE_CHOICES, value=READ_FILE, description="preserve"))
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (KEEP_SLIDER, THRESHOLD_SLIDER) == ((0, 1, 3, 10), (20_000, 40_000, 50_000, 120_000))
 assert len(slider_settings) == len(KEEP_SLIDER) * len(THRESHOLD_SLIDER) * len(PRESERVE_CHOICES) == 48
 assert all(s in lab.outcomes for s in slider_settings)
@@ -613,12 +585,19 @@ assert not any(lab.outcomes[s].spiral for s in slider_settings)  # the guard: no
 assert {(k, t) for k in (1, 3, 10) for t in THRESHOLDS} <= {(k, t) for k in KEEP_SLIDER for t in THRESHOLD_SLIDER}
 
 # %% [markdown]
+# ## Summary
+#
+# - A cache write costs 1.25 times the input price: clearing an old result rewrites all after it.
+# - Re-reads and forgetting follow THRESHOLD; KEEP_RECENT moves the bill.
+# - Preserving nothing is safe only behind chapter 02's guard.
+# - The two leading settings are closer than the cost models agree: measure your own bill.
+
+# %% [markdown]
 # ## Exercises
 #
 # ### 1. A shorter lookback
-# If a provider looked back only 8 blocks, from which KEEP_RECENT on would clearing one result of the
-# 12-file history write the whole request? Predict, then check with
-# `rewrite_after(k, replace(PRICES, lookback_blocks=8))`.
+# If a provider looked back only 8 blocks, from which KEEP_RECENT on would one clearing write the whole
+# request? Check with `rewrite_after(k, replace(PRICES, lookback_blocks=8))`.
 #
 # *Hint:* with one tool call per round, KEEP_RECENT = k puts 2k blocks after the cleared result.
 
@@ -630,8 +609,8 @@ answer("first_whole_rewrite", first_whole_rewrite)
 
 # %% [markdown]
 # ### 2. Without the cliff
-# With an unlimited lookback (`replace(PRICES, lookback_blocks=1_000)`), is the hoarder (KEEP_RECENT=10,
-# THRESHOLD=120k) dearer with caching than no compaction? Answer `True` or `False`.
+# With an unlimited lookback (`replace(PRICES, lookback_blocks=1_000)`), is the hoarder dearer with
+# caching than no compaction? `True` or `False`.
 #
 # *Hint:* a new `Lab(WORK / "exercise2", prices=...)`; compare `.dollars` of `HOARDER` and `UNCOMPRESSED`.
 
@@ -643,11 +622,10 @@ answer("hoarder_still_dearer", hoarder_still_dearer)
 
 # %% [markdown]
 # ### 3. A summary that keeps the newest fact
-# With `read_file` preserved and KEEP_RECENT=3, find a slider THRESHOLD at which the agent summarises at
-# least once yet keeps the tag of request 7. Why are the three early facts always lost?
+# With `read_file` preserved and KEEP_RECENT=3, find a slider THRESHOLD that summarises yet keeps the tag
+# of request 7. Why are the three early facts always lost?
 #
-# *Hint:* the slider's second line names the facts; `lab.run(Setting(3, threshold)).stats.compactions`
-# counts the summaries.
+# *Hint:* `lab.run(Setting(3, threshold))` has `.kept` and `.stats.compactions`.
 
 # %% tags=["answer"]
 threshold_that_remembers = None  # a THRESHOLD in tokens
@@ -671,11 +649,9 @@ answer("best_without_re_reads", best_without_re_reads)
 
 # %% [markdown]
 # ### 5. Price a run
-# Write section 3's bill yourself: from each call's token counts, a run's cache reads, cache writes,
-# uncached input, output and dollars, with caching and without.
+# Write section 3's bill yourself, from each call's token counts, with caching and without.
 #
-# **Write it.** Fill in the stub, run it, then the check: it says *not written yet*, where yours differs,
-# or that it passes (reference: `harness/labs/solutions/ch09.py`). The next cell prices every run with yours.
+# **Write it.** Fill in the stub, then run the check (reference: `harness/labs/solutions/ch09.py`).
 
 # %% tags=["stub"]
 def price_calls(calls, prices, caching=True):
@@ -708,11 +684,11 @@ print(f"the function in use prices {len(same)} of the lab's {len(lab.outcomes)} 
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two, then compare with `RECAP` in `harness/labs/solutions/ch09.py`.
+# Answer each, then compare with `RECAP` in `harness/labs/solutions/ch09.py`.
 #
-# 1. In section 1, why does the fifth request, shorter than the fourth, cost more?
+# 1. Why does section 1's fifth request, though shorter than the fourth, cost more?
 # 2. Why does clearing one result cost a write of the whole request from KEEP_RECENT=10 on?
-# 3. Clearing on every call bills the fewest input tokens. Why does caching save it so little, and what helps?
+# 3. Clearing on every call bills the fewest tokens. Why does caching save it so little, and what helps?
 # 4. What do reversible placeholders buy, and what do they not?
 # 5. Why do `PromptCache` and the fake's `usage` differ after a turn of parallel reads?
 

@@ -1,24 +1,30 @@
 # %% [markdown]
 # # 10 · Real Claude (optional)
 #
-# **The promise:** the loop you built runs unchanged on the real API, and the API runs each of your three
-# layers on its side: four compaction surfaces, each run here offline on the fake or live on Claude.
+# **The promise:** your loop runs unchanged on the real API, and the API runs each of your three layers on
+# its own side.
 #
 # By the end of this chapter you will be able to:
 #
-# - switch the course to real Claude with two environment variables;
-# - build requests for each surface, checked against the SDK's types, and name the layer it stands for;
-# - send a `compaction` block back as the API requires, and read the error each broken rule raises;
-# - say which models run which surface, and where the platform goes beyond one conversation.
+# - switch the course to real Claude;
+# - build a request for each surface, and name its layer;
+# - send a `compaction` block back, and read each error;
+# - say which models run which surface.
 #
-# Without a key, every live cell says it was skipped and the rest runs offline.
+# **Reading time:** about 15 minutes (stubs included).
+#
+# Without a key, live cells are skipped.
 
 # %%
+# %matplotlib inline
+# %config InlineBackend.figure_formats = ['png']
+import inspect
 import json
 import os
 
 import anthropic
 from anthropic import beta_tool
+from IPython.display import display
 
 import harness
 from harness import api_context
@@ -30,6 +36,7 @@ from harness.labs.runs import run_scenario
 from harness.labs.scenarios import LONG_SESSION, READ_AGENTS, TWELVE_FILES
 from harness.labs.scratch import own_scratch
 from harness.labs.steps import answer
+from harness.labs.strip import strip_figure
 from harness.session.runner import SYSTEM_PROMPT, Session
 from harness.strategies.base import Compactor
 from harness.strategies.registry import COMPACTION_MODEL
@@ -45,9 +52,9 @@ print("client is the offline fake:", client.api_key == "fake-key-offline")
 # %% [markdown]
 # ## 1 · One switch, in one place
 #
-# `default_client()` returns real Claude only when **both** are set: a key in `ANTHROPIC_API_KEY` and
-# `USE_REAL_MODEL=1`, from the environment or a git-ignored `.env` at the repository root. Either alone
-# gives the fake. The harness never prints, logs or stores the key. The decision for made-up environments:
+# `default_client()` returns real Claude only with a key in `ANTHROPIC_API_KEY` and `USE_REAL_MODEL=1`;
+# either alone gives you the fake. The harness never prints or stores the key. Below, five made-up
+# environments; the folded cell checks that only the fourth goes live.
 
 # %%
 dummy = "not-a-real-key"
@@ -62,33 +69,35 @@ decisions = {name: uses_real_model(env, dotenv="no-such-file.env") for name, env
 for name, decision in decisions.items():
     print(f"{name:15} -> {'real Claude' if decision else 'offline fake'}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert decisions == {"nothing set": False, "key only": False, "opt-in only": False,
                      "key and opt-in": True, "key, opt-in 0": False}
 
 # %% [markdown]
-# To go live, put these two lines in `.env` (it is in `.gitignore`), or export them before `make lab`,
-# then restart the kernel:
+# To go live, put these lines in the git-ignored `.env` and restart the kernel:
 #
 # ```
 # ANTHROPIC_API_KEY=your key here
 # USE_REAL_MODEL=1
 # ```
 #
-# `CLAUDE_MODEL` picks the model. The default, Claude Haiku 4.5, is a legacy model now [4]; the course
-# keeps it for its 200K window. Live runs cost money; the cells below keep them small.
+# `CLAUDE_MODEL` picks the model. The default, Claude Haiku 4.5, is a legacy model now [4], kept for its 200K
+# window. Live runs cost money.
 
 # %%
 model = os.environ.get("CLAUDE_MODEL", harness.DEFAULT_MODEL)
 config = harness.CompactionConfig(model=model, transcript_dir=WORK / "transcripts")
 print("model:", model)
+print(f"the default, {harness.DEFAULT_MODEL}, has a window of {MODELS[harness.DEFAULT_MODEL].window:,} tokens")
+
+# %% jupyter={"source_hidden": true}
+assert MODELS[harness.DEFAULT_MODEL].window == 200_000  # the 200K of the text
 
 # %% [markdown]
 # ## 2 · Claude's own count
 #
-# Only the `messages.count_tokens` endpoint uses Claude's tokenizer. It needs the network and a key, and
-# its page calls the result an estimate [1]. Offline, the fake answers the same endpoint with its cl100k
-# count, so the code path still runs.
+# Only the `messages.count_tokens` endpoint uses Claude's tokenizer; it needs a key, and its page calls the
+# result an estimate [1]. Offline, the fake answers with cl100k, as the folded cell checks.
 
 # %%
 workspace = TWELVE_FILES.build(WORK / "workspace")
@@ -105,15 +114,14 @@ print(f"estimate len(str)//4 (messages only): {estimate:,}")
 print(f"cl100k, offline (system+tools+msgs):  {counted:,}")
 print(f"count_tokens endpoint ({'Claude' if live else 'fake, cl100k'}): {endpoint:,}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 if not live:
     assert endpoint == counted  # offline, the endpoint is the fake answering with cl100k
 
 # %% [markdown]
 # ## 3 · The same loop, live
 #
-# This is chapter 05's `run_agent`, unchanged. Live, it asks Claude to read three files, to keep the
-# cost down; offline, the fake runs the twelve-file task (its counts are *this fake*'s).
+# Chapter 05's loop, unchanged. Live, Claude reads three files; offline, the fake runs the twelve-file task.
 
 # %%
 request = "Read agents/s01_agent_loop.py, agents/s02_tool_use.py and agents/s03_todo_write.py, then say in one line each what they do."
@@ -131,17 +139,17 @@ else:
 # %% [markdown]
 # ## 4 · Four surfaces, three layers
 #
-# Each surface is a beta behind its own header, typed in the SDK:
+# Each surface is a beta, typed in the SDK:
 #
-# | Surface | What the server does | Our layer | Knobs ≈ ours |
+# | Surface | What the server does | Your layer | Knobs ≈ yours |
 # |---|---|---|---|
-# | `clear_tool_uses_20250919` (edit) | past `trigger` (default 100,000 input tokens), old tool results become placeholders [2] | micro (ch. 02) | `keep` (default 3) ≈ KEEP_RECENT; `exclude_tools` ≈ PRESERVE_RESULT_TOOLS; `clear_at_least` (each clearing invalidates the cache); `clear_tool_inputs` |
-# | `clear_thinking_20251015` (edit) | thinking blocks of all but the newest `keep` turns go [2] | micro, for thinking | `keep` (default 1, or `"all"`); first among the edits |
-# | `compact_20260112` (edit) | past `trigger` (default 150,000, at least 50,000), a `compaction` block with the summary opens the reply [3] | auto (ch. 03) | `trigger` ≈ THRESHOLD; `instructions` replace the summary prompt; `pause_after_compaction` |
-# | `compaction={"type": "summarize"}` (a request) | summarises the whole conversation now: the block alone, `stop_reason` `"compaction"` [5] | manual (ch. 04) | `instructions`; the tool runner's `compact_before_next_turn()` [6] |
+# | `clear_tool_uses_20250919` | old tool results become placeholders [2] | micro (chapter 02) | `keep` ≈ KEEP_RECENT; `exclude_tools` ≈ PRESERVE_RESULT_TOOLS |
+# | `clear_thinking_20251015` | old turns' thinking is dropped [2] | micro (thinking) | `keep` |
+# | `compact_20260112` | the reply opens with a `compaction` block, the summary [3] | auto (chapter 03) | `trigger` ≈ THRESHOLD |
+# | `compaction={"type": "summarize"}` | the reply is the block alone [5] | manual (chapter 04) | `instructions` |
 #
-# On-demand compaction cannot share a request with `context_management` [5]. Every payload is checked
-# against the SDK's `TypedDict`s; below, the JSON and headers the SDK sends:
+# An on-demand request cannot carry `context_management` [5]. Below, three edits and one on-demand request
+# as the SDK sends them; the folded cell checks the headers and that your history goes out unchanged.
 
 # %%
 edits = [
@@ -160,7 +168,7 @@ on_demand, on_demand_header = api_context.wire_request({
     "compaction": api_context.on_demand_compaction("Keep the file names.")})
 print("anthropic-beta:", on_demand_header, "| compaction:", json.dumps(on_demand["compaction"]))
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert beta_header == "compact-2026-01-12,context-management-2025-06-27"
 assert body["context_management"]["edits"][1]["keep"] == {"type": "tool_uses", "value": 3}
 assert body["context_management"]["edits"][1]["exclude_tools"] == ["read_file"]
@@ -168,7 +176,7 @@ assert body["messages"] == history  # our plain-dict history goes on the wire un
 assert on_demand_header == "compact-2026-09-04" and "context_management" not in on_demand
 
 # %% [markdown]
-# A typo is refused before anything is sent, and the message names the field:
+# A typo is refused before anything is sent:
 
 # %%
 for bad in ({"type": "clear_tool_uses_20250919", "kep": {"type": "tool_uses", "value": 3}},
@@ -182,9 +190,8 @@ for bad in ({"type": "clear_tool_uses_20250919", "kep": {"type": "tool_uses", "v
         raise AssertionError(f"accepted a bad edit: {bad}")
 
 # %% [markdown]
-# **Which models.** Each page lists its models [2, 3, 5]; below, those lists against the fake's model table
-# (`harness/core/models.py`). Context editing runs on all, the 4.5 models included; compaction, both kinds,
-# not on the 4.5 models, and the fake refuses it there.
+# **Which models.** Compaction does not run on the 4.5 models, the default among them; context editing
+# does. Below, each page's list [2, 3] against the fake's model table, which the folded cell checks.
 
 # %%
 PAGES = {  # the supportedModels of each page's metadata
@@ -207,22 +214,25 @@ except anthropic.BadRequestError as error:
     refusal = error.body["error"]["message"]
 print("on", harness.DEFAULT_MODEL, "->", refusal)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert PAGES["compaction"] <= compacting and compacting - PAGES["compaction"] == {"claude-fable-5-2",
                                                                                    "claude-mythos-5-2"}
 assert PAGES["context editing"] <= set(MODELS)
+assert PAGES["context editing"] - PAGES["compaction"] == {"claude-haiku-4-5-20251001", "claude-opus-4-5-20251101"}
 assert not any(MODELS[name].compaction for name in PAGES["context editing"] - PAGES["compaction"])
+assert COMPACTION_MODEL == "claude-sonnet-4-6" and MODELS[COMPACTION_MODEL].compaction
 
 # %% [markdown]
-# Fable 5.2 and Mythos 5.2 are newer than the lists; the fake takes them to compact (unverified). The
-# refusal's wording is *this fake*'s. Sections 6-8 run on Sonnet 4.6 (`COMPACTION_MODEL`); live, set a
-# listed model in `CLAUDE_MODEL`.
+# The fake also compacts on two newer, unlisted models (unverified). Sections 6–8 run on `COMPACTION_MODEL`,
+# Claude Sonnet 4.6.
+#
+# **Holds for:** *this fake* (the refusal's wording).
 #
 # ## 5 · Clearing on the server: tool results and thinking
 #
-# `ServerToolClearing` and `ServerCompaction` (chapter 08's strategies) add their edit to every call and
-# read what the server did from each response. Below: clearing past 5,000 input tokens, keeping the newest
-# tool use, then the newest 12 (live on Claude, offline on the fake).
+# The clearing edits change only what the model is sent; your history keeps every message [2]. Below,
+# `ServerToolClearing` keeps the newest tool use, then the newest twelve; the folded cell checks that your
+# history still holds every result.
 
 # %%
 clearings = {keep: ServerToolClearing(trigger=5_000, keep=keep) for keep in (1, 12)}
@@ -240,7 +250,7 @@ for keep, clearing in clearings.items():
           f"requests edited: {len(applied[keep])}, the last {applied[keep][-1] if applied[keep] else None}; "
           f"the client holds all {results} results")
 
-# %%
+# %% jupyter={"source_hidden": true}
 if not live:
     assert [(m.stats.model_calls, m.stats.re_reads) for m in managed.values()] == [(14, 66), (3, 0)]
     assert len(applied[1]) == 12 and applied[1][-1] == {"cleared_tool_uses": 78, "cleared_input_tokens": 150_716}
@@ -250,13 +260,12 @@ if not live:
                    for b in m["content"]) == len(run.tool_calls)
 
 # %% [markdown]
-# `keep` counts tool uses, not turns [2]: `keep=1` clears 11 of one turn's 12 reads before the model has
-# read them, and *this fake* reads them again (66 re-reads); keeping 12 costs none (chapter 02 meets the
-# same failure). That the client's history stays whole holds for *any model* [2].
+# `keep` counts tool uses, not turns [2]. The model reads all twelve files in one turn, so `keep=1` clears all
+# but one before the model has seen them, and the fake reads them again: 66 re-reads. Keeping twelve costs
+# none.
 #
-# With thinking on, each reply opens with a signed thinking block, sent back unchanged; they pile up like
-# tool results. `clear_thinking_20251015` drops those of older turns. Below, four requests of chapter 00's
-# long session, keeping the newest thinking turn and, the control, all (`keep="all"`):
+# Thinking blocks pile up too. Below, four requests of chapter 00's long session keep the newest thinking
+# turn, then all of them.
 
 # %%
 class ThinkingOn(Compactor):
@@ -287,7 +296,7 @@ held = sum(isinstance(message["content"], list) and sum(b["type"] == "thinking" 
            for message in thought.messages)
 print("thinking blocks the client still holds:", held)
 
-# %%
+# %% jupyter={"source_hidden": true}
 last_cleared = thinking["keep 1 turn"].cleared[-1][0]
 assert thinking["keep all"].cleared[-1] == [] and held == 7
 saved = thinking["keep all"].inputs[-1] - thinking["keep 1 turn"].inputs[-1]
@@ -295,9 +304,8 @@ assert saved == last_cleared["cleared_input_tokens"] == 348
 assert last_cleared["cleared_thinking_turns"] == 2
 
 # %% [markdown]
-# Keeping one turn, the last request read 348 tokens fewer; the client still holds all 7 blocks. The
-# numbers are *this fake*'s (its thinking is a short plan); what is cleared, and that the client keeps it
-# all, is the API's rule [2]. Its two conditions, broken:
+# Keeping one turn, the last request read 348 tokens fewer, yet your history still holds all 7 thinking
+# blocks. The edit must come first, and thinking must be on; each broken rule is refused:
 
 # %%
 for label, edits, thinking_on in (
@@ -312,14 +320,16 @@ for label, edits, thinking_on in (
         print(f"{label:15} 400:", error.body["error"]["message"])
 
 # %% [markdown]
+# **Holds for:** *any model* (your history stays whole); *this fake* (the re-reads and the token counts).
+#
 # ## 6 · Compaction at a threshold: the block goes first
 #
-# When `compact_20260112` fires, the reply opens with a `compaction` block holding the summary. The threshold
-# page says to append the reply as usual, the API dropping everything before the block [3]; the SDK types a
-# 400 for a block that is not first [7], as the on-demand page has it [5]. The fake follows the SDK (*this
-# fake*'s choice). `ServerCompaction` keeps the reply and drops every message before it, so each later
-# request opens with the block: right under both readings. Below: a 50,000-token trigger, the long session's
-# first 12 requests, and a `RecordingClient` keeping each request's messages.
+# When `compact_20260112` fires, the reply opens with the `compaction` block. The docs say
+# to append that response to your messages as usual; the API then drops everything before the block [8].
+#
+# The fake is stricter: it follows the SDK's `CompactionBlockMisplacedError`, a 400 for a block that is not
+# first [7]. `ServerCompaction` drops the old messages itself, so each later request opens with the block:
+# right under both.
 
 # %%
 server_compaction = ServerCompaction(trigger=50_000)
@@ -335,15 +345,18 @@ print(f"compaction at call {event.call}: the summarising step read {event.tokens
 print(f"the loop dropped the {len(whole)} messages before the reply; the block's fields: {sorted(block)}")
 print(f"requests that open with it, unchanged: calls {opened[0]} to {opened[-1]} of {len(recorder.records)}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert event.call == 17 and (event.tokens_before, event.tokens_after) == (50_150, 1_187)
 assert block["content"] == event.detail["summary"] and len(whole) == 33
 assert sorted(block) == ["content", "encrypted_content", "signature", "tool_changes", "type"]
 assert opened == list(range(event.call + 1, len(recorder.records) + 1))  # every later request, none before
 
 # %% [markdown]
-# The next request three ways, each to a fresh fake with the same edit: as the loop keeps it; the whole
-# history with the block in the middle (the page's "append"); without the block.
+# On the long session, compaction fired at call 17: the summarising step read 50,150 tokens and wrote 1,187.
+# Every later request opens with that block, unchanged, as the folded cell checks.
+#
+# Now the next request three ways: block first, as the loop sends it; the block in the middle, as "append as
+# usual" leaves it; and the block dropped.
 
 # %%
 question = harness.user("What did I tell you about tools/?")
@@ -368,22 +381,32 @@ for label, messages in ways.items():
     print(f"{label:20} the model read {read[label]:6,} | summarising steps: "
           f"{[n for kind, n in outcome[label] if kind == 'compaction']} | input billed {billed:,}")
 
+# %% [markdown]
+# Look at where the red compaction block sits, and what comes before it:
+
 # %%
+display(strip_figure(ways, system=SYSTEM_PROMPT,
+                     tools=compacted.toolbox.schemas, title="the next request, three ways"))
+
+# %% jupyter={"source_hidden": true}
 assert outcome["block first"] == [] and outcome["block in the middle"] == "CompactionBlockMisplacedError"
 assert outcome["block dropped"] == [("compaction", 74_788), ("message", 2_213)]  # all of it, summarised again
 assert read["block first"] == 26_403 and sum(n for _, n in outcome["block dropped"]) == 77_001
 
 # %% [markdown]
-# Sent first, the block stands for the 33 messages: the model read 26,403 tokens. In the middle, the fake
-# answers the SDK's 400. Dropped, the server summarised the whole history again (74,788 tokens) and billed
-# 77,001 input tokens instead of 26,403, and would on every request past the trigger. The rule is the API's
-# [3, 5], for *any model*; the numbers are *this fake*'s.
+# Sent first, the block stands for 33 messages, and the model read 26,403 tokens. In the middle, the fake
+# answers the SDK's 400; by the docs, the real API would drop what precedes the block.
+#
+# Dropped, the summary is lost: the server summarises the whole history again (74,788 tokens), and would on
+# every request past the trigger.
+#
+# **Holds for:** *this fake* (the token counts, and the 400 for a block in the middle).
 #
 # ## 7 · Compaction on demand: the manual layer
 #
-# Your `compact` tool (chapter 04) lets the model decide; here the application decides, with one request
-# that asks for the summary and nothing else [5]. The twelve-file task, run without compaction, then
-# compacted:
+# Your `compact` tool (chapter 04) lets the model decide. On demand, your application decides, with one
+# request that asks for the summary and nothing else [5]. The folded cell checks that the reply is the block
+# alone.
 
 # %%
 plain = run_scenario(TWELVE_FILES, server_config, WORK / "plain", compactor=Compactor())
@@ -402,18 +425,25 @@ print(f"stop_reason {summary_reply.stop_reason!r}, blocks {[b.type for b in summ
       f"held {held_tokens:,} tokens, the summary is {step.output_tokens:,}")
 print(f"the next request, the block first: the model read {after.usage.input_tokens:,} tokens")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert summary_reply.stop_reason == "compaction" and len(summary_reply.content) == 1
 assert summary_reply.usage.input_tokens == 0  # the step is billed as an iteration, not in the top-level fields
 assert step.input_tokens > held_tokens  # the step read the history and the summary prompt
 assert (held_tokens, step.output_tokens, after.usage.input_tokens) == (25_026, 561, 1_150)
 
 # %% [markdown]
-# The history of 25,026 tokens became a request of 1,150 (*this fake*'s summary, at its length).
-# The SDK's tool runner sends the same request: `compact_before_next_turn()` schedules it; once the turn is
-# done the runner yields the compaction and carries on from the block [6]. The context-editing page calls
-# it client-side [2]; in the installed SDK the summary is the server's. Below, the runner unmodified,
-# through a client that keeps what each request sent (reply counts: *this fake*'s, parallel reads):
+# The history of 25,026 tokens became a request of 1,150.
+#
+# The SDK's tool runner sends the same request for you. `compact_before_next_turn()` only schedules it: once
+# the turn is done, the runner asks for the summary, yields that reply and carries on from the block [6].
+#
+# Older SDKs had a client-side helper instead, the tool runner's `compaction_control`. Per its docstring, once
+# input plus output tokens passed `context_token_threshold`, the runner had the model summarise the history and
+# replaced the messages with that summary [11]. The docstring deprecates it for server-side compaction; the
+# installed SDK has dropped it.
+#
+# Below, the runner unmodified; the folded cell checks that it compacted after its second reply, then sent
+# the block first.
 
 # %%
 @beta_tool
@@ -451,14 +481,17 @@ print("stop reasons:", stops[:at + 2], "...", stops[-1], f"({len(stops)} replies
 print(f"request {at + 1} sent compaction = {compaction_request['compaction']} with {len(compaction_request['messages'])}"
       f" messages; context_management: {'context_management' in compaction_request}")
 print("request", at + 2, "opens with:", [b["type"] for b in next_request["messages"][0]["content"]])
+takes_control = "compaction_control" in inspect.signature(runner_client.beta.messages.tool_runner).parameters
+print("this SDK's tool runner takes compaction_control:", takes_control)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert stops[at - 1:at + 1] == ["tool_use", "compaction"] and at == 2 and stops[-1] == "end_turn"
 assert compaction_request["compaction"] == {"type": "summarize"} and "context_management" not in compaction_request
 assert next_request["messages"][0]["content"][0]["type"] == "compaction" and len(stops) == 5
+assert not takes_control
 
 # %% [markdown]
-# Live, the same request on Claude, when `CLAUDE_MODEL` runs compaction:
+# Live, on Claude, when `CLAUDE_MODEL` compacts:
 
 # %%
 if live and MODELS.get(model) and MODELS[model].compaction:
@@ -471,11 +504,12 @@ else:
     print("skipped: live on-demand compaction (real Claude and a model from section 4's list)")
 
 # %% [markdown]
+# **Holds for:** *this fake* (the summary's length and the number of replies).
+#
 # ## 8 · The round trip and its errors
 #
-# A compaction block goes back first in `messages`, only the last one with content is sent, and it comes
-# back exactly as it came [5, 7]. The SDK types an error for each broken rule and each fault of compacting;
-# each arrives as its class:
+# A compaction block goes back first, only the last one returned carries content, and it comes back exactly
+# as it came [5, 7]. Each broken rule, and each fault of compacting, has its SDK error:
 
 # %%
 second = fake_client().beta.messages.create(
@@ -509,17 +543,17 @@ broken = {  # rule broken -> (messages, extra request fields, the fake)
     "server busy (529)": (ways["block first"] + [harness.assistant("Noted.")], summarize,
                           FakeModel(compaction_unavailable=1)),
 }
-raised = {}
+raised, codes = {}, {}
 for rule, (messages, fields, fake) in broken.items():
     try:
         fake.client().beta.messages.create(model=COMPACTION_MODEL, max_tokens=1024, messages=messages,
                                            betas=[api_context.COMPACTION_BETA, api_context.ON_DEMAND_COMPACTION_BETA],
                                            **fields)
     except anthropic.APIStatusError as error:
-        raised[rule] = type(error).__name__
+        raised[rule], codes[rule] = type(error).__name__, error.status_code
         print(f"{rule:24} {error.status_code} {raised[rule]:38} {error.error_code}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert raised == {"block not first": "CompactionBlockMisplacedError",
                   "two blocks with content": "CompactionBlockAmbiguousError",
                   "summary edited": "CompactionContentMismatchError",
@@ -529,51 +563,47 @@ assert raised == {"block not first": "CompactionBlockMisplacedError",
                   "only failed blocks": "CompactionNothingToSummarizeError",
                   "129 distinct tools": "CompactionTooManyToolReferencesError",
                   "server busy (529)": "CompactionUnavailableError"}
+assert codes.pop("server busy (529)") == 529 and set(codes.values()) == {400}
 
 # %% [markdown]
-# Each class and `error_code` is the SDK's [7]; the messages, the limit of 128 tools (the API's is not
-# public), the 529 raised only when asked and the signature (an HMAC over the summary and the tool changes)
-# are *this fake*'s. Only the 529 is worth retrying; every other error is the client's to fix.
+# Each class and `error_code` is the SDK's [7]. Only the 529, a busy server, is worth retrying; every 400 is
+# yours to fix.
+#
+# **Holds for:** *this fake* (the messages, the limit on tools, the signature: an HMAC).
 #
 # ## 9 · Beyond one conversation
 #
-# All of the above works inside one conversation. Managed Agents go further:
-#
-# - **Memory stores**: a workspace's text documents, mounted in a session's sandbox as a folder the agent
-#   reads and writes with its file tools, every change versioned [9]; chapter 11's memory tool, on the server.
-# - **Dreams** (research preview): a pass over a memory store and past sessions' transcripts that writes a
-#   new, reorganised store, duplicates merged and stale entries replaced; the input store is never changed [10].
-# - **Sessions compact on their own**: the threshold page says compaction is always on for Managed Agents [3].
-#   When and how it fires there, we could not verify.
-#
-# None runs on the fake or through the Messages API.
+# Anthropic's hosted Managed Agents keep versioned memory stores, chapter 11's memory tool on the server [9].
+# Dreams, a research preview, writes a new store from an old one and past transcripts [10]. Neither runs on
+# the fake.
 #
 # ## 10 · Which to use?
 #
-# - **The API's surfaces**: the least code, your history stays whole; but beta, on listed models only. The docs advise on-demand compaction wherever it is available [8].
-# - **Your layers** run anywhere, are testable offline and can be changed.
-# - Both lose cache hits when they rewrite old messages: `clear_at_least` is the API's answer [2],
-#   chapter 09's cache-aware policy ours.
+# The docs recommend server-side compaction, where Claude writes the summary; of its two kinds, use on-demand
+# wherever it is available [8].
+#
+# - **The API's surfaces**: the least code, but betas on listed models.
+# - **Your layers**: anywhere, testable offline, yours to change.
+# - **Both** lose cache hits when they rewrite old messages [2].
 
 # %% [markdown]
 # ## Summary
 #
 # - `default_client()` is the one switch: a key *and* `USE_REAL_MODEL=1`, or the fake.
-# - Claude's own counts come from `messages.count_tokens`; cl100k is an offline stand-in.
-# - Four surfaces, three layers: the two clearing edits are server-side micro-compaction, `compact_20260112`
-#   auto-compaction, on-demand `compaction` (which `compact_before_next_turn()` sends) the manual layer.
-# - A `compaction` block goes first, alone, and unchanged; each broken rule is a typed error. Dropped, the
-#   fake server summarised the whole history again (74,788 tokens) instead of reading 26,403.
-# - `keep` counts tool uses: keep at least one turn's parallel calls.
+# - Four surfaces, three layers: clearing is micro, `compact_20260112` auto, on-demand `compaction` manual.
+# - `keep` counts tool uses, not turns.
+# - Append a threshold reply as usual, or send the block first; dropped, it costs a new summary of everything.
+# - The docs recommend server-side compaction, on demand where available; the SDK's client-side
+#   `compaction_control` is gone.
 
 # %% [markdown]
 # ## Exercises
 #
 # ### 1. A clearing edit of your own
-# Build a `clear_tool_uses_20250919` edit, as a plain dict or with `api_context.clear_tool_uses`, that
-# never clears `bash` or `read_file` results and keeps the 5 newest tool uses.
+# Build a `clear_tool_uses_20250919` edit (a dict, or `api_context.clear_tool_uses`) that never clears `bash`
+# or `read_file` results and keeps the 5 newest tool uses.
 #
-# *Hint:* `exclude_tools`, `keep`; section 4 prints the shape of one.
+# *Hint:* `exclude_tools`, `keep`; section 4 prints one.
 
 # %% tags=["answer"]
 my_edit = None  # a dict
@@ -599,9 +629,8 @@ if answer("dropped_messages", dropped_messages):
 
 # %% [markdown]
 # ### 3. Clearing the inputs too
-# Run the twelve-file task on the fake with section 5's clearing plus `clear_tool_inputs=True`. How many
-# input tokens did the server clear at the last call? Predict first: more than section 5's 150,716
-# (`keep=1`), or fewer?
+# Run section 5's clearing with `clear_tool_inputs=True` too. How many input tokens did the server clear at
+# the last call? Predict first: more than section 5's 150,716 (`keep=1`), or fewer?
 #
 # *Hint:* `run_scenario(TWELVE_FILES, harness.CompactionConfig(), WORK / "ex3", compactor=...)`, then the
 # `detail` of the last event whose `kind` is the strategy's `name`.
@@ -616,8 +645,8 @@ if answer("cleared_with_inputs", cleared_with_inputs):
 
 # %% [markdown]
 # ### 4. Live only: Claude's count against cl100k
-# With a key and `USE_REAL_MODEL=1`, ask Claude's counting endpoint for section 2's request (`history`,
-# `SYSTEM_PROMPT`, `toolbox.schemas`) and compare it with `counted`, the cl100k count.
+# Live, count section 2's request (`history`, `SYSTEM_PROMPT`, `toolbox.schemas`) with Claude's endpoint, and
+# compare it with `counted`, the cl100k count.
 #
 # *Hint:* `harness.exact_tokens(client, history, model=model, system=..., tools=...)`.
 
@@ -643,12 +672,13 @@ if answer("claude_count", claude_count):
 # ## Sources
 #
 # 1. Anthropic, "Token counting" — https://platform.claude.com/docs/en/build-with-claude/token-counting (the count is an estimate)
-# 2. Anthropic, "Context editing" — https://platform.claude.com/docs/en/build-with-claude/context-editing (both clearing edits, their defaults and order, `clear_at_least` and the cache, the client's history unchanged, the tool runners' "client-side" compaction; models in the page's metadata, read in its zh-CN copy)
-# 3. Anthropic, "Compaction at a token threshold" — https://platform.claude.com/docs/en/build-with-claude/compaction-threshold (`compact_20260112`, its defaults, the API drops what came before the block; models; Managed Agents; read in its Italian and Japanese copies)
-# 4. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy, 200K window)
-# 5. Anthropic, "Compaction on demand" — https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand (the request and its beta, the block sent back first and unchanged, not with `context_management`; models)
-# 6. anthropic-sdk-python 2.14.0, `anthropic/lib/tools/_beta_runner.py` (`compact_before_next_turn()` and the request it sends)
-# 7. anthropic-sdk-python 2.14.0, `anthropic/_error_classes.py`, `anthropic/types/compaction_*_error.py` (the nine compaction errors)
-# 8. Anthropic, "Compaction overview" — https://platform.claude.com/docs/en/build-with-claude/compaction ("use on-demand compaction wherever it is available")
+# 2. Anthropic, "Context editing" — https://platform.claude.com/docs/en/build-with-claude/context-editing (both clearing edits and their knobs; `keep` counts tool uses; `clear_at_least` and the cache; the client keeps its full, unmodified history; "Client-side SDK compaction ... (server-side compaction is generally preferred)"; its supported models, the 4.5 models among them)
+# 3. Anthropic, "Compaction at a token threshold" — https://platform.claude.com/docs/en/build-with-claude/compaction-threshold (`compact_20260112`, its `trigger`, `instructions` and `pause_after_compaction`; its supported models, section 4's `PAGES["compaction"]`, which no 4.5 model is on)
+# 4. Anthropic, "Claude Haiku 4.5" — https://platform.claude.com/docs/en/models/haiku-4-5/overview (legacy, a 200K window)
+# 5. Anthropic, "Compaction on demand" — https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand (the request and its beta, the block sent back first and unchanged, not with `context_management`)
+# 6. anthropic-sdk-python 2.17.0 (the installed package), `anthropic/lib/tools/_beta_runner.py` (`compact_before_next_turn()`: "This only schedules the compaction", the request it sends without `context_management`)
+# 7. anthropic-sdk-python 2.17.0, `anthropic/_error_classes.py` and `anthropic/types/compaction_*_error.py` (the nine compaction errors and their status codes; `CompactionBlockMisplacedError`: "The `compaction` block is not the first block of the conversation"; `CompactionBlockAmbiguousError`: "Send only the block the conversation returned last"; `CompactionUnavailableError`: "Retry the request"). The threshold docs [8] have the client append the reply with the block in the middle and the API drop what precedes it; the fake follows the SDK's stricter error instead, and `ServerCompaction` sends the block first, which both accept.
+# 8. Anthropic, "Compaction overview" — https://platform.claude.com/docs/en/build-with-claude/compaction ("Compaction replaces the older turns of a conversation with a summary that Claude writes on the server"; "Use on-demand compaction wherever it is available"; for threshold compaction, what you send back is "The response, appended as usual. The API drops what came before the block"). An earlier version of the same English page, when it covered threshold compaction alone, opened with "Server-side compaction is the recommended strategy for managing context in long-running conversations and agentic workflows": both kinds are server-side, so the two recommendations agree.
 # 9. Anthropic, "Using agent memory" — https://platform.claude.com/docs/en/managed-agents/memory (memory stores)
-# 10. Anthropic, "Dreams" — https://platform.claude.com/docs/en/managed-agents/dreams (read in its German copy)
+# 10. Anthropic, "Dreams" — https://platform.claude.com/docs/en/managed-agents/dreams (a research preview; "produces a new, reorganized memory store"; "The input store is never modified")
+# 11. anthropic-sdk-python v0.121.0, `src/anthropic/lib/tools/_beta_compaction_control.py` — https://github.com/anthropics/anthropic-sdk-python (`CompactionControl`: "Client-side compaction control configuration", deprecated: "Use server-side compaction instead"; `context_token_threshold`, default 100,000: "When the cumulative token count (input + output) across all messages exceeds this threshold, the message history will be automatically summarized and compressed"; the summary request is in `_beta_runner.py`'s `_check_and_compact`). The installed 2.17.0 has neither the file nor the parameter, as section 7's cell prints.

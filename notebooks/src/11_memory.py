@@ -1,22 +1,24 @@
 # %% [markdown]
 # # 11 · Memory across sessions
 #
-# **Promise:** you give the agent a folder of notes that outlives its context, write the check that keeps
-# every note inside it, and measure what the notes buy.
+# **The promise:** you give the agent a folder of notes that outlives its context, keep every note inside
+# it, and measure what the notes buy.
 #
-# What a summary drops is gone, and a new conversation starts from nothing. With the API's **memory tool**
-# the model writes what it learns to files under `/memories` and reads them back later [1].
-#
-# ## What you will be able to do
+# By the end of this chapter you will be able to:
 #
 # - offer the memory tool (`memory_20250818`) and write its path check;
-# - measure a second session, and retention across compactions, with and without memory, with controls;
-# - show a stale note, and choose when to ask for a save.
+# - measure what memory saves in a second session, and what it keeps through compaction;
+# - spot a stale note, and judge when to ask for a save.
+#
+# **Reading time:** about 25 minutes (stubs included).
+#
+# A summary drops things, and a new conversation starts from nothing. With the API's **memory tool** the
+# model writes what it learns to files under `/memories`, and reads them later [1].
 
 # %% [markdown]
 # ## Setup
 #
-# Working files go to `_work/11_memory/`, a fresh folder for each run, removed when the kernel stops.
+# Working files go to `_work/11_memory/`, fresh each run.
 
 # %%
 # %matplotlib inline
@@ -52,14 +54,14 @@ print("what the fake reads after the system prompt when memory is offered:", API
 # %% [markdown]
 # ## 1 · The real tool
 #
-# The tool is **client-side** [1]. The model asks for one of six commands on `/memories` (`view`, `create`,
-# `str_replace`, `insert`, `delete`, `rename`); *your* code runs them, confined to `/memories`. With the
-# tool offered, the API adds memory instructions to the system prompt [1]: view memory first, record
-# progress as you go, assume the context may be reset. The fake server adds their gist in our words
-# (printed above). Unverified: how many tokens they add.
+# The memory tool is **client-side**: the model asks for one of six commands (`view`, `create`,
+# `str_replace`, `insert`, `delete`, `rename`), and *your* code runs it inside `/memories` [1].
 #
-# The SDK's `MemoryTool20250818Param` has no beta prefix [2]; the page lists the tool as generally
-# available [1]. Our store's result texts follow the SDK's helper [3].
+# Offering the tool also adds instructions to the system prompt [1]: view memory first, record progress
+# as you go, assume the context may be reset. The fake reads their gist, printed above.
+#
+# The tool is generally available [1], with no beta prefix in the SDK [2]. Our store's result texts follow
+# the SDK's helper [3].
 
 # %%
 client = fake_client()
@@ -72,25 +74,29 @@ except anthropic.BadRequestError as error:
     refusal = error.body["error"]["message"]
 print("misnamed:", refusal)
 
-# %%
+# %% [markdown]
+# The fake first views `/memories`, since nothing in the request shows it has looked; the docs say Claude
+# does the same [1]. A misnamed tool is refused. The folded cell checks both.
+
+# %% jupyter={"source_hidden": true}
 assert (first_move.name, first_move.input) == ("memory", {"command": "view", "path": "/memories"})
 assert refusal == "tools.0.memory_20250818.name: Input should be 'memory'"
 
 # %% [markdown]
-# The fake views `/memories` first because nothing in the request shows it did (*this fake*; the docs say
-# Claude does the same [1]).
+# **Holds for:** *this fake* (the first view).
 #
 # ## 2 · Build: the path check
 #
-# A hostile path must be refused *before* anything is touched. Write `my_memory_path(path)`: return the path relative to the memory folder (`""`
-# for `/memories`), or raise `PathEscape` for
+# The model picks every path, so a hostile one must be refused *before* anything is touched. Write
+# `my_memory_path(path)`: return the path relative to the memory folder (`""` for `/memories`), or raise
+# `PathEscape` for
 #
 # 1. anything that is not a non-empty string, or holds a NUL byte;
 # 2. a path that is neither `/memories` nor starts with `/memories/` (`/etc/passwd`, `memories/a`, `/memoriesX/a`);
 # 3. a `..` part anywhere (`/memories/../x`, `/memories/a/../../b`).
 #
-# Drop `.` parts. Symlinks are not your job: the store walks the path through open folder handles and
-# refuses any symlink.
+# Drop `.` parts. Symlinks are not your job (a string cannot see the disk): the store walks the path
+# through open folder handles and refuses any symlink.
 #
 # **Write it**, then run the check. Until yours passes, the chapter runs the reference.
 
@@ -109,7 +115,7 @@ def my_memory_path(path):
 my_memory_path = check(my_memory_path)
 
 # %% [markdown]
-# `compare` runs the function in use against the harness's `memory_path`; an exception counts by its type.
+# `compare` runs yours and the harness's `memory_path` on 24 paths (an exception counts by its type).
 
 # %%
 PATHS = ["/memories", "/memories/", "/memories/a.md", "/memories/notes/a.md", "/memories/./a.md",
@@ -121,11 +127,11 @@ from harness.memory.store import memory_path  # the harness's own check, now tha
 path_check = compare("memory_path", my_memory_path, memory_path, [(repr(p), (p,)) for p in PATHS])
 print(path_check)
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert path_check.ok and path_check.cases == len(PATHS) == 24
 
 # %% [markdown]
-# Inside the store, a hostile path gets an error result and the folder stays as it was.
+# In the store, all 9 hostile commands below get an error, and the folder stays as it was.
 
 # %%
 store = MemoryStore(WORK / "demo" / "memories", check=my_memory_path)
@@ -139,29 +145,30 @@ hostile = [store.run({"command": c, "path": p, **extra})
 print(hostile[0].content)
 print(sum(o.is_error for o in hostile), "of", len(hostile), "hostile commands refused")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert all(o.is_error for o in hostile) and len(hostile) == 9
 assert sorted(p.name for p in (WORK / "demo").rglob("*")) == before == ["memories", "notes.md"]
 
 # %% [markdown]
 # ## 3 · Two sessions on one workspace
 #
-# The first session is the long session's first 30 requests, under chapter 08's 60,000-token window and
-# three layers. With memory come the memory tool and `FlushBeforeCompaction`, which appends one notice
-# once the context passes 80% of the compaction trigger:
+# Memory pays off in the next conversation, which reads the notes instead of the files. The first session
+# is the long session's first 30 requests, under chapter 08's 60,000-token window and three layers.
+#
+# With memory, a layer (`FlushBeforeCompaction`) adds one notice once the context passes 80% of the
+# compaction trigger:
 #
 # > `[harness] The context will be compacted soon: save what you need to memory now.`
 #
-# The session ends with *"Save what you have learned to memory before this session ends."* Claude Code's
-# `PreCompact` hook [4] and Codex's [5] run a user's command before a compaction, not a turn of the model's.
-# The API itself warns Claude before context editing clears tool results, when memory is offered [1].
+# The API warns Claude similarly before context editing [1]; Claude Code's `PreCompact` hook [4] and
+# Codex's [5] run a user's command instead. The session ends with *"Save what you have learned to memory
+# before this session ends."*
 #
-# **What the fake saves** follows one rule blind to later questions: all it knows about each file it has
-# seen (purpose, plan, `VERSION_TAG`), and the user's standing instructions; no log of requests
-# (*this fake*). The micro layer keeps memory results, as it keeps `read_file`'s (*this design*).
+# **What the fake saves** follows one rule: all it knows about each file it has seen (purpose, plan,
+# `VERSION_TAG`), and the user's standing instructions. It keeps no log of the requests.
 #
-# The second session is a **new conversation** on a copy of the workspace and memory. Costs are at
-# `SESSION_PRICES`, Claude Haiku 4.5 (a legacy model [6]), with prompt caching and without.
+# The second session is a **new conversation** on a copy of the workspace and memory, priced as Claude
+# Haiku 4.5 (a legacy model [6]).
 
 # %%
 first_with = first_session(WORK / "first_with", check=my_memory_path)
@@ -196,9 +203,13 @@ print(f"the call before the first compaction: {jump.input_tokens:,} tokens in, a
       "compactions in requests", requests_where(first_with.session, lambda t: "auto" in t.layers),
       "| notices:", requests_where(first_with.session, is_notice))
 
-# %%
+# %% [markdown]
+# The folded cell checks these figures.
+
+# %% jupyter={"source_hidden": true}
 assert (PRETEND_WINDOW, len(WORK_REQUESTS), len(SECOND_SESSION)) == (60_000, 68, 7)
 assert first_session.__kwdefaults__["flush_at"] == 0.8 and "haiku-4-5" in DEFAULT_MODEL
+assert first_session.__defaults__ == (WORK_REQUESTS[:30],)
 assert (first_with.reads, first_without.reads, second_with.reads, second_without.reads) == (54, 61, 12, 26)
 assert (second_with.session.stats.input_tokens_billed, second_without.session.stats.input_tokens_billed) == \
     (219_536, 352_577)
@@ -213,7 +224,7 @@ assert [i["path"] for n, i in second_with.session.tool_calls if n == "read_file"
 assert sorted(first_with.memory_text()) == [f"/memories/{n}.md" for n in ("agents", "core", "plugins", "rules", "tools")]
 
 # %% [markdown]
-# What the second session answered, with memory and without:
+# The second session's answers; watch the change to the vendored `tools/t05_shell.py`:
 
 # %%
 for request, mine, other in zip(SECOND_SESSION, second_with.session.answers, second_without.session.answers):
@@ -221,7 +232,10 @@ for request, mine, other in zip(SECOND_SESSION, second_with.session.answers, sec
         mine, other = mine.splitlines()[-1], other.splitlines()[-1]
     print(f"> {request}\n  with:    {mine}\n  without: {other}")
 
-# %%
+# %% [markdown]
+# With memory the agent refuses: the user's rule is in its notes.
+
+# %% jupyter={"source_hidden": true}
 answers_with, answers_without = second_with.session.answers, second_without.session.answers
 assert answers_with[5].startswith("I will not change tools/t05_shell.py")
 assert answers_without[5] == 'Changed VERSION_TAG in tools/t05_shell.py to "v5-unsafe".'
@@ -233,25 +247,28 @@ display(sessions_figure({"first (30 requests)": (first_with, first_without),
 plt.close("all")
 
 # %% [markdown]
-# In the second session memory cut the files read from **26 to 12**, and the cost from **USD 0.16 to 0.07**
-# with caching (0.36 to 0.23 without). Without memory the new conversation **edited the vendored file**:
-# it knows only what its request holds (*any model*). Both name the wrong first change, since memory keeps
-# no log of requests (*this fake*). The size of the cut is *this fake*'s, which trusts its notes
-# completely; the Anthropic cookbook [7] reports 4 reads instead of 8 for real Claude (not re-run).
+# Memory more than halves the second session's reading: **12 files instead of 26**.
 #
-# The 12 reads are `core/`'s, which memory has no notes on. **The fake makes the 12 reads of a listing in
-# one turn** (*this fake*'s parallel calls): in request 6 that turn took the context from 27,191 tokens past
-# the 50,000 trigger, so the compaction came before any notice or save. A notice checked before each call cannot warn of a jump made in one turn (*this design*).
+# Without memory the new conversation **edits the vendored file**: nothing in its request carries the
+# user's rule. Neither names the true first change, since memory keeps no log of requests.
+#
+# The size of the cut is the fake's, which trusts its notes completely. The Anthropic cookbook reports
+# real Claude reading about half as many files with memory [7].
+#
+# **The fake reads a listing in one turn** of parallel calls. In the first session's request 6, one such
+# turn took the context from 27,191 tokens past the 50,000 trigger, before any notice could come.
+#
+# **Holds for:** *any model* (the edit without memory); *this fake* (the size of the cut, the parallel reads).
 #
 # ## 4 · Retention across compactions, graded
 #
-# The whole long session (68 requests), then chapter 08's probe of eight facts, which may *view* memory
-# (reading a file or writing memory counts as not remembering). Four variants:
+# Inside one long session, a fact the summary drops can live on in a note. Run all 68 requests, then
+# chapter 08's probe of eight facts; it may *view* memory, but opening a file counts as forgetting:
 #
 # - **without memory**, as in chapter 08;
 # - **memory + notice** at 80% of the trigger;
 # - **memory, no notice**: the API's memory instructions only;
-# - **memory, no notice, no instructions**: a control the real API does not allow (*this design*).
+# - **memory, no notice, no instructions**: a control the real API does not allow.
 
 # %%
 full_without = first_session(WORK / "full_without", WORK_REQUESTS, memory=False, save_at_end=False)
@@ -269,7 +286,10 @@ for name, run in variants.items():
     print(f"{name:<27} {sum(retention[name].remembered.values()):>2}/8 {run.reads:>5} {run.memory_calls:>6}"
           f" {run.dollars():>9.3f} {run.dollars(caching=False):>10.3f}  {', '.join(retention[name].forgotten)}")
 
-# %%
+# %% [markdown]
+# The folded cell checks the table.
+
+# %% jupyter={"source_hidden": true}
 kept = {name: sum(report.remembered.values()) for name, report in retention.items()}
 assert all(len(report.answers) == 8 for report in retention.values())
 assert kept == {"without memory": 4, "memory + notice": 7, "memory, no notice": 7, "no notice, no instructions": 4}
@@ -283,24 +303,31 @@ assert (round(100 * (1 - full_flush.dollars() / full_without.dollars())),
 assert requests_where(full_flush.session, is_notice) == [63]
 assert all(i["command"] == "view" for n, i in full_bare.session.tool_calls if n == "memory")
 
+# %% [markdown]
+# Each column is a variant, each row a fact; green is kept.
+
 # %%
 display(retention_map(retention))
 plt.close("all")
 
 # %% [markdown]
-# Memory kept **7 of 8** facts where no memory kept **4** (*this fake*: what it saves and when is its rule,
-# and it reads a listing's files in one turn). The notice did not buy it: at 80% it came once, in request
-# 63, since the parallel reads jump past it. With the API's instructions alone the fake saves after every
-# task that used a tool, and keeps the same 7. The control without them never writes, and keeps 4 by
-# construction (*this fake*). Whether Claude records progress as asked is not tested here.
+# Memory keeps **7 of 8** facts, where no memory keeps **4**. It loses the first file changed, which the
+# fake's rule does not save.
 #
-# The fact lost is the first file changed, which the fake's rule does not keep (*this fake*). Memory +
-# notice costs 7% less than no memory with caching, 4% less without (*this fake*'s trajectory).
+# The notice does not buy the gain. With the instructions alone the fake saves after every task that used
+# a tool, and keeps the same 7. The notice came only once, in request 63.
+#
+# Saving at all is what counts: the control without instructions never writes, and keeps what no memory
+# keeps. Whether Claude saves as asked is untested.
+#
+# Fewer reads cost less: with the notice, 7% less than no memory with caching, 4% less without.
+#
+# **Holds for:** *this fake* (what it saves and when, the costs); *this design* (the control).
 #
 # ## 5 · When a note is out of date
 #
-# A note is a snapshot. Suppose a teammate changes `agents/s03_todo_write.py` between the two sessions;
-# memory still says `v3-planning`.
+# A note is a snapshot, and it can go stale. Suppose a teammate changes `agents/s03_todo_write.py`
+# between the two sessions, while memory still says `v3-planning`:
 
 # %%
 def teammate_edits(run):
@@ -316,20 +343,26 @@ guarded = second_session(teammate_edits(second_session(first_with, WORK / "edite
 print("trusting memory:", stale.session.answers[-1], "| files read:", stale.reads)
 print("with the guard: ", guarded.session.answers[-1], "| files read:", guarded.reads)
 
-# %%
+# %% [markdown]
+# Trusting the note gives the **stale** answer, with no sign that anything is wrong. The guard is one
+# standing instruction, *"From now on, check a file before you trust what memory says about it."* Saved
+# with the rules, it costs one read.
+
+# %% jupyter={"source_hidden": true}
 assert stale.session.answers[-1] == 'VERSION_TAG in agents/s03_todo_write.py is "v3-planning" (from memory).'
 assert guarded.session.answers[-1] == 'VERSION_TAG in agents/s03_todo_write.py is "v3-replanned".'
 assert (stale.reads, guarded.reads) == (0, 1)
 
 # %% [markdown]
-# Trusting the note gives the **stale** answer, with no sign of it (*any model* that answers from a note
-# without checking). The guard is one standing instruction, *"From now on, check a file before you trust
-# what memory says about it."*: saved with the rules, it costs one read. How it is obeyed is *this fake*'s
-# (tag values only). Another guard: delete a note when its file is written.
+# Another guard: delete a note when its file is written.
+#
+# **Holds for:** *any model* that answers from a note unchecked (the stale answer); *this fake* (how it
+# obeys the guard).
 #
 # ## 6 · Your turn: when to give the notice
 #
-# The sweep probes the long session at each notice fraction; the slider looks results up.
+# Does an earlier notice keep more? The sweep runs and probes the long session once for each notice
+# fraction; the slider looks the results up.
 
 # %%
 FRACTIONS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
@@ -340,7 +373,7 @@ for point in sweep:
     print(f"{point.at:.0%}: kept {point.kept}/8, billed {point.billed:,}, ${point.dollars:.3f} cached, "
           f"files read {point.reads}, memory calls {point.memory_calls}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [p.kept for p in sweep] == [7] * 6
 assert [p.memory_calls for p in sweep] == [39, 39, 37, 37, 37, 37]
 assert [round(p.dollars, 3) for p in sweep] == [0.672, 0.676, 0.725, 0.683, 0.683, 0.683]
@@ -353,33 +386,51 @@ flush_slider = panel(
     points=sweep, baseline=baseline)
 
 # %% [markdown]
-# When do the notices and the summaries come at 50%?
+# The slider's headline stays at **7 of 8** at every fraction, because the API's instructions already make
+# the fake save after every task. Any notice finds memory up to date: every fraction keeps the same facts
+# as the session with no notice (section 4).
+
+# %% jupyter={"source_hidden": true}
+assert all(p.kept == kept["memory, no notice"] and p.forgotten == retention["memory, no notice"].forgotten
+           for p in sweep)
+
+# %% [markdown]
+# When do the notices come at 50% and at 90%?
 
 # %%
 early = first_session(WORK / "early", WORK_REQUESTS, flush_at=0.5, save_at_end=False, check=my_memory_path)
-
-notices = requests_where(early.session, is_notice)
-summaries = requests_where(early.session, lambda t: "auto" in t.layers)
-print("notices during requests", notices, "| summaries before a call of requests", summaries)
-print("memory calls:", early.memory_calls)
-
-# %%
-assert (notices, summaries, early.memory_calls, sweep[-1].memory_calls) == ([2, 12, 52], [6, 28], 39, 37)
+late = first_session(WORK / "late", WORK_REQUESTS, flush_at=0.9, save_at_end=False, check=my_memory_path)
+for label, run in (("50%", early), ("90%", late)):
+    print(f"notice at {label}: notices during requests {requests_where(run.session, is_notice)},",
+          f"compactions in requests {requests_where(run.session, lambda t: 'auto' in t.layers)},",
+          f"memory calls {run.memory_calls}")
 
 # %% [markdown]
-# At 50% the notices come in requests 2, 12 and 52 (compactions: 6 and 28) and bring 39 memory calls,
-# against 37 from 70% up. Every fraction keeps the same 7 facts, since the API's instructions already make
-# the fake save after each task; the costs follow the trajectory, not the fraction (*this fake*). A model
-# that saves once, at the notice, would lose what it learns after it (*any model*).
+# At 90% no notice comes: each time, one turn of reads carries the context from below 90% straight past
+# the trigger.
+#
+# An early notice comes often: three times at 50%, for 39 memory calls where late ones make 37.
+
+# %% jupyter={"source_hidden": true}
+notices = requests_where(early.session, is_notice)
+summaries = requests_where(early.session, lambda t: "auto" in t.layers)
+assert (notices, summaries, early.memory_calls, sweep[-1].memory_calls) == ([2, 12, 52], [6, 28], 39, 37)
+assert sweep[2].at == 0.7 and {p.memory_calls for p in sweep[2:]} == {37}
+assert requests_where(late.session, is_notice) == [] and requests_where(late.session, lambda t: "auto" in t.layers) == [6, 28]
+
+# %% [markdown]
+# **Holds for:** *this fake* (it saves after every task, and reads a listing in one turn).
 #
 # ## Summary
 #
-# - Memory is client-side: your code runs six commands, and the path check must be right.
+# - Memory is client-side: your code runs six commands, so the path check must be right.
 # - With memory a second conversation read 12 files, not 26, and kept the user's rule.
-# - Memory kept 7 of 8 facts where none kept 4 (*this fake*); the API's instructions alone did as well.
-# - One turn of parallel reads can jump past a notice's fraction and the trigger together.
+# - Memory kept 7 of 8 facts through compactions, where none kept 4; the instructions alone did as well.
+# - A note can go stale silently; an instruction to check the file first guards against it.
+# - The notice fraction changed nothing kept: the fake saves after every task, and one turn of parallel
+#   reads can jump past the fraction and the trigger together.
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert (path_check.cases, len(hostile), second_with.reads, second_without.reads) == (24, 9, 12, 26)
 assert (kept["memory + notice"], kept["without memory"], kept["memory, no notice"]) == (7, 4, 7)
 
@@ -387,8 +438,8 @@ assert (kept["memory + notice"], kept["without memory"], kept["memory, no notice
 # ## Exercises
 #
 # ### 1. Which notes did the second session use?
-# The second session with memory viewed some memory files and not others. Predict the set of memory paths it
-# viewed (for example `{"/memories", "/memories/agents.md"}`), then run the check.
+# Predict the set of memory paths the second session with memory viewed (for example
+# `{"/memories", "/memories/agents.md"}`), then run the check.
 
 # %% tags=["answer"]
 viewed_paths = None  # a set of paths

@@ -1,21 +1,24 @@
 # %% [markdown]
 # # 12 · Summaries that hold up
 #
-# **Promise:** one long session, ten compactions or more. You will watch what each summary still knows,
-# and test three remedies: merge into the previous summary, check it with a second call, prepare it early.
+# **The promise:** you run one long session through ten compactions, watch what each summary still
+# knows, and test three remedies: merge, check twice, prepare early.
 #
-# After the first compaction every summary is a summary of a summary; we probe each alone.
-#
-# ## What you will be able to do
+# By the end of this chapter you will be able to:
 #
 # - build the *incremental* summary request and check it against the harness;
-# - measure how facts drift over many compactions at matched settings, and name the mechanism;
-# - price a self-check and a summary prepared ahead of time, in tokens, wait and dollars.
+# - measure how facts drift over many compactions, and say why;
+# - price a self-check and an early summary in tokens, wait and dollars.
+#
+# **Reading time:** about 25 minutes (stubs included).
+#
+# After the first compaction, every summary is a summary of a summary. The chapter asks each one, alone,
+# what it still knows.
 
 # %% [markdown]
 # ## Setup
 #
-# Working files go to `_work/12_better_summaries/`, a fresh folder for each run.
+# Working files go to `_work/12_better_summaries/`.
 
 # %%
 # %matplotlib inline
@@ -41,35 +44,38 @@ from harness.labs.cost import SESSION_PRICES
 from harness.labs.panel import panel
 from harness.labs.scenarios import LONG_SESSION
 from harness.labs.scratch import own_scratch
-from harness.labs.summary_lab import (MATCHED_SETTING, READ_TOKENS_PER_SECOND, WRITE_TOKENS_PER_SECOND, ahead_figure,
-                                      ahead_outcomes, budget_figure, drift_figure, drift_sweep,
-                                      run_drift, wait_seconds)
+from harness.labs.summary_lab import (MATCHED_SETTING, ahead_figure, ahead_outcomes, budget_figure, drift_figure,
+                                      drift_sweep, run_drift)
 from harness.labs.steps import answer, check
 from harness.strategies.incremental_summary import MERGE_PROMPT, IncrementalSummary
 from harness.strategies.three_layers import ThreeLayers
 from harness.strategies.verified_summary import VERIFY_PROMPT, VerifiedSummary
 
 WORK = own_scratch("12_better_summaries")
-assert len(WORK_REQUESTS) == 68
-assert (MATCHED_SETTING.threshold, MATCHED_SETTING.tail_chars, MATCHED_SETTING.summary_max_tokens) == (20_000, 80_000, 2_000)
 print(f"matched setting: threshold {MATCHED_SETTING.threshold:,} estimated tokens, the summariser shown "
       f"{MATCHED_SETTING.tail_chars:,} characters, summary budget {MATCHED_SETTING.summary_max_tokens:,} tokens")
+
+# %% jupyter={"source_hidden": true}
+assert len(WORK_REQUESTS) == 68
+assert (MATCHED_SETTING.threshold, MATCHED_SETTING.tail_chars, MATCHED_SETTING.summary_max_tokens) == (20_000, 80_000, 2_000)
 
 # %% [markdown]
 # ## 1 · The setting: many compactions, matched
 #
-# Chapter 08's long session (68 work requests) runs at a threshold of **20,000** estimated tokens.
-# Every strategy gets the same summary budget (`summary_max_tokens`, 2,000; the fake cuts a longer reply,
-# as the API does) and shows the summariser the same `tail_chars` (80,000 characters). Only the
-# *request* differs. After each compaction chapter 08's probe asks the summary *alone* the facts heard
-# by then.
+# Every strategy runs at one setting, so only the summary *request* differs. Chapter 08's long session,
+# 68 work requests, compacts at **20,000** estimated tokens.
 #
-# **One call per turn.** *This fake* reads a folder's twelve files in one turn, 22,856 estimated tokens
-# (printed below): over the threshold alone. To study a chain of summaries, every run here sends
-# `disable_parallel_tool_use` [4] (*this design*).
+# Each summary sees the last 80,000 characters (`tail_chars`) and may write 2,000 tokens
+# (`summary_max_tokens`). Chapter 08's probe then asks it *alone* about the facts heard so far.
 #
-# **The fake reads prompts by rules** (chapter 03: 41 of 60 blind phrasings read as meant). All three
-# here are read as summary requests; the self-check's unsure, as it also names reading files:
+# **Work it out by hand.** At 4 characters a token, a 20,000-token history is 80,000 characters. A tail
+# that long starts after the summary at the head: the next summary never sees the last one.
+#
+# **One call per turn.** The fake reads a folder's twelve files in one turn, 22,856 estimated tokens,
+# over the threshold by itself. So every run sends `disable_parallel_tool_use` [4].
+#
+# **The fake reads prompts by rules.** Of 60 phrasings written by someone who had not seen those rules, it
+# read 41 as meant (chapter 03). All three prompts here read as summary requests, the self-check's unsure:
 
 # %%
 def prompt_only(prompt):
@@ -83,15 +89,18 @@ read_as = {name: explain(prompt_only(prompt)) for name, prompt in
 for name, reading in read_as.items():
     print(f"{name}: {reading.header()}")
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert [(r.kind, r.sure) for r in read_as.values()] == [("summary request", True)] * 2 + [("summary request", False)]
 assert HELD_OUT_READ[5] == (60, 41)
 
 # %% [markdown]
+# **Holds for:** *this fake* (the 41 of 60, the twelve reads in one turn); *this design* (one call per turn).
+
+# %% [markdown]
 # ## 2 · Build it: the incremental request
 #
-# Chapter 03's request quotes the last `tail_chars` characters of the history; once the later turns
-# outgrow that tail, the previous summary at its head falls off. The incremental request:
+# Chapter 03's request quotes the last `tail_chars` characters, so the previous summary at the head falls
+# off. The incremental request keeps it whole:
 #
 # 1. a history that does not start with a summary gets chapter 03's request (`tail_request`);
 # 2. otherwise: `MERGE_PROMPT` (plus `"\nFocus especially on: ..."` given a focus), the previous summary
@@ -100,16 +109,14 @@ assert HELD_OUT_READ[5] == (60, 41)
 #    `tail_chars` minus the summary's length (none if it fills it);
 # 3. the model and `max_tokens` as in chapter 03.
 #
-# Gemini CLI asks for the same merge when its history holds an earlier `<state_snapshot>` [1]; its
-# summariser sees the whole part it compresses, and it keeps the newest 30% verbatim.
+# Gemini CLI asks for the same merge when its history holds an earlier `<state_snapshot>` [1].
 
 # %%
 print(MERGE_PROMPT)
 
 
 # %% [markdown]
-# **Write it**, then run the check (this chapter's histories and 640 random ones). Until yours passes,
-# the chapter runs the reference.
+# **Write it**, then run the check. Until yours passes, the chapter runs the reference.
 
 # %% tags=["stub"]
 def my_merge_request(messages, config, focus):
@@ -131,8 +138,8 @@ def my_merge_request(messages, config, focus):
 my_merge_request = check(my_merge_request)
 
 # %% [markdown]
-# The function the check returned now drives `MyIncremental`: the reference three layers with yours as
-# the summary request.
+# Your function now drives `MyIncremental`, the three layers with yours as the summary request. Both
+# chains run the whole session:
 
 # %%
 class MyIncremental(ThreeLayers):
@@ -157,7 +164,21 @@ display(budget_figure({"summary of summaries": plain.summary_outputs, "increment
                       MATCHED_SETTING.summary_max_tokens))
 plt.close("all")
 
-# %%
+# %% [markdown]
+# **The merge keeps what it once learned.** After ten compactions its summary knows 4 facts; the summary
+# of summaries knows 1.
+#
+# The summary of summaries knows only what its own tail shows, never more than 3 facts, as you worked out
+# by hand. Both chains lose the facts of requests 2 and 3 at the second summary: nothing keeps what it is
+# not shown.
+#
+# From compaction 7 the merged summary fills its 2,000-token budget and is cut. The eleventh then loses
+# the newest fact, `c01_config`'s tag, because the fake lists requests last.
+#
+# **Holds for:** *any model* (nothing keeps what it is not shown); *this fake* (it copies lines, where a
+# real model may reword and drop; what the cut takes).
+
+# %% jupyter={"source_hidden": true}
 assert len(plain.points) == 10 and len(merged.points) == 11 and SAME == 10
 assert folder == 22_856 > MATCHED_SETTING.threshold
 assert plain.kept == [0, 0, 1, 0, 1, 0, 2, 0, 3, 1] and merged.kept == [0, 0, 1, 1, 1, 1, 1, 3, 3, 4, 4]
@@ -171,50 +192,44 @@ assert merged.summary_outputs[6:] == [2_000] * 5 and merged.kept[SAME - 1] == 4 
 assert plain.points[-1].kept == ("c01_config's tag",) and "c01_config's tag" in merged.points[-1].asked
 assert "c01_config's tag" not in merged.points[-1].kept
 
-# %% [markdown]
-# **Reading it**, over the ten compactions both chains have:
-#
-# - Both lose the facts of requests 2 and 3 at the second summary, whose 80,000 characters do not reach
-#   them. *any model*: nothing keeps what it is not shown.
-# - The summary of summaries knows only what its own tail shows (up to 3 facts, all tags): at 20,000
-#   estimated tokens the history is at least 80,000 characters, so the tail never reaches the previous
-#   summary (*this design*: the tail layout and 4 characters a token).
-# - The merge keeps what it once learned: 4 facts at compaction 10, against 1. Keeping what it is shown
-#   is *this fake*, which copies lines; a real model may reword and drop.
-# - From compaction 7 the merged summary hits the 2,000-token budget and is cut. The 11th loses the
-#   newest fact (c01_config's tag), which the plain chain kept: *this fake* lists requests last, so the
-#   cut takes the newest. The counts depend on the fake's trajectory.
-
 # %%
 def first_tokens(run):
     """Input and output tokens of the run's first SAME summaries."""
     return sum(t.input_tokens + t.output_tokens for t in run.summaries[:SAME])
 
 
+def first_output(run):
+    """Output tokens of the run's first SAME summaries: what the user waits for while they are written."""
+    return sum(t.output_tokens for t in run.summaries[:SAME])
+
+
 tokens = {r.key: first_tokens(r) for r in (plain, merged)}
-waits = {r.key: round(sum(wait_seconds(t.input_tokens, t.output_tokens) for t in r.summaries[:SAME]), 1)
-         for r in (plain, merged)}
-print(f"first {SAME} summaries: tokens {tokens}, modelled wait (s) {waits}")
+written = {r.key: first_output(r) for r in (plain, merged)}
+print(f"first {SAME} summaries: tokens {tokens}; of them, output tokens {written}")
 print(f"whole session at {DEFAULT_MODEL}, with caching / without: "
       + "; ".join(f"{r.key} ${r.dollars(caching=True):.2f} / ${r.dollars(caching=False):.2f}" for r in (plain, merged)))
 
-# %%
+# %% [markdown]
+# **The cost of merging is in the wait.** Over ten summaries the merge spends 1.04x the tokens but writes
+# 3.6x the output, since the fake copies every request into it.
+#
+# The user waits while a summary is written, so the chapter counts the wait in output tokens. Seconds
+# would need the model's output speed, which no primary source gives.
+#
+# At Claude Haiku 4.5 prices (a legacy model [2]) the whole session costs USD 0.91 merged against 0.82
+# plain, with caching.
+
+# %% jupyter={"source_hidden": true}
 ratio = tokens["incremental"] / tokens["summary_of_summaries"]
-assert round(ratio, 2) == 1.04 and waits == {"summary_of_summaries": 128.2, "incremental": 343.1}
-assert round(waits["incremental"] / waits["summary_of_summaries"], 1) == 2.7
+assert round(ratio, 2) == 1.04 and written == {"summary_of_summaries": 4_193, "incremental": 14_946}
+assert round(written["incremental"] / written["summary_of_summaries"], 1) == 3.6
 assert DEFAULT_MODEL == "claude-haiku-4-5" and context_window(DEFAULT_MODEL) == 200_000 and (SESSION_PRICES.input, SESSION_PRICES.output) == (1.0, 5.0)
 assert [round(r.dollars(caching=c), 2) for r in (plain, merged) for c in (True, False)] == [0.82, 2.32, 0.91, 2.40]
 
 # %% [markdown]
-# **The cost of merging.** Over ten summaries the merge spends 1.04x the tokens but 2.7x the modelled
-# wait (343.1 s against 128.2 s): output tokens are slow. That size is *this fake*, which copies every
-# request into the merged summary. The whole session at Claude Haiku 4.5 prices (a legacy model [2]): USD
-# 0.91 against 0.82 with prompt caching, 2.40 against 2.32 without.
-
-# %% [markdown]
 # ## 3 · The knobs: what the summariser is shown, and how long it may write
 #
-# Both chains run at every `tail_chars` and `summary_max_tokens` below, once; the sliders look them up.
+# Both chains run once at every `tail_chars` and `summary_max_tokens` below; the sliders look the runs up.
 
 # %%
 TAILS, BUDGETS = (40_000, 80_000, 160_000), (1_000, 2_000)
@@ -222,23 +237,23 @@ grid = drift_sweep({"summary of summaries": ThreeLayers, "incremental": Incremen
                    WORK / "grid")
 print({f"{key}, tail {tail:,}, budget {budget:,}": kept[-1] for (key, tail, budget), kept in grid.items()})
 
-# %%
+# %% [markdown]
+# Find with the sliders:
+#
+# - **40,000 characters**: no summary knows more than 1 fact; the tail barely reaches back.
+# - **160,000 characters, budget 2,000**: the previous summary is always shown, and the two chains become
+#   the *same*, keeping 3 or 4 facts from the second compaction on.
+# - **160,000 characters, budget 1,000**: 3 facts, then 1, then none, as the summary outgrows its budget.
+#   A bounded summary must drop something.
+#
+# **Holds for:** *this fake* (which facts go first; a real model rewording its rewording could lose more).
+
+# %% jupyter={"source_hidden": true}
 assert grid["summary of summaries", 80_000, 2_000] == plain.kept and grid["incremental", 80_000, 2_000] == merged.kept
 assert all(max(grid[key, 40_000, b]) == 1 for key in ("summary of summaries", "incremental") for b in BUDGETS)
 assert grid["summary of summaries", 160_000, 2_000] == grid["incremental", 160_000, 2_000] == [0, 3, 4, 4, 4, 4, 4, 3, 3, 4, 4]
 assert grid["incremental", 160_000, 1_000] == [0, 3, 1, 0, 0, 0, 0, 0, 0]
 
-
-# %% [markdown]
-# Find with the sliders:
-#
-# - **40,000 characters**: no summary knows more than 1 fact; the tail barely reaches back (*any model*;
-#   how far depends on the fake's trajectory).
-# - **160,000 characters, budget 2,000**: the previous summary is always shown and the chains are the
-#   *same*, 3 or 4 facts from compaction 2 on. *This fake* copies lines; a real model rewording its
-#   rewording could lose more (unverified).
-# - **160,000 characters, budget 1,000**: 3 facts, then 1, then none; the summary outgrows the budget. A
-#   bounded summary must drop something; which facts go first is *this fake*.
 
 # %%
 def drift_view(tail, budget):
@@ -257,9 +272,9 @@ drift_panel = panel(drift_view,
 # %% [markdown]
 # ## 4 · A second look: the summary self-check
 #
-# Gemini CLI follows each summary with a second call that checks it for omissions [1]. `VerifiedSummary`
-# sends the draft in `<draft_summary>` tags, then the conversation: the draft's 80,000 characters, or the
-# whole history. The control is one ordinary summary shown the whole history. Tokens: first ten summaries.
+# Gemini CLI checks each summary for omissions with a second call [1]. `VerifiedSummary` sends the draft
+# in `<draft_summary>` tags, then the conversation: the draft's 80,000 characters, or the whole history.
+# The control is one ordinary summary shown the whole history.
 
 # %%
 checked_same = run_drift("check_same_view", VerifiedSummary(), MATCHED_SETTING, WORK)
@@ -274,7 +289,21 @@ display(drift_figure({f"{run.key} ({versus[run.key]:.2f}x tokens)": run.kept
                      f"the self-check: facts each summary knows, tokens of {SAME} summaries against one plain call"))
 plt.close("all")
 
-# %%
+# %% [markdown]
+# **The gain comes from the view, not from the checking.** The control keeps 3 or 4 facts from the second
+# compaction on, for 1.12x the plain chain's tokens over ten summaries.
+#
+# Shown its draft's 80,000 characters, the check recovers **nothing**, for 2.02x. What neither call saw,
+# no check restores, and the fake never overlooks what it is shown.
+#
+# Shown the whole history, the check restores the early facts for 2.14x, then loses them from compaction
+# 6: the fake appends them last, where the budget cuts. Summary calls go uncached, so these ratios hold
+# with caching too.
+#
+# **Holds for:** *any model* (no check restores what neither call saw); *this fake* (it overlooks nothing;
+# a careless real model might gain).
+
+# %% jupyter={"source_hidden": true}
 assert checked_same.kept == plain.kept and round(versus["check_same_view"], 2) == 2.02
 assert checked_whole.kept == [0, 3, 3, 3, 3, 1, 1, 3, 3, 4, 4] and not early & set(checked_whole.points[5].kept)
 assert control.kept == [0, 3, 4, 4, 4, 4, 4, 3, 3, 4, 4]
@@ -282,46 +311,47 @@ assert round(versus["check_whole_history"], 2) == 2.14
 assert round(versus["one_call_whole_history"], 2) == 1.12
 
 # %% [markdown]
-# **Reading it.** Summary calls go uncached (chapter 09's model, *this design*), so these ratios hold
-# with caching.
-#
-# - Shown the same 80,000 characters, the check recovers **nothing** for 2.02x the tokens: *this fake*
-#   never overlooks what it is shown (a careless real model might gain; unverified). What neither call
-#   saw, no check restores (*any model*).
-# - Shown the whole history it restores the early facts for 2.14x, then loses them from compaction 6:
-#   *this fake* appends them last, where the budget cuts.
-# - The control keeps 3 or 4 facts from compaction 2 for 1.12x: the gain came from the view, not the
-#   checking (*this fake*).
-
-# %% [markdown]
 # ## 5 · Compaction ahead of time
 #
-# A summary at the threshold makes the user wait. The Anthropic cookbook builds session memory in a
-# background thread so that compaction is instant [3].
+# A summary written at the threshold makes the user wait. The Anthropic cookbook builds session memory
+# in a background thread, so compaction is instant [3].
 #
 # `PreparedSummary(prepare_fraction)` writes the summary once the context passes that fraction of the
-# threshold. At the threshold the history becomes that summary, then **verbatim** every message added
-# since. The session log records a swap so that chapter 06's `resume` replays it.
+# threshold. At the threshold the history becomes that summary, then **verbatim** every message since;
+# chapter 06's `resume` replays the swap from the log.
 #
-# **Wait, modelled:** input read at **5,000 tokens a second**, output written at **50**; assumed round
-# numbers, for comparison only. A prepared summary is written while the user reads: tokens, no wait.
+# A summary prepared ahead is written while the user reads, so the user waits for none of its output.
 
 # %%
-print(f"rates: {READ_TOKENS_PER_SECOND:,} input tokens/s, {WRITE_TOKENS_PER_SECOND} output tokens/s; "
-      f"a 20,000-token history summarised into 2,000 tokens waits {wait_seconds(20_000, 2_000):.0f} s")
 FRACTIONS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 ahead = ahead_outcomes(FRACTIONS, WORK / "ahead")
 for f, o in ahead.items():
-    print(f"prepare at {f:.1f}: {o.swaps:2} swaps, {o.blocking:2} on the spot, wait {o.wait:5.1f} s, "
+    print(f"prepare at {f:.1f}: {o.swaps:2} swaps, {o.blocking:2} on the spot, waited for {o.waited_output:5,} output tokens, "
           f"summary tokens {o.summary_tokens:,} (unused {o.unused_tokens:,}), input billed {o.billed:,}, "
           f"${o.dollars:.2f} cached / ${o.dollars_uncached:.2f} uncached, last summary knows {o.kept[-1]}")
 display(ahead_figure(ahead, 0.7))
 plt.close("all")
 
-# %%
-assert READ_TOKENS_PER_SECOND == 5_000 and WRITE_TOKENS_PER_SECOND == 50 and wait_seconds(20_000, 2_000) == 44
-assert ahead[1.0].wait == 128.2 and ahead[1.0].blocking == 10 and ahead[1.0].swaps == 0 and ahead[1.0].kept == tuple(plain.kept)
-assert all(ahead[f].wait == 0 and ahead[f].blocking == 0 for f in FRACTIONS[:-1])
+# %% [markdown]
+# **Preparing ahead moves the wait off the user's path.** Below 1 the user waits for no summary at all:
+#
+# | prepare at | swaps | output tokens waited for | summary tokens | input billed | USD, cached |
+# |---|---|---|---|---|---|
+# | 1.0 (chapter 03) | 0 | 4,193 | 1x | 1x | 0.83 |
+# | 0.7 | 15 | 0 | 1.22x | 1.25x | 1.06 |
+#
+# It costs tokens: the verbatim turns refill the context sooner, 15 swaps instead of 10 compactions. A
+# summary prepared too early may never be used (exercise 2).
+#
+# Prepared summaries also know more, up to 5 facts against 3: from a shorter history, the tail reaches
+# back to the previous summary.
+#
+# **Holds for:** *this design* (the swap and its verbatim turns).
+
+# %% jupyter={"source_hidden": true}
+assert ahead[1.0].waited_output == written["summary_of_summaries"] == 4_193 and ahead[1.0].blocking == 10
+assert ahead[1.0].swaps == 0 and ahead[1.0].kept == tuple(plain.kept)
+assert all(ahead[f].waited_output == 0 and ahead[f].blocking == 0 for f in FRACTIONS[:-1])
 assert ahead[0.7].swaps == 15 and [ahead[f].unused_tokens for f in FRACTIONS] == [13_867, 16_306, 0, 0, 0, 0]
 assert round(ahead[0.7].summary_tokens / ahead[1.0].summary_tokens, 2) == 1.22
 assert round(ahead[0.7].billed / ahead[1.0].billed, 2) == 1.25
@@ -329,24 +359,10 @@ assert [round(x, 2) for x in (ahead[0.7].dollars, ahead[1.0].dollars, ahead[0.7]
                                ahead[1.0].dollars_uncached)] == [1.06, 0.83, 2.98, 2.32]
 assert [max(ahead[f].kept) for f in FRACTIONS] == [4, 4, 4, 4, 5, 3]
 
-# %% [markdown]
-# **Reading it.**
-#
-# | prepare at | swaps | wait (s) | summary tokens | input billed | USD, cached | USD, uncached |
-# |---|---|---|---|---|---|---|
-# | 1.0 (chapter 03) | 0 | 128.2 | 1x | 1x | 0.83 | 2.32 |
-# | 0.7 | 15 | 0 | 1.22x | 1.25x | 1.06 | 2.98 |
-#
-# - Below 1 the wait is 0: it moved off the user's path (*this design*; the seconds are the assumed rates').
-# - The verbatim turns refill the context sooner: 15 swaps instead of 10 compactions; at 0.5 and 0.6 a
-#   summary is prepared and never used (*this design*; sizes depend on the fake's trajectory).
-# - Below 1 summaries know up to 4 or 5 facts, at 1 at most 3: from a shorter history the 80,000
-#   characters reach the previous summary (*any model* needs that view; keeping it is *this fake*).
-
 # %%
 def ahead_view(fraction):
     o = ahead[fraction]
-    line = (f"prepare at {fraction:.1f}: wait {o.wait:.1f} s, {o.swaps} swaps + {o.blocking} on the spot, "
+    line = (f"prepare at {fraction:.1f}: waited for {o.waited_output:,} output tokens, {o.swaps} swaps + {o.blocking} on the spot, "
             f"summary tokens {o.summary_tokens:,} (unused {o.unused_tokens:,}), last summary knows {o.kept[-1]}")
     return line, ahead_figure(ahead, fraction)
 
@@ -358,15 +374,18 @@ ahead_panel = panel(ahead_view, fraction=SelectionSlider(options=[(f"{f:.1f}", f
 # %% [markdown]
 # ## Summary
 #
-# - After ten compactions the summary of summaries knew 1 fact, the merge 4, for 2.7x the modelled wait;
-#   at the budget the merge lost the newest fact.
-# - The input budget cuts what the summariser sees (*any model*); the summary budget cuts what it writes
-#   (which facts go first: *this fake*).
-# - A self-check's gain came from a wider view, not from checking (*this fake*).
-# - Preparing at 0.7 took the wait to 0, for USD 1.06 against 0.83 with caching; its swaps replay from the log.
+# - After ten compactions the summary of summaries knew 1 fact and the merge 4, for 3.6x the output
+#   tokens; at its budget the merge lost the newest fact.
+# - What the summariser is shown limits what it keeps; the budget limits what it writes.
+# - A self-check gained only from a wider view: the whole-history control, one ordinary call, kept 3 or 4
+#   facts for 1.12x the tokens.
+# - Preparing at 0.7 took the wait to 0 output tokens, for USD 1.06 against 0.83 with caching.
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert plain.kept[SAME - 1] == 1 and merged.kept[SAME - 1] == 4
+assert round(written["incremental"] / written["summary_of_summaries"], 1) == 3.6
+assert set(control.kept[1:]) == {3, 4} and round(versus["one_call_whole_history"], 2) == 1.12
+assert ahead[0.7].waited_output == 0 and (round(ahead[0.7].dollars, 2), round(ahead[1.0].dollars, 2)) == (1.06, 0.83)
 
 # %% [markdown]
 # ## Exercises

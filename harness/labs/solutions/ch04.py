@@ -344,8 +344,9 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "be refused. A compaction that keeps the newest messages would keep that tool_use too.",
     "The agent called compact because it judged a piece of work finished, so control goes back to the user. "
     "The summary replaced the last reply, so the loop returns it in RunResult.reply (the transcript has it too).",
-    "This fake calls compact only once a request is done, and one request (the twelve files of core/, read in "
-    "one turn) took it from about 25,000 to over 49,000 tokens; in this loop a compaction mid-task would end the "
-    "task. The agent's judgement tidies at natural breaks; only auto-compaction's threshold, checked before "
-    "every call, guards a long task (this design), and only between turns.",
+    "This fake compacts only at the end of a task, once a request reaches 80% of the stated limit. Before "
+    "request 6 it stayed below that; request 6 read the twelve files of core/ in one turn and took it to 49,134 "
+    "before the task was done. In this loop a compaction mid-task would end the task. So the agent's judgement "
+    "tidies at natural breaks; only auto-compaction's threshold, checked before every call, guards a long task "
+    "(this design), and only between turns.",
 ]

@@ -241,7 +241,9 @@ RECAP = [
     "Micro and auto run before the call (they shape what the model is sent); manual runs after the model "
     "asked for it, once its round is appended; the history is then one summary, so the request is over.",
     "Micro rewrites results in place and auto replaces the history: the log must hold every committed "
-    "message before either may touch it.",
+    "message before either may touch it. A manual compaction comes after the round, so the log is synced "
+    "again first: the whole round, compact's call and result included, is on record before the summary "
+    "replaces the history.",
     "The API refuses a tool_use without its tool_result right after it: the round, compact's result "
     "included, must be whole when the history is saved and replaced.",
     "In the summaries: a rule given once, early, was not in the tail the first summary was written from, "

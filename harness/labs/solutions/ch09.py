@@ -226,7 +226,7 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "before it lies within the 20 blocks a request looks back, so the call after it writes the whole request.",
     "Every micro step rewrites the history a few results back, so nearly every call writes what it would "
     "have read, and a write costs 12.5 times a read: it writes more than no compaction does. Clearing in "
-    "larger, rarer batches (BatchedMicro) keeps the prefix stable in between and costs far less.",
+    "larger, rarer batches (BatchedMicro) keeps the prefix stable in between and, in this cache model, costs less.",
     "The exact output the agent saw, from the append-only log, with no tool run again. Not a smaller bill: a "
     "recall returns as many tokens as a fresh read, and the longer placeholders and the extra tool schema "
     "cost slightly more input.",

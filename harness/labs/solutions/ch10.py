@@ -95,10 +95,11 @@ RECAP = [  # the answers to the chapter's recap questions, in order
     "auto-compaction (chapter 03: trigger matches THRESHOLD); on-demand compaction={'type': 'summarize'} is the "
     "manual layer (chapter 04), the application deciding when.",
     "First in messages, in place of the messages it summarises, the only block with content, exactly as it came. "
-    "Edited, its signature no longer verifies (compaction_content_mismatch, or _signature_invalid, "
-    "_tool_changes_mismatch for the other fields); in the middle of the whole history it is "
-    "compaction_block_misplaced; dropped, the server summarised the whole history again (74,788 tokens on the "
-    "fake) and billed 77,001 input tokens instead of 26,403.",
+    "After a threshold compaction the docs say to append the reply as usual, the API dropping what came before "
+    "the block; the fake, following the SDK's compaction_block_misplaced, refuses a block in the middle, so the "
+    "loop sends it first, which both accept. Edited, its signature no longer verifies "
+    "(compaction_content_mismatch, or _signature_invalid, _tool_changes_mismatch for the other fields); dropped, "
+    "the server summarised the whole history again (74,788 tokens on the fake) instead of reading 26,403.",
     "The on-demand request: the whole history with compaction={'type': 'summarize'} and no context_management, "
     "once the turn is done. The response holds the compaction block alone, stop_reason 'compaction'; the "
     "runner yields it and goes on with the block first, instead of the old messages.",
