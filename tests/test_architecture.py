@@ -17,7 +17,8 @@ ALLOWED = {
     "fake": {"core"},
     "session": {"core"},
     "strategies": {"core", "session", "api_context"},  # chapter 10's strategies build their edits there
-    "labs": {"core", "session", "strategies", "fake", "clients", "memory", "api_context"},  # ch10's edit exercise
+    "labs": {"core", "session", "strategies", "fake", "clients", "memory", "api_context", "production"},  # ch10's edit exercise
+    "production": {"core", "strategies"},  # chapter 13: what production agents add to the three layers
     "memory": {"core", "strategies"},  # chapter 11: the memory tool, and a flush before a strategy compacts
     "clients": {"fake"},
     "api_context": set(),

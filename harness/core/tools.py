@@ -76,18 +76,28 @@ class Workspace:
         """The real location of the file a tool's ``path`` names, escapes read back (``names.meant``)."""
         return self.resolve(meant(path))
 
-    def read_file(self, path: str, limit: int | None = None) -> str:
+    def read_file(self, path: str, limit: int | None = None, offset: int | None = None) -> str:
+        """The file's text; with ``limit``, at most that many lines; with ``offset`` (chapter 13's read
+        tool offers it), from that line on (1 is the first). Lines left out after the part read are
+        counted at its end."""
         text = self._named(path).read_bytes().decode("utf-8")
-        if limit is None:
+        if limit is None and offset is None:
             return text
-        if limit < 1:
+        if limit is not None and limit < 1:
             raise ToolError(f"limit must be at least 1, got {limit}")
+        if offset is not None and offset < 1:
+            raise ToolError(f"offset must be at least 1, got {offset}")
         lines = text.split("\n")
         if text.endswith("\n"):
             lines.pop()
-        if len(lines) <= limit:
+        start = (offset or 1) - 1
+        if start >= len(lines) and offset is not None:
+            raise ToolError(f"{path}: offset {offset} is past the end of the file ({len(lines)} lines)")
+        end = len(lines) if limit is None else min(len(lines), start + limit)
+        if start == 0 and end == len(lines):
             return text
-        return "\n".join(lines[:limit]) + f"\n... ({len(lines) - limit} more lines)"
+        rest = len(lines) - end
+        return "\n".join(lines[start:end]) + (f"\n... ({rest} more lines)" if rest else "")
 
     def write_file(self, path: str, content: str) -> str:
         target = self._named(path)

@@ -16,6 +16,12 @@ shows a recall id, recalls it: chapter 09); it answers recall questions
 
 It never repeats a call that already failed in the same task: it says what failed and ends its turn.
 
+Chapter 13 (*this fake*'s rules): a read whose result says it was saved to a file (``view.SAVED_NOTICE``)
+is read back from that file, ``READ_BACK_LINES`` lines at a time from the first line not yet seen, with the
+read tool's start and count (a whole read of the saved file when it has none), until the fact shows or
+the file ends. A folder read is handed whole to a tool that delegates to a sub-agent, when one is offered;
+the child's report is the answer, and when the child fails the agent does the work itself.
+
 It calls only the tools the request offers, and picks them by what they do,
 whatever their names (``tool_roles``: Claude Code's ``Read`` with ``file_path``
 reads as ``read_file`` does). When no tool does the natural job
@@ -64,7 +70,7 @@ from .reading import (ASK_TAG, COUNT, EDIT, FIRST_CHANGE, GREETING, INSTRUCTION,
                       RECALL_TAG, SAVE, SEARCH, is_rule, paths_in, protected_folders,
                       request_arguments, request_kind)
 from .tool_roles import Toolkit
-from .view import PLAN, TAG_LINE, ToolCall, View, whole_count, whole_matches
+from .view import PLAN, READ_BACK_LINES, TAG_LINE, ToolCall, View, whole_count, whole_matches
 
 PURPOSE = re.compile(r'^"""\S+: (.+?)\.?$', re.MULTILINE)
 LOST = "I have lost track of the current request. What should I do next?"
@@ -122,6 +128,8 @@ def _failed(view: View, call: Call) -> ToolCall | None:
 
 
 def read_all(view: View, kit: Toolkit, folder: str) -> Action:
+    if (handed := delegated(view, kit)) is not None:
+        return handed
     listing = view.listing(folder)
     if listing is None:
         call = kit.call("list", path=folder) or kit.call("run", command=f"ls {shlex.quote(folder)}/*.py")
@@ -138,6 +146,23 @@ def read_all(view: View, kit: Toolkit, folder: str) -> Action:
     notes.update(fresh)
     lines = "\n".join(f"- {p}: {notes[p]}" for p in files)
     return Action(f"{new_notes}\n\nWhat each file under {folder}/ does:\n{lines}".strip())
+
+
+def delegated(view: View, kit: Toolkit) -> Action | None:
+    """A folder read handed to a sub-agent when a tool offers one (chapter 13; *this fake*'s rule): the request
+    itself is the task, and the child's report is the answer. None: do it here (no such tool, the task has
+    begun here, or the child failed: its error is in view, and the agent goes on by itself)."""
+    if kit.role("delegate") is None:
+        return None
+    handed = [c for c in view.task_calls if c.role == "delegate"]
+    if any(c.role != "delegate" for c in view.task_calls) or any(c.is_error for c in handed):
+        return None
+    done = [c for c in handed if c.result is not None]
+    if done:
+        report = done[-1].result.partition("\n")[2].strip() or done[-1].result
+        return Action(f"A sub-agent did this in its own context. Its report:\n{report}")
+    call = kit.call("delegate", prompt=view.task)
+    return Action(calls=(call,)) if call else None
 
 
 def edit_tag(view: View, kit: Toolkit, path: str, value: str) -> Action:
@@ -268,11 +293,22 @@ def fetch(view: View, kit: Toolkit, paths: list[str], say: str | None = None) ->
     for path in paths:
         if path in view.recallable and "recall" in kit:
             calls.append(("recall", {"id": view.recallable[path]}))
+        elif (part := view.unread_part(path)) and (call := read_back(kit, *part)):
+            calls.append(call)
         elif (call := kit.call("read", path=path) or kit.call("run", command=f"cat {shlex.quote(path)}")):
             calls.append(call)
         else:
             return cannot("read files", say)
     return Action(say, tuple(calls))
+
+
+def read_back(kit: Toolkit, saved_file: str, first: int) -> Call | None:
+    """The next part of a result saved to a file (chapter 13): ``READ_BACK_LINES`` lines from ``first``, by a read
+    tool that takes a start and a count; else the saved file whole (a read, or ``cat``)."""
+    use = kit.role("read")
+    if use is not None and use.slot("limit"):
+        return kit.call("read", path=saved_file, offset=first, limit=READ_BACK_LINES)
+    return kit.call("read", path=saved_file) or kit.call("run", command=f"cat {shlex.quote(saved_file)}")
 
 
 def cannot(what: str, say: str | None = None) -> Action:

@@ -123,7 +123,7 @@ MILLIS_WORDS = {"ms", "millis", "milliseconds"}
 PATCH_TEXT = re.compile(r"\bpatch(?:es)?\b", re.IGNORECASE)
 CODEX_PATCH = "*** Begin Patch"
 COURSE_NAMES = {"read": "read_file", "edit": "edit_file", "write": "write_file", "list": "list_files", "run": "bash"}
-TOOL_ROLES = ("read", "edit", "write", "list", "search", "run")
+TOOL_ROLES = ("read", "edit", "write", "list", "search", "run", "delegate")  # delegate: chapter 13
 
 
 def words(name: str) -> set[str]:
@@ -240,6 +240,8 @@ def _role(name: str, description: str, properties: dict[str, Any]) -> ToolUse | 
     named, said = words(name), words(description)
     if named & OTHER_NAME:
         return None  # a delete, a move or a copy: never called to read, write, list or run
+    if (delegate := _delegate(name, description, properties)) is not None:
+        return delegate
     path = _path_property(properties)
     command = _property(properties, COMMAND_WORDS, path)
     if command and (named & RUN_WORDS or RUN_TEXT.search(description)):
@@ -265,8 +267,41 @@ def _role(name: str, description: str, properties: dict[str, Any]) -> ToolUse | 
     if (path or pattern) and (lists or LIST_TEXT.search(description)):
         return ToolUse(name, "list", path, (("pattern", pattern),) if pattern else ())
     if path and (named | said) & READ_WORDS:
-        return ToolUse(name, "read", path)
+        return ToolUse(name, "read", path, _read_parts(properties))
     return None
+
+
+DELEGATE_NAME = {"task", "agent", "subagent", "delegate", "dispatch"}
+DELEGATE_TEXT = re.compile(r"\b(?:sub-?agents?|child agents?|another agent|fresh agent|new agent)\b", re.IGNORECASE)
+PROMPT_NAMES = ("prompt", "task", "instructions", "instruction", "description")  # the task's text, in that preference
+
+
+def _delegate(name: str, description: str, properties: dict[str, Any]) -> ToolUse | None:
+    """A tool that hands a task to a sub-agent (chapter 13): its name says task, agent, subagent, delegate or
+    dispatch, its description speaks of a sub-agent (or a child, another, a fresh agent), and a string property
+    takes the task's text (prompt, task, instructions, description: the first of them it has)."""
+    if not words(name) & DELEGATE_NAME or not DELEGATE_TEXT.search(description):
+        return None
+    strings = {n for n, s in properties.items() if _typed(s) == "string"}
+    slot = next((n for n in PROMPT_NAMES if n in strings), None)
+    return ToolUse(name, "delegate", None, (("prompt", slot),)) if slot else None
+
+
+START_WORDS = {"offset", "start", "from", "first"}   # a read's first line (chapter 13: reading a saved result back)
+COUNT_WORDS = {"limit", "lines", "count", "max"}     # how many lines it returns
+
+
+def _read_parts(properties: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """A read tool's integer properties for its first line and its line count, when it has both (chapter 13);
+    a start described as 0-based is filled as such (``"offset0"``)."""
+    integers = {n: s for n, s in properties.items() if _typed(s) == "integer"}
+    start = next((n for n in integers if words(n) & START_WORDS), None)
+    count = next((n for n in integers if n != start and words(n) & COUNT_WORDS), None)
+    if start is None or count is None:
+        return ()
+    described = str(integers[start].get("description", "")).lower() if isinstance(integers[start], dict) else ""
+    zero = "0-based" in described or "zero-based" in described or "0-indexed" in described
+    return (("offset0" if zero else "offset", start), ("limit", count))
 
 
 def _search_extras(properties: dict[str, Any], pattern: str) -> tuple[tuple[str, Any], ...]:
@@ -320,6 +355,8 @@ def fill(use: ToolUse, values: dict[str, Any]) -> dict[str, Any]:
             tool_input[prop] = ["bash", "-lc", values["command"]] if use.argv == "argv" else [values["command"]]
         elif what == "patch":
             tool_input[prop] = patch_text(use.patch or "unified", values["path"], values["old"], values["new"])
+        elif what == "offset0" and "offset" in values:
+            tool_input[prop] = values["offset"] - 1  # a 0-based start: line 1 is 0
         elif what in values:
             tool_input[prop] = values[what]
     tool_input.update(use.fixed)

@@ -40,6 +40,14 @@ output whose every line is a match (or grep's "no match"). Limit: the fake
 cannot tell a read cut after the tag line from a whole one, so a
 ``write_file`` it builds from such a read would write the cut text.
 
+Saved results (chapter 13): a whole read whose result's first line says the output was saved to a file
+(``SAVED_NOTICE``: saved, written, stored, persisted or offloaded, to / in / at a path), with which lines
+follow (``Lines 1-6``, ``first 5 lines``; none said: none counted) and how many there are, is a read of
+its preview; a later read of that file, whole or a part, counts as a fresh read of those lines of the
+original file, until an edit of the original makes the saved copy stale. A handed-over summary's message
+may hold more than the summary: a line that states a standing rule counts as the user's words, and a
+module shown whole in it as pasted (chapter 13's re-injection).
+
 Memory (chapter 11): when a ``memory`` call's result still shows a file of
 ``/memories`` (or a listing of it), or a ``create`` call shows the text it
 wrote, that text is in view; it counts as older than anything else in the
@@ -55,6 +63,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ..core.messages import Message, blocks, result_text
+from .reading import is_rule
 from .tool_roles import COURSE_KIT, Toolkit, ToolUse, command_line, patched_path
 
 NOTE = re.compile(r"^Note: (\S+) — (.+)$", re.MULTILINE)
@@ -77,6 +86,13 @@ FLUSH_NOTICE = re.compile(r"^\[harness\] .*save what you need to memory", re.IGN
 MEMORY_SHOWN = re.compile(r"^Here're the files and directories up to 2 levels deep in |^Here's the content of ")
 MEMORY_LISTED = re.compile(r"^\S+\t(/memories/\S+?)/?$", re.MULTILINE)
 NUMBERED = re.compile(r" *\d+(?:\t|→)")  # a line of a read in ``cat -n`` form: its number, then a tab or an arrow
+SAVED_NOTICE = re.compile(  # a result saved to a file as it was written (chapter 13), in the words harnesses use
+    r"\b(?:saved|written|stored|persisted|offloaded)\s+(?:(?:in|to|at|as|into):?\s+)(?:the\s+filesystem\s+at\s+"
+    r"(?:this\s+path:?\s*)?|a\s+file:?\s*|file:?\s*)?[`'\"]?(?P<path>[\w./-]*\w)[`'\"]?", re.IGNORECASE)
+SHOWN_LINES = re.compile(r"\b[Ll]ines 1\s*[-–]\s*(\d+)\b|\bfirst (\d+) lines\b", re.IGNORECASE)
+ALL_LINES = re.compile(r"\b(\d[\d,]*) lines\b")
+MORE_LINES = re.compile(r"\n\.\.\. \((\d+) more lines\)$")  # the course's read_file, after a part
+READ_BACK_LINES = 50  # how many lines the agent reads back from a saved result at a time (this fake's choice)
 PARTIAL = {"limit", "offset", "start_line", "end_line", "view_range", "line_range", "lines", "max_lines", "head",
            "tail"}  # an argument that makes a read return part of a file
 
@@ -91,6 +107,7 @@ class ToolCall:
     read: str | None = None  # the file it read whole, without error (for a recall: the read it brought back)
     use: ToolUse | None = None  # what the tool does (``tool_roles``); None for memory, recall, compaction, unknown
     batch: int = -1  # the message whose results answered it
+    read_back: str | None = None  # the file whose saved result this call read (part of) back (chapter 13)
 
     @property
     def role(self) -> str | None:
@@ -122,6 +139,14 @@ class ToolCall:
 
 
 @dataclass
+class SavedRead:
+    """A whole read of a file whose result was saved to another file as it was written (chapter 13)."""
+    file: str    # where the result was saved
+    total: int   # its lines, as the notice says (0: not said)
+    shown: int   # the lines seen so far, from the first: the preview's, then each part read back
+
+
+@dataclass
 class View:
     user_texts: list[str] = field(default_factory=list)   # every user request visible, oldest first
     all_text: list[str] = field(default_factory=list)     # every text block, oldest first
@@ -140,6 +165,7 @@ class View:
     memory_files: dict[str, str] = field(default_factory=dict)  # memory path -> its text as last seen or written
     memory_written: dict[str, int] = field(default_factory=dict)  # memory path -> message of its latest create
     flush_notice: int | None = None                       # message index of the latest visible notice
+    saved: dict[str, SavedRead] = field(default_factory=dict)  # path -> where its read's result was saved (ch. 13)
 
     def content(self, path: str) -> str | None:
         """The fresh content of ``path`` in view: from a read of it, else from a user's paste of the module."""
@@ -153,8 +179,17 @@ class View:
     def read_twice(self, path: str) -> bool:
         """Whether the task's latest results hold a whole read of ``path`` (or a recall of one), and the
         task's second at least: the fact still missing, the file itself lacks it."""
+        if (saved := self.saved.get(path)) is not None and saved.total and saved.shown >= saved.total:
+            return any(call.read_back == path for call in self.last_calls)  # every saved line read back
         return (any(call.read == path for call in self.last_calls)
                 and sum(call.read == path for call in self.task_calls) >= 2)
+
+    def unread_part(self, path: str) -> tuple[str, int] | None:
+        """(saved file, first line not seen) of ``path``'s saved read, while lines of it are unseen."""
+        saved = self.saved.get(path)
+        if saved is None or (saved.total and saved.shown >= saved.total):
+            return None
+        return saved.file, saved.shown + 1
 
     def ran_twice(self, ran: Callable[[ToolCall], bool]) -> bool:
         """Whether the task's latest results hold the output of a call ``ran`` recognises (a command run by
@@ -200,6 +235,7 @@ def build_view(messages: list[Message], kit: Toolkit = COURSE_KIT) -> View:
                     view.files.pop(path, None)
                     view.reads.pop(path, None)
                     view.recallable.pop(path, None)
+                    view.saved.pop(path, None)
                     view.pasted.pop(module_name(path), None)
                     last_edit[path] = index
             elif kind == "tool_result" and block.get("tool_use_id") in calls:
@@ -213,8 +249,13 @@ def build_view(messages: list[Message], kit: Toolkit = COURSE_KIT) -> View:
                 view.last_calls.append(call)
                 if source.role == "read" and NUMBERED.match(content):
                     content = unnumbered(content)
+                if not call.is_error and (origin := _saved_origin(view, call)) is not None:
+                    _read_back(view, call, origin, content)
+                    continue
                 call.read = None if call.is_error else read_path(source)
                 call.result = content if shows_output(source, content) else None
+                if call.read and not call.is_error and call is source:
+                    _note_saved(view, call.read, content)
                 if call.name == "memory":
                     _memory_result(view, call)
                 else:
@@ -389,14 +430,66 @@ def _remember(view: View, call: ToolCall, content: str, file_path: str | None) -
         view.listings[folder] = [_under(folder, line) for line in call.result.splitlines() if line != "(empty)"]
 
 
+def _saved_origin(view: View, call: ToolCall) -> str | None:
+    """The file whose saved result this read reads back: a read (whole or a part) of a saved file."""
+    if call.role != "read" or call.path is None:
+        return None
+    return next((origin for origin, saved in view.saved.items() if saved.file == call.path.removeprefix("./")), None)
+
+
+def _note_saved(view: View, path: str, content: str) -> None:
+    """A whole read of ``path`` whose result says it was saved to a file: remember where, and the lines shown."""
+    notice = content.split("\n", 1)[0]
+    if not (found := SAVED_NOTICE.search(notice)):
+        view.saved.pop(path, None)
+        return
+    shown = SHOWN_LINES.search(notice)
+    total = ALL_LINES.search(notice)
+    view.saved[path] = SavedRead(found.group("path").removeprefix("./"),
+                                 int(total.group(1).replace(",", "")) if total else 0,
+                                 int(shown.group(1) or shown.group(2)) if shown else 0)
+
+
+def _read_back(view: View, call: ToolCall, origin: str, content: str) -> None:
+    """A part of ``origin``'s saved result read back: it counts as a fresh read of ``origin``'s lines."""
+    use = call.use
+    start_slot = use.slot("offset") if use else None
+    zero_slot = use.slot("offset0") if use else None
+    start = call.input.get(start_slot or zero_slot or "", 0 if zero_slot else 1)
+    start = (start + 1 if zero_slot else start) if isinstance(start, int) and not isinstance(start, bool) else 1
+    part = MORE_LINES.sub("", content)
+    call.read_back, call.result = origin, part
+    saved = view.saved[origin]
+    if start <= saved.shown + 1:
+        saved.shown = max(saved.shown, start + len(part.split("\n")) - 1)
+    limit = call.input.get(use.slot("limit") or "") if use else None
+    if not saved.total and not MORE_LINES.search(content) and (
+            not isinstance(limit, int) or len(part.split("\n")) < limit):
+        saved.total = saved.shown  # a part shorter than asked for, or the whole file: the end of the result
+    view.reads.setdefault(origin, []).append(part)
+
+
 def _under(folder: str, entry: str) -> str:
     """A listed entry as a workspace path: a bare name is taken to be inside the listed folder."""
     return entry if "/" in entry or folder in (".", "") else f"{folder}/{entry}"
 
 
+def _handed_over(view: View, text: str) -> None:
+    """What a harness put beside a summary in the message that hands it over (chapter 13's re-injection): a line
+    that states a standing rule counts as the user's words, and each module shown whole as pasted, from its
+    docstring to the next one. The summary's own lines (``- Label: ...``) are read as the summary."""
+    view.user_texts.extend(line for line in text.splitlines() if not line.startswith("- ") and is_rule(line))
+    starts = [m.start() for m in PASTED_MODULE.finditer(text)]
+    for start, end in zip(starts, [*starts[1:], len(text)]):
+        module = text[start:end]
+        if TAG_LINE.search(module):
+            view.pasted[PASTED_MODULE.match(module).group(1)] = module
+
+
 def _add_user_text(view: View, text: str) -> None:
     if is_summary_text(text):  # a summary the fake wrote, in any layout, or a message that hands one over
         view.user_texts.extend(SUMMARY_GOAL.findall(text))
+        _handed_over(view, text)
         in_progress = IN_PROGRESS.findall(text)
         view.task = in_progress[-1] if in_progress else None
         finished = FINISHED.findall(text)
