@@ -56,7 +56,7 @@ assert NO_COMPACTION.max_tokens == 1_024 and PRICE_PER_MILLION == 1.00
 # again. That list is the *context*.
 #
 # The model and price are real: `claude-haiku-4-5`, a 200K-token window, USD 1 per million input tokens
-# [1]. The replies come from an offline fake behind the real `anthropic` SDK. Results hold for:
+# [1]; the replies come from an offline fake behind the real `anthropic` SDK. Results hold for:
 #
 # - *any model*: another model, given the same context, would do the same;
 # - *this fake*: it follows from how the fake decides;
@@ -82,8 +82,8 @@ assert twelve.stats.model_calls == 3
 assert [t.tools for t in twelve.trace] == [("list_files",), ("read_file",) * 12, ()]  # list, read all 12, answer
 
 # %% [markdown]
-# Follow the three calls by hand. The first sends the request; the model asks to list the folder. The
-# second adds the listing; the model asks for all 12 files at once, as Claude may [8]. The third adds
+# Three calls. The first sends the request; the model asks to list the folder. The second adds the
+# listing; the model asks for all 12 files at once, as Claude may [8]. The third adds
 # the files; the model summarises. `growth_series` lists each call's context and the bill so far:
 
 # %%
@@ -93,7 +93,7 @@ for call, context, billed in zip(twelve_series.calls, twelve_series.context, twe
     print(f"{call:5} {context:9,} {billed:15,}")
 
 # %% [markdown]
-# The bill is the sum of the contexts, because every call re-sends the whole history.
+# Every call re-sends the whole history, so the bill is the sum of the contexts.
 #
 # So more turns cost more. With one tool call per turn (`OneCallPerTurn` sends
 # `disable_parallel_tool_use` [8]), the same files take many calls:
@@ -155,8 +155,8 @@ print(f"request {len(request_ends) + 1}, model call {refused_call}: refused with
 print(refused.body["error"]["message"])
 
 # %% [markdown]
-# The message list at four moments, to scale: a block's width is its tokens. It only lengthens, mostly
-# in orange tool results, until it crosses the window (dashed).
+# The message list at four moments, a block's width its tokens: it only lengthens, mostly in orange
+# tool results, until it crosses the window (dashed).
 
 # %%
 replies = [i for i, m in enumerate(session.messages) if m["role"] == "assistant"]
@@ -185,9 +185,9 @@ assert strip_tokens[2] < CLAUDE_WINDOW < strip_tokens[3]
 assert all(sent_at(c) == sent_at(c + 1)[:len(sent_at(c))] for c in range(1, refused_call)), "only appended"
 
 # %% [markdown]
-# `re_reads` = 0 in the stats: with nothing removed, the agent never reads an unchanged file twice. Its
-# 15 `reads_after_edit` re-read a file it had changed, before answering a question about it. Compaction
-# can add to both (chapter 06).
+# `re_reads` = 0: with nothing removed, the agent never reads an unchanged file twice. Its 15
+# `reads_after_edit` re-read a file it had changed, to answer about it. Compaction can add to both
+# (chapter 06).
 
 # %% jupyter={"source_hidden": true}
 assert session.stats.re_reads == 0 and session.stats.reads_after_edit == 15
@@ -197,7 +197,7 @@ read_after_edit_in = [request for i, request in enumerate(WALL_SESSION.requests[
 assert len(read_after_edit_in) == 15 and all(r.startswith("What is VERSION_TAG in") for r in read_after_edit_in)
 
 # %% [markdown]
-# The same session as two curves; the red cross is the refused call.
+# The same session as two curves, the refused call a red cross.
 
 # %%
 display(growth_figure({"no compaction": series}, window=CLAUDE_WINDOW, refused=(refused_call, refused_input),
@@ -211,9 +211,9 @@ print(f"request {len(request_ends) + 1} before the refusal: {unfinished.count('l
       f"{unfinished.count('read_file')} files asked for")
 
 # %% [markdown]
-# The context never comes down. It climbs in steps, a tall one per folder read (printed below), to 89.8%
-# of the window.
-# Then request 84 asks for 12 more files, all at once, and the next call no longer fits.
+# The context never comes down: it climbs in steps, a tall one per folder read, to 89.8% of the
+# window.
+# Then request 84 asks for 12 more files at once, and the next call no longer fits.
 #
 # The bill ends at about 81 times the last context.
 
@@ -266,7 +266,7 @@ assert series.context[request_ends[0] - 1] == 24_485  # the first request: read 
 # %% [markdown]
 # ## 3 · What happens at the edge
 #
-# A model reads at most its window in one call, reply included [3]. A request can be too big in two
+# A model reads at most its window in one call, reply included [3], so a request can be too big in two
 # ways:
 #
 # | over the window | what the API does | source |
@@ -275,8 +275,8 @@ assert series.context[request_ends[0] - 1] == 24_485  # the first request: read 
 # | input + `max_tokens`, Sonnet 4.5 and newer | serves it; a reply cut at the window stops with `model_context_window_exceeded` | [9] |
 # | input + `max_tokens`, earlier models | a 400, *input length and `max_tokens` exceed context limit* | [5] |
 #
-# The fake treats every model as one of the newer ones. With `max_tokens` at 1,024, that makes three
-# zones, which the cell after checks against the fake's own rule, `output_room`:
+# The fake treats every model as a newer one. With `max_tokens` at 1,024, that makes three zones,
+# checked below against the fake's rule, `output_room`:
 
 # %%
 reply_limit = NO_COMPACTION.max_tokens
@@ -337,16 +337,15 @@ validate_messages(session.messages)  # the history is still one the API accepts
 assert session.messages[-1]["content"][0]["type"] == "tool_result"
 
 # %% [markdown]
-# The history is still valid, only too large. The way on is to send fewer tokens: compaction, from
-# chapter 02 on.
+# The history is still valid, only too large: the way on is compaction (chapter 02 on).
 #
 # **Holds for:** *any model* (a finite window, with the reply inside it).
 
 # %% [markdown]
 # ## 4 · What the context is made of
 #
-# `composition` sorts every token of a request into a kind; on the fake they add up exactly to the input
-# (the real API adds a tool-use prompt [2]).
+# `composition` sorts every token of a request into a kind, adding up to the input on the fake (the real
+# API adds a tool-use prompt [2]).
 
 # %%
 display(composition_figure(long_client.records, title="the long session, call by call"))
@@ -357,8 +356,8 @@ for category, tokens in last.items():
     print(f"{category:15} {tokens:8,}  {tokens / sum(last.values()):6.1%}")
 
 # %% [markdown]
-# Almost all of it is tool output: 95.2% of the last request. The user's 84 requests take 1,393 tokens.
-# That is where compaction will cut.
+# Almost all of it is tool output, 95.2% of the last request: compaction will cut there. The user's 84
+# requests take 1,393 tokens.
 
 # %% jupyter={"source_hidden": true}
 assert len(long_client.records) == len(session.trace)
@@ -373,8 +372,8 @@ assert last["user text"] == 1_393
 # %% [markdown]
 # ## 5 · The cost of a long context
 #
-# **Attention thins.** Request 2, *never edit anything under tools/*, must hold all session, yet by the
-# last call its share of the context is about 7 times smaller:
+# **Attention thins.** Request 2, *never edit anything under tools/*, must hold all session, yet its share
+# of the context shrinks about 7 times:
 
 # %%
 rule = LONG_SESSION.requests[1]
@@ -386,8 +385,8 @@ print(f"share of the context when given: {share_then:.3%}; at the last call: {sh
       f"diluted {share_then / share_now:.1f} times")
 
 # %% [markdown]
-# Anthropic calls the loss of recall as the context grows *context rot* [3]. The fake cannot show it: it
-# never forgets what it can still see.
+# Anthropic calls this loss of recall *context rot* [3]. The fake cannot show it: it never forgets what
+# it can still see.
 
 # %% jupyter={"source_hidden": true}
 assert rule_tokens == 17
@@ -412,15 +411,15 @@ assert round(resent, 3) == 0.988
 assert round(cost, 2) == 14.50 and round(cost_once, 2) == 0.18
 
 # %% [markdown]
-# **How fast does the bill grow?** Faster than the session, yet here slower than its square. By hand,
-# for a context growing one unit a call:
+# **How fast does the bill grow?** Faster than the session, yet here slower than its square. For a
+# context growing one unit a call:
 #
 # | call | 1 | 2 | 3 | 4 |
 # |---|---|---|---|---|
 # | context sent | 1 | 2 | 3 | 4 |
 # | billed so far | 1 | 3 | 6 | 10 |
 #
-# The second half bills 7, the first 3. Over many calls that ratio tends to 3, the square law.
+# The second half bills 7, the first 3; over many calls the ratio tends to 3, the square law.
 
 # %%
 def half_ratio(contexts):
@@ -486,7 +485,7 @@ assert round(half_ratio(list(range(1, 10_001))), 2) == 3.00  # many calls: the s
 # %% [markdown]
 # ## 6 · Try it: grow the session
 #
-# The slider replays the session's first *n* requests.
+# The slider replays the first *n* requests.
 
 # %% tags=["nbval-ignore-output"]
 growth_slider = panel(session_growth_figure, series=series, request_ends=request_ends,
@@ -499,10 +498,10 @@ growth_slider = panel(session_growth_figure, series=series, request_ends=request
 #
 # - Every call re-sends the whole history; the bill sums the contexts.
 # - Without compaction the context only grows, until a call no longer fits.
-# - Input over the window is a 400; input that leaves less than `max_tokens` is served and may stop
-#   with `model_context_window_exceeded`.
-# - Tool results are almost all of it: that is where to cut.
-# - The bill grows faster than the session, but slower than its square.
+# - Input over the window is a 400; input leaving less than `max_tokens` is served, and may stop at
+#   the window.
+# - Tool results are almost all of it: cut there.
+# - The bill grows faster than the session, slower than its square.
 
 # %% [markdown]
 # ## Exercises
@@ -555,8 +554,6 @@ if answer("predicted_bill", predicted_bill):
 # On a model that answers input plus `max_tokens` over the window with a 400, with `max_tokens` =
 # 32,000: at which model call would this session have been refused, and with which error, `"prompt is
 # too long"` or `"input length and max_tokens"`?
-#
-# *Hint:* the calls before it are the same as above.
 
 # %% tags=["answer"]
 call_refused_at_32k = None  # an int: the model call
@@ -574,7 +571,7 @@ answer("error_at_32k", error_at_32k)
 # 1. Why did one call per turn bill the 12 files 6.7 times the final context, parallel calls 1.1?
 # 2. What does the API do when the input, or input + `max_tokens`, is over the window? Why was call 143
 #    refused?
-# 3. What is almost all of the context made of, and what does that tell compaction?
+# 3. What is almost all of the context made of, and what does it tell compaction?
 # 4. Why did the second half of the calls bill 1.84 times the first, not 2.97?
 # 5. Which lesson does the fake not show, and why?
 

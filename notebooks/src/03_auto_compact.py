@@ -17,8 +17,8 @@
 # ## Setup
 #
 # Micro-compaction (chapter 02) slows growth; auto-compaction stops it. Two baselines run without
-# either: `twelve`, chapter 02's twelve-file task, and `first20`, the first 20 requests of chapter
-# 00's long session. `first20` climbs to 76,354 tokens, reading no file twice.
+# either: `twelve`, chapter 02's task, and `first20`, the long session's first 20 requests, which climb
+# to 76,354 tokens, reading no file twice.
 
 # %%
 # %matplotlib inline
@@ -77,9 +77,8 @@ assert (len(first20.trace), max(t.estimated for t in first20.trace), first20.sta
 assert SAWTOOTH_REQUESTS == LONG_SESSION.requests[:20]
 
 # %% [markdown]
-# **The chapter in one picture:** the twelve-file history just before auto-compaction, and just
-# after. Width is tokens, colour the kind. One short summary replaces every call and
-# result. (The strips use chapter 01's `count_tokens`, not the `len // 4` estimate.)
+# **The chapter in one picture:** the twelve-file history just before auto-compaction, and after: one
+# short summary replaces every call and result.
 
 # %%
 from harness import auto_compact  # the harness's layer: by section 4 yours does the same
@@ -99,8 +98,8 @@ assert abs(count_tokens(twelve, SYSTEM_PROMPT) - estimate_tokens(twelve)) < 0.05
 # ## 1. When: THRESHOLD
 #
 # The reference agent [1] compacts when its estimate, `len(str(messages)) // 4`, passes
-# **50,000** tokens, checked before every model call. The twelve-file history is below that;
-# 20,000 would fire.
+# **50,000** tokens, checked before every model call. The twelve-file history is below; 20,000
+# would fire.
 
 # %%
 THRESHOLD = CompactionConfig().threshold
@@ -117,7 +116,7 @@ print(f"THRESHOLD = {THRESHOLD:,}; twelve needs it: {needs_auto_compact(twelve)}
 assert THRESHOLD == 50_000 and not needs_auto_compact(twelve) and needs_auto_compact(twelve, 20_000)
 
 # %% [markdown]
-# Each function is tried first on a history you can read by hand: 5 messages, 125 tokens.
+# Each function is tried first on a history small enough to read: 5 messages, 125 tokens.
 
 # %%
 small = [
@@ -136,7 +135,7 @@ assert (len(small), estimate_tokens(small)) == (5, 125)
 # %% [markdown]
 # ## 2. Step 1: the transcript
 #
-# First the whole history goes to disk, one JSON message a line. If the summary then fails, the
+# First the whole history goes to disk, one JSON message a line; if the summary then fails, the
 # history stays as it was. Name the file from a counter, opened with mode `"x"`, which fails if
 # the file exists [4]; then try the next number.
 #
@@ -207,8 +206,8 @@ assert names == ["transcript_0001.jsonl", "transcript_0002.jsonl"]
 # %% [markdown]
 # ## 3. Step 2: the summary request
 #
-# The summary is an ordinary model call, without tools. Its one message holds a prompt of three
-# questions, then the history as JSON.
+# The summary is an ordinary model call, without tools: a prompt of three questions, then the
+# history as JSON.
 
 # %%
 print(SUMMARY_PROMPT)
@@ -217,8 +216,8 @@ print(SUMMARY_PROMPT)
 assert SUMMARY_PROMPT.count("?") == 3 and "accomplished" in SUMMARY_PROMPT
 
 # %% [markdown]
-# Send only the *last* `config.tail_chars` characters (80,000, as in [1]), in `<conversation>`
-# tags. Dump with `ensure_ascii=False`, or `é` becomes six characters and the tail fills sooner.
+# Send only the *last* `config.tail_chars` characters (80,000, as in [1]), in `<conversation>` tags,
+# dumped with `ensure_ascii=False`, or `é` becomes six characters.
 
 # %% tags=["stub"]
 def my_summary_request(messages, config, focus=None):
@@ -265,8 +264,8 @@ print(f"history as JSON: {len(dump):,} characters; the conversation sent starts 
 assert len(dump) == 103_165
 
 # %% [markdown]
-# Now send it. A call that raises and a reply with no text both become `SummaryFailed`, the one
-# thing the caller catches.
+# Now send it. A call that raises and a reply with no text both become `SummaryFailed`, all the
+# caller catches.
 
 # %% tags=["stub"]
 def ask_for_summary(client, request):
@@ -288,7 +287,7 @@ ask_for_summary = check(ask_for_summary)
 
 # %% [markdown]
 # The summary names what was read, the request in progress, and every user request, for 228
-# tokens in and 90 out. Failures raise `SummaryFailed`.
+# tokens in and 90 out.
 
 # %%
 client = fake_client()
@@ -308,8 +307,8 @@ assert (usage.input_tokens, usage.output_tokens) == (228, 90)
 
 # %% [markdown]
 # A summary keeps only what its tail holds; the fake's copy what whole messages say. The
-# twelve-file tail starts inside the twelve results: twelve notes survive, no read, no request.
-# The call costs 21,837 tokens in, 318 out:
+# twelve-file tail starts inside the results: twelve notes survive, no read, no request, for 21,837
+# tokens in, 318 out:
 
 # %%
 twelve_summary, twelve_usage = ask_for_summary(client, my_summary_request(twelve, config))
@@ -327,7 +326,7 @@ assert (twelve_usage.input_tokens, twelve_usage.output_tokens) == (21_837, 318)
 # ### How the fake read your request
 #
 # The fake reads requests by rules and says how (`explain`, or each reply's `x-fake-reading`
-# header). Yours reads as a summary request:
+# header):
 
 # %%
 reading = explain(request)
@@ -339,9 +338,8 @@ assert (reading.kind, reading.sure) == ("summary request", True)
 assert Reading.from_header(reading.header()) == reading
 
 # %% [markdown]
-# Rules miss phrasings. Of 60 phrasings written by someone who had never seen the rules, the
-# fake read 41 as meant (an earlier set: 39): its own measured rate. A misread is said, with a
-# phrasing that works:
+# Rules miss phrasings: of 60 written by someone who had never seen the rules, the fake read 41
+# as meant (an earlier set: 39). A misread is said, with a phrasing that works:
 
 # %%
 french = try_summary_prompt("Résumez la conversation ci-dessous, s'il vous plaît.", small, config)
@@ -357,8 +355,8 @@ assert str(french).startswith("The fake took your prompt for an agent turn") and
 #
 # ## 4. Step 3: replace the history by one message
 #
-# Save, summarise, and only then replace. `messages[:] = [...]` changes the loop's own list, and
-# `build` is the request builder, yours by default.
+# Save, summarise, and only then replace. `messages[:] = [...]` changes the loop's own list; `build`,
+# the request builder, is yours by default.
 
 # %% tags=["stub"]
 def my_auto_compact(client, messages, config, focus=None, build=my_summary_request):
@@ -399,8 +397,8 @@ assert (report.messages_before, len(history), report.transcript.name) == (5, 1, 
 assert read_transcript(report.transcript) == small
 
 # %% [markdown]
-# The twelve-file history's 6 messages, 24,879 tokens, become one of 389: the picture at the
-# top. When the summary fails, nothing is replaced and the transcript stays:
+# The twelve-file history's 6 messages, 24,879 tokens, become one of 389. When the summary fails,
+# nothing is replaced and the transcript stays:
 
 # %%
 history = copy.deepcopy(twelve)
@@ -427,8 +425,8 @@ assert untouched == twelve and len(list(auto_folder.glob("*.jsonl"))) == count_b
 #
 # ## 5. Check yours against the harness
 #
-# `compare` runs yours and `harness.auto_compact` on 49 cases, 40 of them random. Histories,
-# transcripts and reports must match, and the four failing calls must raise `SummaryFailed`.
+# `compare` runs yours and `harness.auto_compact` on 49 cases, 40 of them random: histories,
+# transcripts and reports must match, and the four failing calls raise `SummaryFailed`.
 
 # %%
 CLIENTS = {"answers": fake_client,
@@ -481,9 +479,8 @@ assert failures == [Raised("SummaryFailed")] * 4
 # %% [markdown]
 # ## 6. Several compactions in one run: the sawtooth
 #
-# The context grows back and compacts again. Your `my_auto_compact` now runs the long session's
-# 71 requests. The context sent never passes 49,901 tokens; each diamond is a history a
-# compaction replaced, never sent.
+# The context grows back and compacts again: your `my_auto_compact` now runs the long session's
+# 71 requests. The context sent never passes 49,901 tokens; each diamond is a history replaced, never sent.
 
 # %%
 recorder = cache_recorder(fake_client())  # keeps every request as sent, to price the session
@@ -514,9 +511,8 @@ assert [tuple(map(int, point)) for point in diamonds.get_offsets()] == [(17, 50_
 
 # %% [markdown]
 # The second diamond stands at 72,235: request 28 reads twelve files in one turn, and the
-# threshold is checked only before a call. Those twelve results alone outrun the 80,000
-# characters sent: the tail holds no request, the summary is nearly empty, and the agent loses
-# track:
+# threshold is checked only before a call. Those results alone outrun the 80,000 characters
+# sent: the tail holds no request, the summary is nearly empty, the agent loses track:
 
 # %%
 second = autos[1]
@@ -550,8 +546,8 @@ assert {caching: round(dollars, 2) for caching, dollars in summaries.items()} ==
 assert round(100 * (1 - costs[True].dollars / costs[False].dollars)) == 80 and len(recorder.records) == len(long.trace)
 
 # %% [markdown]
-# **Re-reads.** What leaves the context must be read again: 36 re-reads in the long session.
-# The first 20 requests re-read nothing uncompressed, 5 times compacted.
+# **Re-reads.** What leaves the context must be read again: 36 re-reads in the long session; in the
+# first 20 requests, none uncompressed and 5 compacted.
 
 # %%
 first20_compacted = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "first20_compacted",
@@ -566,7 +562,7 @@ assert (first20.stats.re_reads, first20_compacted.stats.re_reads) == (0, 5)
 # ### What a copying summariser hides
 #
 # Real summaries paraphrase and drop; the fake's copy. A lossy control cuts items to gists of at
-# most 8 words and keeps the 3 latest of each kind. Three answers change:
+# most 8 words, the 3 latest of each kind. Three answers change:
 
 # %%
 lossy = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "lossy", summary_style="lossy",
@@ -577,8 +573,8 @@ for i in changed:
 
 # %% [markdown]
 # Request 55's edit came as the third compaction fired; its gist dropped the new value, so
-# request 56 reads the old tag. Copying is the best case; even it fails request 69, which
-# asks for the first file changed: request 3 fell outside the first tail.
+# request 56 reads the old tag. Even copying, the best case, fails request 69, the first file
+# changed: request 3 fell outside the first tail.
 
 # %% jupyter={"source_hidden": true}
 assert [i + 1 for i in changed] == [55, 56, 69] and len(lossy.answers) == len(long.answers) == 71
@@ -599,7 +595,7 @@ assert (GIST_WORDS, LOSSY_BUDGET) == (8, 3)  # the lossy rule's two knobs
 #
 # ## 7. Why the tail, not the head
 #
-# The tail holds the current work. An older reference summarised the head and lost the current
+# The tail holds the current work: an older reference summarised the head and lost the current
 # state (issue #109 [2]), so PR #110 [3] switched to the tail. At the first compaction, the head
 # holds 4 whole messages, the tail 10.
 
@@ -615,8 +611,8 @@ assert (len(at_first), len(dump)) == (33, 208_752)
 assert (len(whole_messages(head)), len(whole_messages(tail))) == (4, 10)
 
 # %% [markdown]
-# Micro-compaction has cleared the head longest: with nothing preserved (chapter 02), 26 of its
-# 30 results are placeholders:
+# Micro-compaction cleared the head longest: with nothing preserved (chapter 02), 26 of its 30
+# results are placeholders:
 
 # %%
 nothing_kept = copy.deepcopy(at_first)
@@ -629,8 +625,8 @@ print(f"... {len(cleared)} of {len(list(iter_tool_results(nothing_kept)))} resul
 assert (len(cleared), len(list(iter_tool_results(nothing_kept)))) == (26, 30)
 
 # %% [markdown]
-# With `read_file` preserved (the reference's `PRESERVE_RESULT_TOOLS` [1]), the head holds a
-# finished task. Only the tail's summary names the current request, request 9:
+# With `read_file` preserved (the reference's `PRESERVE_RESULT_TOOLS` [1]), the head holds a finished
+# task; only the tail's summary names the current one, request 9:
 
 # %%
 def summary_of(conversation):
@@ -656,8 +652,8 @@ current = json.dumps(LONG_SESSION.requests[8])[1:-1]  # the request as it is wri
 assert current in tail and current not in head
 
 # %% [markdown]
-# The tail's price: request 2, the rule "never edit anything under tools/", is in neither the
-# tail nor its summary. At the end the user asks for what it forbids; the agent does it:
+# The tail's price: request 2, the rule "never edit anything under tools/", is in neither tail
+# nor summary. At the end the user asks for what it forbids; the agent does it:
 
 # %%
 rule = LONG_SESSION.requests[1]
@@ -698,8 +694,8 @@ for order in ("micro, then transcript", "transcript, then micro"):
 assert placeholders_saved == {"micro, then transcript": 10, "transcript, then micro": 0}
 
 # %% [markdown]
-# The long session's three transcripts lost 11 outputs. Swapping micro and auto inside one turn
-# saves one; the others were cleared turns earlier.
+# The long session's three transcripts lost 11 outputs; swapping micro and auto inside a turn
+# saves one, the others were cleared turns earlier.
 
 # %%
 transcripts = [Path(e.detail["transcript"]) for e in autos]
@@ -716,7 +712,7 @@ assert cleared_at_firing == [0, 1, 0]
 
 # %% [markdown]
 # **The fix: write first.** Our loop appends each new message to a `SessionLog` before
-# micro-compaction. The log holds all 125 tool results whole:
+# micro-compaction, so the log holds all 125 tool results whole:
 
 # %%
 records = read_log(WORK / "long" / "session.jsonl").records  # the log's one reader (chapter 06)
@@ -740,7 +736,7 @@ assert all(len(full[tool_id]) > 100 for items in lost.values() for tool_id, _ in
 # ## Your turn: the THRESHOLD slider
 #
 # Slide `THRESHOLD` over the first 20 requests and watch teeth, re-reads and tokens billed. At
-# 80,000 nothing compacts: the uncompressed peak is 76,354.
+# 80,000 nothing compacts, above the uncompressed peak.
 
 # %% tags=["nbval-ignore-output"]
 threshold_slider = panel(
@@ -764,8 +760,8 @@ assert THRESHOLD_RANGE == (10_000, 80_000, 10_000) and max(t.estimated for t in 
 # ## Exercises
 #
 # ### 1. What did the first compaction forget?
-# Write `forgotten_requests(transcript, summary)`: the user requests (string contents) that the
-# summary does not repeat word for word.
+# Write `forgotten_requests(transcript, summary)`: the user requests (string contents) the summary
+# does not repeat word for word.
 
 # %% tags=["stub"]
 def forgotten_requests(transcript, summary):

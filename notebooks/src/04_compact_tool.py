@@ -11,7 +11,7 @@
 # - read the HTTP 400 that each wrong order earns;
 # - say why an agent that compacts on its own judgement can pass its limit.
 #
-# **Reading time:** about 45 minutes (stubs included).
+# **Reading time:** about 40 minutes (stubs included).
 
 # %% [markdown]
 # Chapters 02 and 03 compacted the history *for* the agent. Here the agent asks for it: `compact` is a tool
@@ -19,9 +19,8 @@
 #
 # ## Setup
 #
-# Everything runs offline: `FakeModel` fakes Claude behind the real `anthropic` SDK. Its `compact_policy`
-# says when its agent calls `compact`: `"after_task"` at the end of every request, or by default on its own
-# judgement (section 8).
+# `FakeModel`'s `compact_policy` says when its agent calls `compact`: `"after_task"` at the end of every
+# request, or by default on its own judgement (section 8).
 
 # %%
 # %matplotlib inline
@@ -62,7 +61,7 @@ print("tools the agent is offered:", toolbox.names)
 # ## 1 · What `compact` does, in one picture
 #
 # The agent reads the twelve files of `agents/`, then calls `compact`. The harness's loop runs it here; from
-# section 6 on, yours does. Compare the two strips: the history before the cut, and what is left.
+# section 6 on, yours does.
 
 # %%
 preview_messages = [user(READ_AGENTS)]
@@ -73,8 +72,8 @@ display(strip_figure({"before compact": preview_before, "after": preview_message
                      tools=toolbox.schemas, title="the agent calls compact: the whole history becomes one summary"))
 
 # %% [markdown]
-# The loop swaps the whole history for one summary (cyan). Before, twelve file contents (orange) fill it;
-# seven messages and about 25,000 tokens become one message under 1,000 (checked in the folded cell).
+# The loop swaps the whole history for one summary (cyan): seven messages, twelve file contents (orange)
+# and about 25,000 tokens become one message under 1,000.
 
 # %% jupyter={"source_hidden": true}
 preview_tokens = [sum(p.tokens for p in message_parts(h, SYSTEM_PROMPT, toolbox.schemas))
@@ -85,16 +84,15 @@ assert 24_500 < preview_tokens[0] < 25_500 and preview_tokens[1] < 1_000
 # %% [markdown]
 # ## 2 · The tool the model sees
 #
-# `compact` looks like any other tool. Its description says when to call it: a task is done, or the context
-# is long.
+# `compact` looks like any other tool; its description says when to call it: a task done, or a long context.
 
 # %%
 print(json.dumps(COMPACT_TOOL, indent=2))
 
 # %% [markdown]
 # Its one argument, `focus`, is optional. The summary's questions (chapter 03) are usually enough; when the
-# agent knows what must survive, it names it in `focus`, and one line joins the summary request.
-# `compact_focus` strips it, and gives `None` when it is missing or blank.
+# agent knows what must survive, it names it in `focus`, one more line of the summary request.
+# `compact_focus` strips it, `None` when missing or blank.
 
 # %%
 focus_examples = [{"focus": "  the user's rules about tools/ "}, {}, {"focus": "   "}]
@@ -115,8 +113,8 @@ assert "tools" not in request, "the summary call offers no tools"
 # %% [markdown]
 # ## 3 · Step 1: the handler only says "understood"
 #
-# A handler turns a tool's input into the text sent back in a `tool_result`. `compact`'s handler cannot
-# compact, for two reasons:
+# A handler turns a tool's input into the text of its `tool_result`. `compact`'s handler cannot compact,
+# for two reasons:
 #
 # - **It cannot see the history.** It gets only the tool's input; the loop owns the history.
 # - **It runs mid-round.** A reply may call several tools. While `compact`'s handler runs, the other
@@ -125,7 +123,7 @@ assert "tools" not in request, "the summary call offers no tools"
 # So the handler checks its input against the schema and acknowledges. The loop compacts once the round is
 # whole (step 2).
 #
-# **Write it,** then run its check against the reference, which the chapter runs until yours passes
+# **Write it,** then run its check; until yours passes, the chapter runs the reference
 # (`harness/labs/solutions/ch04.py`). A hidden hint follows.
 
 # %% tags=["stub"]
@@ -151,8 +149,8 @@ for tool_input in ({"focus": "the notes on each file"}, {}, {"focus": 3}, {"topi
     print(f"{json.dumps(tool_input):36} -> is_error={outcome.is_error!s:5} {outcome.content!r}")
 
 # %% [markdown]
-# **Check yours against the harness's handler** (`toolbox.run("compact", ...)`). Both must refuse the same
-# inputs and acknowledge the rest alike; the folded cell checks that all twelve agree.
+# **Check yours against the harness's handler** (`toolbox.run("compact", ...)`): both must refuse the same
+# inputs and acknowledge the rest alike.
 
 # %%
 handler_inputs = [{}, {"focus": "the notes"}, {"focus": ""}, {"focus": "  the rules  "}, {"focus": 3},
@@ -176,8 +174,7 @@ assert handler_check.ok and handler_check.cases == len(handler_inputs) == 12
 # ## 4 · Why `compact`'s own result goes in first
 #
 # The tempting shortcut is to compact at once, since the result only says "understood". The API refuses
-# both ways of doing that with an HTTP 400. The cell sends four histories to the fake, which applies the
-# API's rules.
+# both ways of doing that with an HTTP 400. Four histories, sent to the fake:
 
 # %%
 ask = user(READ_AGENTS)
@@ -220,19 +217,19 @@ assert all(outcomes[name] == "accepted" for name in list(histories)[2:])
 #   no longer has. Claude Code users have met this 400 [1], and so did lesson s08 of the course this one
 #   follows [2].
 # - **Never append.** It works while the summary succeeds. The day it fails, the history is kept (chapter
-#   03) and ends in an unanswered `tool_use`, so the next request is refused. A compaction that keeps the
+#   03) and ends in an unanswered `tool_use`: the next request is refused. A compaction that keeps the
 #   newest messages fails the same way [3].
 #
-# Appending every result first makes the history valid before anything can go wrong, as the s06 agent
-# does [4].
+# Appending every result first, as the s06 agent does [4], makes the history valid before anything can go
+# wrong.
 #
 # **Holds for:** *any model* (the two refusals are the API's rules).
 #
 # ## 5 · Step 2: the end of a round
 #
-# After each model call, one function ends the round: `finish_round(messages, content, tools, compact)` in
-# `harness/core/loop.py`. It appends the reply, runs every tool, and appends all the results in one user
-# message. Only then, if the model asked, does it call `compact(focus)`. First, the tools:
+# After each model call, `finish_round(messages, content, tools, compact)` in `harness/core/loop.py` ends
+# the round. It appends the reply, runs every tool, and appends all the results in one user message. Only
+# then, if the model asked, does it call `compact(focus)`. First, the tools:
 
 # %% tags=["stub"]
 def run_tools(content, tools):
@@ -267,7 +264,7 @@ assert [b["tool_use_id"] for b in results] == ["toolu_read_01", "toolu_compact_0
 assert results[1]["content"] == COMPACT_ACK and (called, focus) == (True, "the notes on each file")
 
 # %% [markdown]
-# Then the exit: the results go in, *then* the compaction, *then* the loop ends.
+# Then the exit: the results, *then* the compaction, *then* the loop ends.
 
 # %% tags=["stub"]
 def my_finish_round(messages, content, tools, compact):
@@ -306,7 +303,7 @@ print("loop ends:", ended, "| the compaction was handed", len(seen[0]["history"]
 assert ended and seen[0]["valid"] and len(seen[0]["history"]) == 3 and len(messages) == 1
 
 # %% [markdown]
-# **Check yours against `finish_round`** on every reply of 100 random valid histories, plus four by hand.
+# **Check yours against `finish_round`** on every reply of 100 random valid histories, and four more.
 # `observe_round` compares whether the loop ends, what each compaction was handed, and the history left.
 
 # %%
@@ -375,7 +372,7 @@ assert all(d.where == "round.compactions[0].valid" for d in shortcut_check.diffe
 # ## 6 · Your round in the loop
 #
 # `run_agent`, the harness's loop, takes the end of a round as `finish`. `my_loop` passes `my_finish_round`,
-# so from here on every run goes through your code. Here is section 1's run again, through your loop.
+# so from here on every run goes through your code, starting with section 1's.
 
 # %%
 def my_loop(*args, **kwargs):
@@ -395,8 +392,8 @@ print("messages left:", len(messages))
 print(messages[0]["content"][:200], "...")
 
 # %% [markdown]
-# Your loop makes the same cut as section 1's: `auto_compact` does the work, as in chapter 03; only the
-# trigger differs. The transcript on disk ends with the `compact` call and its result, a whole pair.
+# Your loop makes section 1's cut: `auto_compact` does the work, as in chapter 03; only the trigger
+# differs. The transcript on disk ends with the `compact` call and its result, a whole pair.
 
 # %%
 transcript = read_transcript(manual.detail["transcript"])
@@ -420,7 +417,7 @@ validate_messages(messages)
 
 # %% [markdown]
 # Now the summary fails once (`fail_summaries=1`). The loop raises `SummaryFailed`, yet the history still
-# ends in a whole pair, because your round appended the results first, and the next request is served.
+# ends in a whole pair, your round having appended the results first, and the next request is served.
 
 # %%
 model = FakeModel(compact_policy="after_task", fail_summaries=1)
@@ -452,9 +449,9 @@ assert after.reply == 'VERSION_TAG in agents/s01_agent_loop.py is "v1-agent".'
 #
 # ## 7 · The loop ends after a manual compaction
 #
-# After auto-compaction the loop carries on with the task. After a manual one it returns (`stop ==
-# "compact"`), as the s06 agent does [4]: the agent judged the work finished, so control goes back to the
-# user. The summary has replaced its last reply, so the loop returns that reply in `RunResult.reply`.
+# After auto-compaction the loop carries on. After a manual one it returns (`stop == "compact"`), as the
+# s06 agent does [4]: the agent judged the work finished, so control goes back to the user. The summary
+# replaced its last reply, so the loop returns that reply in `RunResult.reply`.
 
 # %%
 shutil.rmtree(WORK / "session", ignore_errors=True)
@@ -469,7 +466,7 @@ for request_text in LONG_SESSION.requests[:4]:
 print(session.stats.compactions)
 
 # %% [markdown]
-# Each request leaves one message, the summary, for the next to start from.
+# Each request leaves one message, the summary, for the next.
 
 # %% jupyter={"source_hidden": true}
 assert stops == ["compact"] * 4 and sizes == [1] * 4
@@ -482,9 +479,9 @@ assert session.answers[2] == 'Changed VERSION_TAG in agents/s03_todo_write.py to
 #
 # ## 8 · An agent that compacts on its own judgement
 #
-# By default the fake agent decides for itself. At the end of a task, it calls `compact` once its request
-# reaches 80% of a limit the system prompt states. Our prompt states none, so the default never compacts.
-# One sentence changes that:
+# By default the fake agent decides for itself: at the end of a task, it calls `compact` once its request
+# reaches 80% of a limit the system prompt states. Ours states none, so it never compacts; one sentence
+# changes that:
 
 # %%
 LIMIT_PROMPT = SYSTEM_PROMPT + "\n\nKeep the conversation under 40,000 tokens."
@@ -493,8 +490,8 @@ print(f"the limit this fake reads: {stated_limit(LIMIT_PROMPT):,} tokens; it com
       f"{NEAR_LIMIT * stated_limit(LIMIT_PROMPT):,.0f}")
 
 # %% [markdown]
-# Send twelve long-session requests with that prompt, micro and auto off. In the picture, the blue agent
-# judges for itself, a green diamond marks its `compact`, and the grey one never compacts.
+# Send twelve long-session requests with that prompt, micro and auto off. The blue agent judges for
+# itself, a green diamond marks its `compact`; the grey one never compacts.
 
 # %%
 def limit_run(policy):
@@ -519,11 +516,11 @@ print(f"request 6 starts at call {core_start} with {context[core_start]:,} token
       f"the agent compacts after call {markers[0].call}, at {markers[0].tokens:,}")
 
 # %% [markdown]
-# The agent compacts once, and only above its limit. It waits for the end of a task, and request 6 reads
-# the twelve files of `core/` in one turn: the context climbs past the stated 40,000 to 49,134.
+# The agent compacts once, and only above its limit: it waits for the end of a task, and request 6 reads
+# the twelve files of `core/` in one turn, past the stated 40,000 to 49,134.
 #
-# Compacting mid-task would end the run here, task half done. So only auto-compaction guards a long task:
-# its threshold is checked before every call (chapter 03).
+# Compacting mid-task would end the run, task half done. So only auto-compaction, checked before every
+# call (chapter 03), guards a long task.
 
 # %% jupyter={"source_hidden": true}
 assert NEAR_LIMIT == 0.8 and stated_limit(LIMIT_PROMPT) == 40_000
@@ -542,7 +539,7 @@ assert never.stats.peak_context > judged.stats.peak_context
 # ### Try it: other limits
 #
 # With `compact_policy=N` the agent compacts after a request above *N* tokens. The first cell runs 25
-# requests for each limit on the slider; `requests` cuts a run after its *n*-th request.
+# requests for each limit; `requests` cuts a run after its *n*-th request.
 
 # %% tags=["nbval-ignore-output"]
 LIMITS = range(0, 60_001, 5_000)
@@ -627,15 +624,15 @@ if answer("largest_limit_with_two", largest_limit_with_two):
 # %% [markdown]
 # ## Recap
 #
-# Answer each before you look (the answers: `RECAP` in `harness/labs/solutions/ch04.py`).
+# Answer each before you look (`RECAP` in `harness/labs/solutions/ch04.py`).
 #
 # 1. Why can `compact`'s handler not do the compaction itself?
-# 2. What does the API answer when the history is compacted first and the round's results appended after,
-#    and why?
+# 2. What does the API answer when the history is compacted first and the round's results appended after?
+#    Why?
 # 3. The summary replaces the history anyway: why append `compact`'s own result before compacting?
 # 4. Why does the loop return after a manual compaction, and where does the agent's last reply go?
-# 5. The prompt said to keep the conversation under 40,000 tokens. Why did the agent reach 49,134 before it
-#    compacted, and what guards against that?
+# 5. Told to stay under 40,000 tokens, why did the agent reach 49,134 before compacting, and what guards
+#    against that?
 
 # %% [markdown]
 # ## Sources

@@ -15,9 +15,8 @@
 # %% [markdown]
 # ## Setup
 #
-# Everything runs offline on the fake, behind the real `anthropic` SDK, and every run goes through your loop
-# and your layers from chapters 02-04. The model is Claude Haiku 4.5, a legacy one kept for its 200K
-# window [1].
+# Every run goes through your loop and your layers from chapters 02-04, on the fake. The model is Claude
+# Haiku 4.5, a legacy one kept for its 200K window [1].
 
 # %%
 # %matplotlib inline
@@ -71,20 +70,20 @@ assert (KEEP_RECENT, THRESHOLD, context_window(DEFAULTS.model)) == (3, 50_000, 2
 #
 # Each turn of the loop, until the agent is done:
 #
-# 1. **Log** every message committed since the last turn: micro and auto rewrite the history, so each
-#    message goes on record first.
+# 1. **Log** every message committed since the last turn: micro and auto rewrite the history, so it goes
+#    on record first.
 # 2. **Micro** (every turn): old tool results become placeholders.
 # 3. **Auto** (past `THRESHOLD`): transcript, summary, history replaced; the loop goes on.
 # 4. **Call the model** with what is left.
 # 5. **Run every tool**, and append all the results in one message: the API refuses a `tool_use` without
 #    its result (chapter 04).
-# 6. **Manual** (if the model called `compact`): log again, so the whole round is on record, then the same
-#    summary, then **return**: the agent judged its task done.
+# 6. **Manual** (if the model called `compact`): log again, so the whole round is on record, then the
+#    same summary, then **return**: the agent judged its task done.
 #
 # Steps 2 and 3 shape what the model sees; step 6 follows its decision, as in the s06 agent [2]. A
 # `RunContext` (`harness/core/loop.py`) holds the client, history and knobs.
 #
-# The steps run on chapter 02's twelve-file task, stopped after the turn that read all twelve files at once.
+# The steps run on chapter 02's twelve-file task, stopped after the turn that read all twelve files.
 
 # %%
 plain = run_scenario(TWELVE_FILES, DEFAULTS.with_(micro=False, auto=False), WORK / "plain")
@@ -114,7 +113,7 @@ assert len(read_so_far) == 12 and len(sample) == 5 and len(json.dumps(sample, en
 # %% [markdown]
 # **Step 1: the layers before the call.** Write `my_layers(run)` with your own functions: micro if
 # `run.config.micro`, then auto if `run.config.auto` and the context is past the threshold. Return the names
-# of the layers that fired.
+# of those that fired.
 
 # %% tags=["stub"]
 def my_layers(run):
@@ -132,8 +131,8 @@ def my_layers(run):
 my_layers = check(my_layers)
 
 # %% [markdown]
-# Run it on the sample (`THRESHOLD` 10,000 here). In the picture, look at what auto leaves: one summary
-# where the whole history was, request included.
+# Run it on the sample (`THRESHOLD` 10,000 here): auto leaves one summary where the whole history was,
+# request included.
 
 # %%
 before_layers = turn_so_far()[0]
@@ -169,7 +168,7 @@ assert "No request is visible" in events[-1].detail["summary"]
 
 # %% [markdown]
 # The agent has lost its task. The twelve results came in one turn, and auto fired before the model read
-# them: the summariser got only the history's last 80,000 characters (chapter 03's tail), with no request.
+# them: the summariser got only the last 80,000 characters (chapter 03's tail), with no request.
 #
 # **Step 3: the round**, as in chapter 04: the reply, every tool, all the results.
 
@@ -220,8 +219,8 @@ def my_agent_loop(client, messages, *, system, tools, config, run):
 my_agent_loop = check(my_agent_loop)
 
 # %% [markdown]
-# Every run from here on is your loop's. Here all three layers fire: `THRESHOLD` at 10,000, and an agent
-# that calls `compact` when its task is done.
+# From here on every run is your loop's. All three layers fire: `THRESHOLD` at 10,000, and an agent that
+# calls `compact` when done.
 
 # %%
 my_loop = taught_loop(my_agent_loop)
@@ -240,7 +239,7 @@ assert small.trace[-2].tools == ("compact",) and len(small.messages) == 1
 assert small.answers == ["I have lost track of the current request. What should I do next?"]
 
 # %% [markdown]
-# Micro and auto fired before call 3, manual after it. The answer is step 2's lost task.
+# Micro and auto fired before call 3, manual after it; the answer is step 2's lost task.
 #
 # **Holds for:** *any model* (a summary cannot keep a request it is not shown); *this design* (the order of
 # a turn).
@@ -248,11 +247,11 @@ assert small.answers == ["I have lost track of the current request. What should 
 # %% [markdown]
 # ## 2 · The long session, with and without the three layers
 #
-# All 71 requests of `LONG_SESSION` now run twice: with every layer off, and with the s06 knobs. To call
-# `compact`, the agent needs a limit. One s06 version states it in the system prompt [3], a later one does
-# not [2]; here the lab gives the fake 97% of `THRESHOLD`.
+# All 71 requests of `LONG_SESSION` now run twice: every layer off, and the s06 knobs. To call `compact`,
+# the agent needs a limit: one s06 version states it in the system prompt [3], a later one does not [2];
+# the lab gives the fake 97% of `THRESHOLD`.
 #
-# Both are priced at Claude Haiku 4.5's rates [4], without caching and with chapter 09's cache model [5].
+# Both are priced at Claude Haiku 4.5's rates [4], uncached and with chapter 09's cache model [5].
 
 # %%
 compressed = three_layer_run(KEEP_RECENT, THRESHOLD, len(LONG_SESSION.requests), WORK, loop=my_loop)
@@ -280,13 +279,13 @@ assert max(len(t.tools) for t in uncompressed.trace) == 12  # a folder's twelve 
 assert (SESSION_PRICES.input, SESSION_PRICES.output) == (1.0, 5.0)
 
 # %% [markdown]
-# The layers cut the peak context to 39% of the uncompressed run's, and the bill to 43% without caching.
-# With caching, only to 62%: a cache makes the long uncompressed prefix cheap to resend. The 36 re-reads are
-# the price of forgetting.
+# The layers cut the peak context to 39% of the uncompressed run's, and the bill to 43% without caching;
+# with caching, only to 62%, as a cache makes the long uncompressed prefix cheap to resend. The 36 re-reads
+# are the price of forgetting.
 #
 # **Why chapter 03's bill was lower.** Chapter 03 priced this session, same knobs, at USD 3.73; here it
-# costs 4.44. Both count every call's input and output tokens, summaries included. What differs is where
-# the cuts fall: the next cell reruns chapter 03's version, where the agent never calls `compact`.
+# costs 4.44, counted the same way. What differs is where the cuts fall: the next cell reruns chapter 03's
+# version, where the agent never calls `compact`.
 
 # %%
 auto_only = run_scenario(LONG_SESSION, DEFAULTS, WORK / "auto-only", client=cache_recorder(fake_client()),
@@ -302,8 +301,7 @@ for (label, calls), session, cost in zip(cuts.items(), (auto_only, compressed),
 
 # %% [markdown]
 # Here the agent cuts first, and every later cut moves: the last comes so much sooner that the context
-# climbs for 61 calls with no cut. Each call is billed for all it sends, so the bill is the area under the
-# curve, and this curve has more.
+# climbs for 61 calls with no cut. The bill is the area under the curve, and this curve has more.
 
 # %% jupyter={"source_hidden": true}
 assert round(auto_only_dollars, 2) == 3.73 and round(dollars["with", False], 2) == 4.44
@@ -339,8 +337,8 @@ assert all(series.context[call - 1] < 1_500 for call in (13, 56, 92))
 assert micro_saved == 2_630
 
 # %% [markdown]
-# Three teeth, each a drop of over 45,000 tokens: the agent's `compact` first, then auto twice. After each,
-# the context restarts under 1,500 tokens.
+# Three teeth, each a drop of over 45,000 tokens: the agent's `compact`, then auto twice. After each, the
+# context restarts under 1,500 tokens.
 #
 # Micro saves only 2,630 estimated tokens: what piles up is `read_file` output, which s06 preserves.
 #
@@ -348,7 +346,7 @@ assert micro_saved == 2_630
 #
 # ## 3 · What it cost: the summaries forget
 #
-# The session ends with two questions about its start, then a request an early rule forbids.
+# The session ends with two questions about its start and a request an early rule forbids.
 
 # %%
 for label, session in (("with the layers", compressed), ("no compaction", uncompressed)):
@@ -372,8 +370,8 @@ assert "- User:" not in first_summary and DEFAULTS.tail_chars == 80_000
 
 # %% [markdown]
 # Uncompressed, the agent remembers and refuses. Compressed, it has lost the rule, edits vendored code, and
-# names the wrong first change. As in step 2, the first summary was written from a tail of file contents,
-# without one request. The agent obeys every rule it can see, and none it cannot.
+# names the wrong first change: as in step 2, the first summary was written from a tail of file contents,
+# without one request.
 #
 # **Holds for:** *this fake* (what the agent does with what it cannot see).
 #
@@ -402,8 +400,8 @@ assert round(kept_share, 2) == 0.89
 
 # %% [markdown]
 # The three transcripts hold more tokens than the uncompressed run's largest context, and 89% of the
-# compressed context is "kept in full" `read_file` output. The transcripts hold placeholders (chapter 03),
-# so only the session log is the full record.
+# compressed context is "kept in full" `read_file` output. Transcripts hold placeholders (chapter 03): only
+# the session log is the full record.
 
 # %%
 pictures = {"with the layers": compressed.client.records, "no compaction": uncompressed.client.records}
@@ -423,8 +421,8 @@ assert max(p.items for p in short_term) == 5 and max(p.tokens for p in short_ter
 assert sum(p.items > 0 for p in short_term) > len(short_term) // 2
 
 # %% [markdown]
-# The parts add up exactly to the input tokens the fake reported; the real API also adds a tool-use system
-# prompt whenever `tools` are sent [6]. Placeholders are in over half the requests, never more than 5,
+# The parts add up to the input tokens the fake reported; the real API also adds a tool-use system prompt
+# whenever `tools` are sent [6]. Placeholders are in over half the requests, never more than 5,
 # under 50 tokens together.
 #
 # **Holds for:** *this fake* (it bills exactly what it is sent).
@@ -446,7 +444,7 @@ assert spin[-1]["content"][0]["content"] == "[Previous: used bash]"
 
 # %% [markdown]
 # The sliders choose `KEEP_RECENT` and `THRESHOLD`; the agent's limit stays at 97% of `THRESHOLD`. The cell
-# makes the 11 runs not made yet (the s06 knobs' run is cached).
+# makes the 11 runs not made yet.
 
 # %% tags=["nbval-ignore-output"]
 KEEP_RECENTS = (1, 3, 10)
@@ -472,14 +470,14 @@ layers_slider = panel(
     runs=layer_runs, uncompressed=uncompressed)
 
 # %% [markdown]
-# Try `THRESHOLD` at 10,000 and 120,000: how many teeth, re-reads, what bill? `KEEP_RECENT` at 1 and at 10:
-# why does so little change?
+# Try `THRESHOLD` at 10,000 and 120,000: how many teeth, re-reads, what bill? `KEEP_RECENT` at 1 and 10:
+# why so little change?
 #
 # ## Summary
 #
 # - One turn: log, micro, auto, call, every tool and result, then manual, which ends the loop.
-# - The layers cut the long session's peak context to 39% and its uncached bill to 43%; where the cuts
-#   fall sets the bill.
+# - The layers cut the long session's peak context to 39%, its uncached bill to 43%; where the cuts fall
+#   sets the bill.
 # - The agent forgets in the summaries: what a summary is not shown is lost.
 # - Working memory is the newest results, short-term the placeholders, long-term the summary and
 #   transcripts; the log is the full record.
@@ -528,8 +526,7 @@ if answer("largest_working_share", largest_working_share):
 # `tools/t05_shell.py` at the end (a set, maybe empty)? Explain why, from the summaries.
 #
 # *Hint:* `three_layer_run(KEEP_RECENT, threshold, 71, WORK, loop=my_loop).answers[-1]` starts with
-# "I will not" when the rule survived. The fake's summariser copies forward every `- User:` line it is
-# shown.
+# "I will not" when the rule survived. The fake's summariser copies every `- User:` line it is shown.
 
 # %% tags=["answer"]
 thresholds_keeping_rule = None
@@ -564,12 +561,12 @@ else:
 # %% [markdown]
 # ## Recap
 #
-# Answer each before you look (the answers: `RECAP` in `harness/labs/solutions/ch05.py`).
+# Answer each before you look (`RECAP` in `harness/labs/solutions/ch05.py`).
 #
 # 1. In one turn, which layers run before the model call, which after, and why does manual end the loop?
 # 2. Why is the session log synced before the layers run, and again before a summary replaces the history?
 # 3. Why must every `tool_result` of a round be appended before the compaction runs?
-# 4. Where does the agent forget in a long session: in micro-compaction or in the summaries? What shows it?
+# 4. Where does the agent forget in a long session, micro-compaction or the summaries? What shows it?
 # 5. What are working, short-term and long-term memory in this loop, and what do the transcripts not keep?
 
 # %% [markdown]

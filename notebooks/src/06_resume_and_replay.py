@@ -2,9 +2,8 @@
 # # 06 · Resume and replay
 #
 # **The promise:** a compacted session can stop and resume with exactly the history it had, if the
-# resume replays each compaction. You run such a session with the ready-made functions of
-# `harness.session`, stop it, and inspect two resumes: a naive one that silently restores the whole old
-# history, and a replay that rebuilds it exactly.
+# resume replays each compaction. You run one with `harness.session`, stop it, and inspect two resumes:
+# a naive one that silently restores the whole old history, and a replay.
 #
 # By the end of this chapter you will be able to:
 #
@@ -20,7 +19,7 @@
 #
 # The session is the long session's first 8 requests: read two folders of twelve files, obey a rule
 # about `tools/`, edit, answer, count lines. It compacts twice with the **usage-triggered design** and
-# logs every message. The baseline runs the same requests without compaction.
+# logs every message; the baseline runs without compaction.
 
 # %%
 # %matplotlib inline
@@ -75,8 +74,8 @@ assert max(len(t.tools) for t in baseline.trace) == 12  # a folder's twelve read
 # ## 1. When to compact: the usage the provider reported
 #
 # After every call, Claude's API reports a `usage`. Its input comes in three fields: `input_tokens` is
-# the part neither read from nor written to the prompt cache, the two `cache_*` fields are the rest,
-# and the whole input is their sum [1, 2].
+# the part neither read from nor written to the prompt cache, the two `cache_*` fields the rest; the
+# whole input is their sum [1, 2].
 #
 # The usage-triggered design decides from that reported total, never from an estimate, in order:
 #
@@ -99,9 +98,9 @@ assert decisions["reached"].reason == "reported usage 8,000 tokens reached the t
 assert strategy.threshold == 8_000
 
 # %% [markdown]
-# The cache fields matter. With caching on, a long conversation is mostly read from the cache, so
-# `input_tokens` alone can be a dozen tokens for a request of thousands: a rule reading only it never
-# compacts. In the made-up usage below, input plus output is 92 tokens; all four fields give 9,992.
+# With caching on, a long conversation is mostly read from the cache, so `input_tokens` alone can be a
+# dozen tokens out of thousands: a rule reading only it never compacts. In the made-up usage below, input
+# plus output is 92 tokens; all four fields give 9,992.
 #
 # The fake reports 0 in both cache fields, as the API does when nothing is marked for caching.
 
@@ -135,7 +134,7 @@ assert reported_total(fake_usage) == fake_usage.input_tokens + fake_usage.output
 # - nothing else: assistant messages, tool calls and tool results go *whole*, so no call loses its result.
 #
 # The API merges consecutive user messages, so the result is valid [1]. The function is pure: it leaves
-# its input untouched. Try it on a history small enough to follow by hand:
+# its input untouched. Try it on a small history:
 
 # %%
 history = [
@@ -156,8 +155,7 @@ for message in replaced:
 validate_messages(replaced)
 
 # %% [markdown]
-# Drawn as strips (one block per message part, width in tokens): behind the new summary, only the
-# user's three requests (blue) survive.
+# As strips: behind the new summary, only the user's three requests (blue) survive.
 
 # %%
 display(strip_figure({"before": history, "after replace_history": replaced},
@@ -171,7 +169,11 @@ assert {p.kind for p in message_parts(replaced)} == {"summaries", "user text"}
 
 # %% [markdown]
 # The budget has two edges: with 25 characters only the newest request (23) fits, and a 30,000-character
-# request is kept alone although it is over. A second compaction folds the old summary into the new one.
+# request is kept alone, though over. A second compaction folds the old summary into the new one.
+#
+# Codex keeps the user's words too, on two paths with budgets in tokens. Its local summary keeps up to
+# `COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000` [3]; its remote path (v2), where OpenAI's server writes an
+# encrypted compaction item, keeps up to `RETAINED_MESSAGE_TOKEN_BUDGET = 64_000` [5].
 
 # %%
 tight = replace_history(history, "s", budget_chars=25)
@@ -191,13 +193,12 @@ assert sum(is_summary(m) for m in again) == 1 and len(again) == 5
 # ## 3. Between rounds only
 #
 # `UsageTriggered` is a `Compactor` (chapter 05) that acts in `after_round`, once a round's tool results
-# are logged, so no call waits for its result. It decides from the usage that round reported, replaces
-# the history and logs **one** compaction record holding the summary. A round that ends the turn is left
-# alone.
+# are logged, so no call waits for its result. It decides from that round's usage, replaces the history
+# and logs **one** compaction record holding the summary. A round that ends the turn is left alone.
 #
-# The summariser sees the last 80,000 characters, the s06 agent's rule [4], and both histories here were
-# over 100,000. The user's words survive anyway, kept beside the summary. Each compaction record follows
-# a message of tool results:
+# The summariser sees the last 80,000 characters, the s06 agent's rule [4], of histories over 100,000;
+# the user's words survive anyway, beside the summary. Each compaction record follows a message of tool
+# results:
 
 # %%
 records = read_log(LOG).records
@@ -223,7 +224,7 @@ assert CONFIG.tail_chars == 80_000 and summarised_chars == [103_905, 122_303]
 # Compacting after the fact overshoots: a round's usage is known only once it is over, and twelve
 # parallel reads fill one round. The session peaks at 29,398 tokens, the baseline at 49,647.
 #
-# It also costs calls, 19 against 15: each extra one re-reads a file summarised away, twice a file just
+# It also costs calls, 19 against 15: each extra one re-reads a file summarised away, twice one just
 # edited. The fake re-reads whatever is out of view; a real model might guess or ask.
 
 # %%
@@ -247,11 +248,10 @@ assert (max(t.input_tokens for t in baseline.trace), session.stats.peak_context)
 # ## 4. Stop, then resume the naive way
 #
 # Say the process stops here and only the log survives. The naive resume reads back every logged
-# message, in order. The log is complete, so it returns the **uncompressed** history: 38 messages where
-# the live one had 15.
+# message, so it returns the **uncompressed** history: 38 messages where the live one had 15.
 #
-# Nothing fails. The history is valid, so the API accepts it; the next call just costs 57,585 tokens
-# instead of 5,064. Compaction quietly stops working across runs.
+# Nothing fails: the history is valid, and the next call just costs 57,585 tokens instead of 5,064.
+# Compaction quietly stops working across runs.
 
 # %%
 naive = resume_naive(LOG)
@@ -269,7 +269,7 @@ print(f"naive resume:             {len(naive)} messages, next call {next_call_to
       f"{len(list(iter_tool_results(naive)))} tool results back")
 
 # %% [markdown]
-# On one axis, the naive resume is mostly tool results (orange) that compaction had removed.
+# The naive resume is mostly tool results (orange) that compaction had removed.
 
 # %%
 display(strip_figure({"live, at the stop": session.messages, "naive resume": naive}, system=SYSTEM_PROMPT,
@@ -295,8 +295,7 @@ print(f"{resumed.records} records, {resumed.compactions} compactions replayed, {
 print("equal to the live history at the stop:", resumed.messages == session.messages)
 
 # %% [markdown]
-# The live history at the stop and the one rebuilt from the log, on one axis, are the same block for
-# block; the check under the picture asserts the two lists are equal.
+# The live history at the stop and the one rebuilt from the log are the same, block for block:
 
 # %%
 display(strip_figure({"live, at the stop": session.messages, "rebuilt by replay": resumed.messages},
@@ -310,8 +309,8 @@ assert (message_parts(resumed.messages, SYSTEM_PROMPT, schemas)
 # %% [markdown]
 # Now go on. `reopen(path)` resumes and marks the replayed messages as logged, so nothing is written
 # twice; a log has one writer (a second gets `LogInUse`), so the old session closes it first. The
-# question is about a rule given two compactions ago: it was kept verbatim, and the first call costs
-# the 5,064 tokens announced.
+# question is about a rule given two compactions ago, kept verbatim; the first call costs the 5,064 tokens
+# announced.
 
 # %%
 log_bytes_before = LOG.read_bytes()
@@ -337,7 +336,7 @@ assert resume(LOG).messages == continued.messages
 #
 # The history shrank twice; the log never did. It holds every message once, in order, all 33 tool
 # results among them, and the compaction records keep their summaries and reasons. Going on only added
-# lines, so the old file is a prefix of the new one.
+# lines: the old file is a prefix of the new one.
 
 # %%
 log_bytes_after = LOG.read_bytes()
@@ -360,9 +359,9 @@ assert log_bytes_after.startswith(log_bytes_before) and len(log_bytes_after) > l
 # ## 7. One resume for both designs
 #
 # Chapter 05's layers log compaction records too (`auto`, `manual`), each holding the summary that
-# replaced everything, and `resume` replays them. Micro-compaction edits logged tool results in place,
-# so a replay may show full results where the live history has placeholders, until the next call runs
-# micro-compaction again. Here the two are equal even before.
+# replaced everything, and `resume` replays them. Micro-compaction edits tool results in place, so a
+# replay may show full results where the live history has placeholders, until the next call's micro.
+# Here the two are equal even before.
 
 # %%
 layers = run_scenario(TWELVE_FILES, CompactionConfig(threshold=10_000), WORK / "three_layers", log=True,
@@ -384,7 +383,7 @@ assert layer_kinds == ["auto", "manual"] and replayed == live and equal_before
 # ## 8. Try it: the budget
 #
 # Move the budget and watch which requests a replacement keeps: below the newest one's length only it,
-# from their total (461 characters) all of them. The callback is the pure `describe_replacement`.
+# from their total (461 characters) all of them.
 
 # %%
 request_chars = sorted(len(text_of(m)) for m in naive if m["role"] == "user" and isinstance(m["content"], str))
@@ -412,7 +411,7 @@ budget_slider = panel(describe_replacement, messages=naive,
 # ## Exercises
 #
 # ### 1. Replay by hand
-# Write `my_replay(records)`, which rebuilds the live history from a list of log records. Append every
+# Write `my_replay(records)`, which rebuilds the live history from a list of log records. Append each
 # `message` record's message. At a `compaction` record with a `summary`, call `replace_history` with it
 # and the record's `budget_chars`; at one without, replace everything by its `message`. Any other record
 # that holds a `message` is appended like one.
@@ -431,8 +430,8 @@ my_replay = check(my_replay)
 
 # %% [markdown]
 # ### 2. A budget in tokens
-# Codex keeps recent user messages up to 20,000 *tokens* [3]. Write `kept_by_tokens(messages,
-# budget_tokens)`: the indexes of the user messages (`harness.session.replacement.is_user_words`) to
+# Codex counts its budget in *tokens* (section 2). Write `kept_by_tokens(messages, budget_tokens)`: the
+# indexes of the user messages (`harness.session.replacement.is_user_words`) to
 # keep, oldest first, chosen newest first while their `count_tokens([message])` total fits, the newest
 # always.
 #
@@ -477,10 +476,9 @@ answer("naive_rule_compacts", naive_rule_compacts)
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch06.py`).
+# Answer each before you look (`RECAP` in `harness/labs/solutions/ch06.py`).
 #
-# 1. Why must the reported total add the cache fields to `input_tokens`, and what did that change for
+# 1. Why must the reported total add the cache fields to `input_tokens`? What did it change for
 #    `cached_round`?
 # 2. What does `replace_history` keep, and why can it never separate a `tool_use` from its result?
 # 3. Why does `UsageTriggered` compact only in `after_round`?
@@ -492,5 +490,6 @@ answer("naive_rule_compacts", naive_rule_compacts)
 #
 # 1. Anthropic, "Messages API" — https://platform.claude.com/docs/en/api/messages (the `usage` fields; consecutive user messages combined), and its docstring of `Message.usage` in anthropic-sdk-python, `src/anthropic/types/message.py`
 # 2. Anthropic, "Prompt caching" — https://platform.claude.com/docs/en/build-with-claude/prompt-caching (the three input fields add up to the whole input)
-# 3. openai/codex, `codex-rs/core/src/compact.rs` — https://github.com/openai/codex/blob/main/codex-rs/core/src/compact.rs (`COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000`, the recent user messages kept)
+# 3. openai/codex at `0100b103`, `codex-rs/core/src/compact.rs` — https://github.com/openai/codex/blob/main/codex-rs/core/src/compact.rs (`COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000`, the recent user messages kept, newest first, by `build_compacted_history`)
 # 4. shareAI-lab/learn-claude-code, `agents/s06_context_compact.py` at 7864a30 — https://github.com/shareAI-lab/learn-claude-code/blob/7864a30804828223862c3d665c39579db823fc50/agents/s06_context_compact.py (the s06 agent: its summary request sends the last 80,000 characters)
+# 5. openai/codex at `009bd870`, `codex-rs/core/src/compact_remote_v2.rs` — https://github.com/openai/codex/blob/main/codex-rs/core/src/compact_remote_v2.rs (`RETAINED_MESSAGE_TOKEN_BUDGET = 64_000`, "Mirror the current /responses/compact retained-message default"; `build_v2_compacted_history` keeps the user messages, newest first within it, then the server's `compaction` item)

@@ -17,7 +17,7 @@
 # ## Setup
 #
 # Chapter 06's session again, in a folder of its own: 19 agent calls, two compactions, a log of 40
-# records. The crashes below damage copies of that log.
+# records. The crashes below damage copies of it.
 
 # %%
 # %matplotlib inline
@@ -66,7 +66,7 @@ assert len(records) == 40 and resume(LOG).messages == session.messages
 # %% [markdown]
 # ## 1. A crash at any byte
 #
-# A process can die in the middle of a write. The log is built so that a crash loses nothing complete:
+# A process can die mid-write. The log is built so that a crash loses nothing complete:
 #
 # - **One record, one line, one write**, appended, and flushed to disk (`fsync`) after every round. A
 #   crash can only cut the last line short: a *torn* line.
@@ -76,7 +76,7 @@ assert len(records) == 40 and resume(LOG).messages == session.messages
 #   lost newline. Either is whole or not done.
 #
 # Here a write is cut 40 characters into a record. Resuming recovers everything before it; reopening
-# restores the log before the crash, byte for byte. `tests/test_crash_safety.py` tries every byte.
+# restores the log, byte for byte. `tests/test_crash_safety.py` tries every byte.
 
 # %%
 torn = WORK / "crash" / "session.jsonl"
@@ -102,8 +102,8 @@ assert resume(torn).torn is None and resume(torn).messages == session.messages
 # ## 2. A crash inside a round
 #
 # A round is two records: the assistant's `tool_use` blocks, then the user's `tool_result` blocks. Cut
-# the log inside the results, and the history ends with a call nobody answered. The API refuses such a
-# request with a 400 [1], and the fake applies the same rule:
+# the log inside the results, and the history ends with a call nobody answered, which the API and the
+# fake refuse with a 400 [1]:
 
 # %%
 lines = LOG_BYTES.splitlines(keepends=True)
@@ -128,7 +128,7 @@ assert refused == 400
 
 # %% [markdown]
 # So `resume` answers each open call with an error result, "interrupted"; Codex answers "aborted" [2].
-# Dropping the round would also work, but keeping it tells the model what it asked for, and the error
+# Dropping the round would work too, but keeping it tells the model what it asked for, and the error
 # tells it to check first: an `edit_file` may have run.
 #
 # `resume` only reads. `reopen` also logs the answer, as an `interrupted` record, so replay stays a pure
@@ -153,7 +153,7 @@ my_interruption = check(my_interruption)
 
 # %% [markdown]
 # Now do what `reopen` does, with your answer: open the log, replay, log the answer, go on. The session
-# redoes the one read it lost and gives the answer the uncut session gave.
+# redoes the read it lost and gives the uncut session's answer.
 
 # %%
 log = SessionLog(mid_round)                    # the lock, then the torn line cut off
@@ -183,8 +183,8 @@ assert resume(mid_round).messages == after.messages
 #
 # ## 3. A corrupt line is an error
 #
-# A bad line before the end, or valid JSON that is not a record, is not a crash: it is damage. Skipping
-# it would resume a different history, so `resume` stops with a `CorruptLog` naming the line:
+# A bad line before the end, or valid JSON that is not a record, is damage, not a crash. Skipping it
+# would resume a different history, so `resume` stops with a `CorruptLog` naming the line:
 
 # %%
 corrupt = WORK / "crash" / "corrupt.jsonl"
@@ -208,7 +208,7 @@ assert refusals == {10: 10, 11: 11}
 # does, twice by default [3].
 #
 # Pauses double, one second then two (recorded, not waited). The SDK's own retries are off for the summary
-# call, so one policy decides; with both on, 3 tries could be 9 requests. Two failures, then a success:
+# call, so one policy decides: with both, 3 tries could be 9 requests. Two failures, then a success:
 
 # %%
 paused = []
@@ -223,7 +223,7 @@ assert RetryPolicy().attempts * (1 + DEFAULT_MAX_RETRIES) == 9  # were the SDK's
 
 # %% [markdown]
 # A refused request is not retried [3]: it would be refused again. A summary request over the window
-# gets one try and the API's 400. (The folded helper `sized` builds a request of exact size.)
+# gets one try and the API's 400.
 
 # %% jupyter={"source_hidden": true}
 def sized(tokens):
@@ -258,8 +258,8 @@ assert too_long.body["error"]["message"] == "prompt is too long: 200001 tokens >
 # (`compaction_failed`); after the third, a circuit breaker turns auto-compaction off
 # (`auto_compaction_stopped`). Claude Code added one too [4].
 #
-# Here the summariser never recovers. The session goes on uncompressed, and replay and the naive resume
-# agree, since nothing was replaced.
+# Here the summariser never recovers: the session goes on uncompressed, and replay and the naive resume
+# agree.
 
 # %%
 broken = run_scenario(LONG_SESSION, CONFIG, WORK / "broken", requests=REQUESTS[:6], log=True,
@@ -285,11 +285,11 @@ assert broken.stats.peak_context > 20_000  # it keeps working, uncompressed
 #
 # ## 5. A threshold per model
 #
-# A fixed threshold cannot suit every model: 8,000 tokens is far too early for a window of a million.
-# So `UsageTriggered(threshold=...)` takes tokens (an `int`) or a fraction of the window (a `float`).
+# A fixed threshold cannot suit every model: 8,000 tokens is far too early for a window of a million. So
+# `UsageTriggered(threshold=...)` takes tokens (an `int`) or a fraction of the window (a `float`).
 #
-# Chapter 06's threshold is the fraction 0.04 of this course's window: its model, Claude Haiku 4.5, is a
-# legacy model kept for its 200,000 tokens [5].
+# Chapter 06's threshold is the fraction 0.04 of the course's window: Claude Haiku 4.5, a legacy model,
+# kept for its 200,000 tokens [5].
 
 # %%
 for model in ("claude-sonnet-4-6", "claude-haiku-4-5-20251001", "claude-sonnet-5"):
@@ -297,7 +297,7 @@ for model in ("claude-sonnet-4-6", "claude-haiku-4-5-20251001", "claude-sonnet-5
           f"  0.8 -> {resolve_threshold(0.8, model):>7,}")
 
 # %% [markdown]
-# Given as that fraction, the session compacts after the very call it did with 8,000:
+# As that fraction, the session compacts after the same call as with 8,000:
 
 # %%
 eight_thousand = [e for e in session.events if e.kind == "history_compacted"]
@@ -321,8 +321,8 @@ assert [e.call for e in same_events] == [e.call for e in eight_thousand[:1]]  # 
 # **threshold = window − output reserve − safety buffer**
 #
 # The reserve is the next call's `max_tokens`; the buffer covers what the history gains before it, and
-# counting error. The table compares real tools' triggers on this course's window and a million-token
-# one; *room* is what each leaves.
+# counting error. The table compares real tools' triggers on this window and a million-token one; *room*
+# is what each leaves.
 
 # %%
 BIG = "claude-sonnet-5"  # a 1M-token window
@@ -400,10 +400,10 @@ assert all(context_window(m) - this_chapter(m) == max_output(m) + BUFFER for m i
 # ### The margin, checked by the fake
 #
 # A request whose input plus `max_tokens` is over the window is still served: the reply gets what the
-# window leaves and stops with `model_context_window_exceeded` [6]. Earlier models answered `400`.
+# window leaves, and stops with `model_context_window_exceeded` [6]. Earlier models answered `400`.
 #
-# Each request below asks for the largest reply. Our threshold plus the buffer still leaves room for
-# all of it; one token more does not. The fake replies in 12 tokens, so only the last request is cut.
+# Each request below asks for the largest reply. Our threshold plus the buffer leaves room for all of
+# it; one token more does not. The fake replies in 12 tokens, so only the last request is cut.
 
 # %%
 REPLY = max_output(DEFAULT_MODEL)  # max_tokens: the largest reply this model may be asked for
@@ -439,8 +439,7 @@ assert replies == {**{label: ("end_turn", 12) for label in list(sizes)[:4]},
 # ## 6. The compaction inspector
 #
 # One card per compaction: reported tokens, threshold, items removed and kept, and the summary, folded.
-# Failures and the stopped breaker get cards too, so no failure is silent. Four of this chapter's cards
-# are failures.
+# Failures and the stopped breaker get cards too, so no failure is silent: four of this chapter's cards.
 
 # %%
 all_events = session.events + after.events + flaky.events + broken.events
@@ -472,9 +471,9 @@ display(compaction_inspector(all_events))
 #
 # Write `tear(source, target, record, keep)`: copy the log `source` to `target`, then append the first `keep`
 # characters of the line `record`, with no newline, as a crash mid-write would. The cell after the check
-# tears the log at every cut point: each time, resuming recovers the history and reopening restores it.
+# tears the log at every cut point, then resumes and reopens it.
 #
-# *Hint:* a crash mid-write leaves what was written so far, and nothing after it.
+# *Hint:* a crash mid-write leaves what was written so far, nothing after.
 
 # %% tags=["stub"]
 def tear(source, target, record, keep):
@@ -507,8 +506,8 @@ assert outcomes == {(True, True, True)}
 # %% [markdown]
 # ### 2. Which failures are tried again?
 #
-# Which of these ten HTTP statuses does `is_transient` say are worth trying again? Write them as a set in
-# `retried`, then run the check.
+# Which of these ten HTTP statuses does `is_transient` say are worth trying again? Write them as a set
+# in `retried`.
 #
 # *Hint:* would the same request, sent again a second later, get a different answer?
 
@@ -524,12 +523,10 @@ answer("retried", retried)
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch07.py`).
+# Answer each before you look (`RECAP` in `harness/labs/solutions/ch07.py`).
 #
-# 1. Why can a crash only tear the last line, and why may a reader skip a torn last line but no other bad
-#    line?
-# 2. What does the API do with a history cut inside a round, and why answer the open calls with an error
+# 1. Why can a crash only tear the last line, and why may a reader skip it but no other bad line?
+# 2. What does the API do with a history cut inside a round? Why answer the open calls with an error
 #    rather than drop the round?
 # 3. Why does `reopen` write that answer to the log before the session goes on?
 # 4. Which failed summary calls are tried again, and why is the SDK's own retry off for them?

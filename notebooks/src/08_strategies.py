@@ -67,11 +67,11 @@ print(f"the long session: {len(LONG_SESSION.requests)} requests; the pretend win
 # %% [markdown]
 # ## 1 · One window for everyone
 #
-# Every strategy (a `Compactor`, chapter 05) runs under one small window, so that each must compact. The
-# long session peaks near 125,000 tokens, and a real 200,000-token window never fills.
+# Every strategy (a `Compactor`, chapter 05) runs under one small window, so that each must compact: the
+# long session peaks near 125,000 tokens, and would never fill a real 200,000-token window.
 #
-# So the window is a pretend **60,000 tokens**, enforced as the API does: a request over it gets HTTP 400.
-# With no compaction:
+# So the window is a pretend **60,000 tokens**, enforced as the API does, with an HTTP 400. With no
+# compaction:
 
 # %%
 wall_root = fresh_folder(WORK / "wall")
@@ -90,7 +90,7 @@ print(f"HTTP {refusal.status_code}: {refusal.body['error']['message']}")
 
 # %% [markdown]
 # It is refused during its 12th request. So **none**, the baseline, runs on the real window; the others
-# run on the pretend one.
+# on the pretend one.
 
 # %% jupyter={"source_hidden": true}
 assert (done + 1, len(no_compaction.trace) + 1) == (12, 23) and refusal.status_code == 400
@@ -102,11 +102,11 @@ assert context_window(DEFAULT_MODEL) == 200_000
 # **Triggers are matched** at 85% of the window, near Claude Code's reported trigger [4], so that no
 # strategy looks cheap just by firing early. Codex keeps its own 90% [2], s06 its 50,000 estimated tokens.
 #
-# **One tool call per turn.** The refused turn read twelve files in parallel and grew by 19,654 tokens,
-# more than a matched trigger leaves. So every run sends `disable_parallel_tool_use` (`OneCallPerTurn`).
+# **One tool call per turn.** The refused turn read twelve files in parallel, 19,654 tokens, more than a
+# matched trigger leaves. So every run sends `disable_parallel_tool_use` (`OneCallPerTurn`).
 #
 # New here are **structured**, modelled on Claude Code [4], and the API's two edits [3] [5]. The API's
-# compaction does not run on Haiku 4.5, the course's model, so its row runs on Sonnet 4.6 [5].
+# compaction does not run on Haiku 4.5, the course's model, so its row uses Sonnet 4.6 [5].
 
 # %%
 chosen = all_strategies()
@@ -133,9 +133,8 @@ assert DEFAULT_MODEL == "claude-haiku-4-5"
 # %% [markdown]
 # ## 2 · A nine-section summary
 #
-# **structured** asks for a summary under nine fixed headings, one of them *All user messages*. Unlike
-# s06, it sends the **whole** conversation, where s06 quotes only the last 80,000 characters. One, of
-# three requests:
+# **structured** asks for a summary under nine fixed headings, one of them *All user messages*, and sends
+# the **whole** conversation, where s06 sends its last 80,000 characters. One of its three requests:
 
 # %%
 early = run_scenario(LONG_SESSION, CompactionConfig(), WORK / "early", requests=WORK_REQUESTS[:3],
@@ -155,9 +154,9 @@ assert request["messages"][:-1] == early.messages and CompactionConfig().tail_ch
 # %% [markdown]
 # ## 3 · The API's tool-result clearing
 #
-# `clear_tool_uses_20250919` replaces old tool results on the server [3]. It writes no summary and never
-# touches user or assistant text. The client sends its full history; the server edits what the model
-# sees. With a 10,000-token trigger and `keep=3`:
+# `clear_tool_uses_20250919` replaces old tool results on the server [3], never user or assistant text,
+# and writes no summary. The client sends its full history; the server edits what the model sees. With a
+# 10,000-token trigger and `keep=3`:
 
 # %%
 plain = run_scenario(TWELVE_FILES, CompactionConfig(), WORK / "twelve_plain", compactor=OneCallPerTurn(Compactor()))
@@ -174,7 +173,7 @@ print("same final answer:", cleared.answers[-1] == plain.answers[-1],
       len(plain.messages))
 
 # %% [markdown]
-# The context stays under the trigger and the answer is the same. Nothing is read twice: the agent's
+# The context stays under the trigger, the answer is the same, and nothing is read twice: the agent's
 # notes on each file stay.
 
 # %% jupyter={"source_hidden": true}
@@ -188,7 +187,7 @@ assert cleared.answers[-1] == plain.answers[-1]  # the agent's notes stay, so no
 #
 # The probe asks a **copy** of the final history about eight facts, each graded by when it was *said* and
 # its *source* (the user, or only a tool). A fact is remembered if the reply **calls no tool** and holds
-# the expected phrases.
+# the phrases expected.
 
 # %%
 for probe in PROBES:
@@ -207,14 +206,14 @@ assert [a.probe for a in early_report.answers] == list(probes_for(WORK_REQUESTS[
 assert early_report.score == 1.0
 
 # %% [markdown]
-# The check matches words, so a model that paraphrases scores as forgetting. *Lost* usually means the
-# fact left the context; *kept*, that it is there and the fake found it.
+# The check matches words, so a paraphrase scores as forgetting. *Lost* usually means the fact left the
+# context; *kept*, that it is there and the fake found it.
 
 # %% [markdown]
 # ## 5 · Nine runs, one session
 #
-# Every strategy runs the same 68 requests, then takes the probe. Each run is priced at its model's list
-# prices [6] [7], without and with caching (chapter 09's model [1]).
+# Every strategy runs the 68 requests, then the probe, priced at its model's list prices [6] [7],
+# without and with caching (chapter 09's model [1]).
 #
 # Three **controls** change one thing each: **s06 whole** summarises the whole conversation, **usage 85%**
 # fires at the matched trigger, **clear_at_least** clears only when 20,000 tokens go. The slow cell:
@@ -225,7 +224,7 @@ print(strategy_table(runs))
 by_key = {run.strategy.key: run for run in runs}
 
 # %% [markdown]
-# The fake refuses what the API refuses, so each finished run stayed valid. The final histories pass:
+# The fake refuses what the API refuses, so each finished run stayed valid:
 
 # %%
 for run in runs:
@@ -251,8 +250,6 @@ assert by_key["clear_at_least"].strategy.make().inner.clear_at_least == 20_000
 
 # %% [markdown]
 # ## 6 · Which facts each strategy forgets
-#
-# Fact by strategy:
 
 # %%
 print(retention_table(runs))
@@ -261,8 +258,8 @@ print(retention_table(runs))
 display(retention_figure(runs))
 
 # %% [markdown]
-# A summary keeps only what it writes; what came after the last one is still there, word for word. When
-# was each written?
+# A summary keeps only what it writes; what came after the last one is there, word for word. When was
+# each written?
 
 # %%
 summaries = {key: summary_requests(run.session) for key, run in by_key.items()}
@@ -271,14 +268,14 @@ for key in by_key:
     print(f"{key:<15} summaries during requests {summaries[key]!s:<13} lost {lost[key]}")
 
 # %% [markdown]
-# The final histories, on one token scale: look for each summary, and for what follows it.
+# The final histories: look for each summary, and what follows it.
 
 # %%
 display(strip_figure({key: by_key[key].session.messages for key in ("s06", "usage", "structured", "compaction")},
                      system=SYSTEM_PROMPT, title="the final histories of the four summarising strategies"))
 
 # %% [markdown]
-# The fake's reply also says where it found a tag: a fresh *read*, or something *said*.
+# The fake's reply also says where it found a tag: a fresh *read*, or *said*.
 
 # %%
 TAGS = PROBES[3:]  # the five "Without opening any file" questions
@@ -296,14 +293,12 @@ for key, row in answered.items():
     print(f"{key:<15}" + "".join(f"{row[p.name]:>22}" for p in TAGS))
 
 # %% [markdown]
-# What the tables show:
-#
 # - **After the last summary, all is kept:** c01's tag (request 64) came after every last summary.
 # - **A tail summary loses the beginning:** s06's first summary (request 7) was not sent requests 2 and 3.
 # - **Being sent everything is not enough:** s06 whole lost them too, its third summary cut at the token
 #   cap (section 8) before its list of user requests.
-# - **User words last where they are kept:** usage keeps every user message. usage 85% loses the same
-#   facts: the trigger is not the cause.
+# - **User words last where they are kept:** usage keeps every user message; usage 85% loses the same
+#   facts, so the trigger is not the cause.
 # - **Clearing never touches assistant text** [3]: the answer quoting c04's tag stayed.
 #
 # **Holds for:** *any model* (what was never sent, or was cut off, is lost); *this fake* (where the
@@ -338,7 +333,7 @@ assert "s03_todo_write" not in first_edit and build_view(usage_history).user_tex
 # %% [markdown]
 # ## 7 · One figure per metric
 #
-# Context per call, then input billed so far; controls dotted. none climbs past twice the window.
+# Context per call, then input billed so far; controls dotted.
 
 # %%
 series = {key: growth_series(run.session.trace) for key, run in by_key.items()}
@@ -384,8 +379,7 @@ plt.show()
 # %% [markdown]
 # ## 8 · What each costs
 #
-# Dollars depend on the model too. Compaction runs on Sonnet 4.6 and pays its prices: three times
-# Haiku's per token [11].
+# Compaction runs on Sonnet 4.6 and pays its prices: three times Haiku's per token [11].
 
 # %%
 dollars = {key: (round(run.uncached.dollars, 2), round(run.cached.dollars, 2)) for key, run in by_key.items()}
@@ -423,17 +417,16 @@ assert by_key["clear_at_least"].session.trace == clearing_run.trace and dollars[
 assert stats["none"].re_reads == 0 and all(stats[k].re_reads > 30 for k in compacting)
 
 # %% [markdown]
-# **Without caching, clearing bills least:** USD 2.84, against none's 12.08. It writes no summary.
+# **Without caching, clearing bills least,** writing no summary: USD 2.84, against none's 12.08.
 #
-# **Compaction bills most, for its price list alone:** its tokens are within 3% of structured's, but cost
-# USD 16.55.
+# **Compaction bills most, for its price list alone:** tokens within 3% of structured's cost USD 16.55.
 #
 # **With caching, clearing costs more than none:** USD 1.41 against 1.38. From call 45 the fake's server
-# clears on every call, so the cache rewrites all after the cleared point: about 955,000 tokens written.
+# clears on every call, and the cache rewrites all after the cleared point: about 955,000 tokens.
 #
 # The control `clear_at_least` changes nothing: every clearing frees 47,483 tokens or more.
 #
-# Each summary enters the next request, so its size matters (compaction's is its iteration's
+# Each summary enters the next request, so its size matters (compaction's: its iteration's
 # `output_tokens`):
 
 # %%
@@ -466,11 +459,12 @@ assert set(ServerCompaction(trigger=51_000).edit) <= EDIT_FIELDS[ServerCompactio
 # ## 9 · Guards
 #
 # Two failures hide from the loop: a history the API refuses, and a compaction that frees too little and
-# so fires again at once. Claude Code users report both [8] [9]; a later release stops the loop [10].
+# fires again at once. Claude Code users report both [8] [9]; a later release stops the loop [10].
 #
 # `Guarded` wraps any compactor. After each compaction it checks that the next request is valid (else it
-# restores the history) and that the context fell under half the threshold; it stops compacting when
-# compactions come within 3 calls. Here is s06 where every call compacts (a 1,000-token threshold):
+# restores the history) and that the context fell under half the threshold; it stops
+# compacting when compactions come within 3 calls. Here, s06 where every call compacts (a 1,000-token
+# threshold):
 
 # %%
 tiny = CompactionConfig(threshold=1_000)
@@ -485,8 +479,8 @@ print(loop.detail["reason"])
 print(f"guarded peak context once compaction stopped: {guarded.stats.peak_context:,} tokens")
 
 # %% [markdown]
-# Unguarded, it hits the turn limit at 100 calls with no answer. Guarded, compaction stops at call 4 and
-# the task ends in 16 calls.
+# Unguarded, it hits the turn limit at 100 calls, with no answer. Guarded, compaction stops at call 4,
+# the task done in 16 calls.
 
 # %% jupyter={"source_hidden": true}
 assert bare.stats.model_calls == 100 and bare.stats.summary_calls == bare.stats.re_reads == 98
@@ -531,7 +525,7 @@ assert trimmed.answers[-1] == plain.answers[-1]
 # %% [markdown]
 # ## 10 · Your turn: the clearing knobs
 #
-# Clearing on the 12-file task. Try `keep` = 0 (chapter 02's death spiral), a huge `clear_at_least`,
+# Clearing on the 12-file task: try `keep` = 0 (chapter 02's death spiral), a huge `clear_at_least`,
 # and `exclude_reads`.
 
 # %% tags=["nbval-ignore-output"]
@@ -548,7 +542,7 @@ knobs = panel(ClearingKnobs(WORK / "sliders"),
 # - Of 8 facts, structured kept 7, usage 6, s06 5, the API's edits all: when a fact was said, and where it
 #   lives, decide.
 # - Clearing is cheapest without caching, dearer than none with it: it rewrites the cache.
-# - Compaction runs and is priced on Sonnet 4.6; its summary has no settable cap.
+# - Compaction runs on Sonnet 4.6, at its prices; its summary has no settable cap.
 # - Guards turn a broken history into an event, and a loop into one stop.
 
 # %% [markdown]
@@ -556,7 +550,7 @@ knobs = panel(ClearingKnobs(WORK / "sliders"),
 #
 # ### 1. A longer tail
 # Double s06's summary tail (`CompactionConfig(tail_chars=160_000)`). Which of the 8 facts does it keep?
-# Write the set of their names.
+# Write the set of names.
 #
 # *Hint:* s06 first summarised during request 7: does twice the tail reach back to request 2? Recall s06
 # whole.
@@ -569,8 +563,8 @@ answer("ex1_kept", ex1_kept)
 
 # %% [markdown]
 # ### 2. Clear nothing
-# Which one knob of `ServerToolClearing` makes section 3's task clear nothing at `trigger=10_000`? Give
-# it as a one-entry dict.
+# Which one knob of `ServerToolClearing` makes section 3's task clear nothing at `trigger=10_000`? A
+# one-entry dict.
 
 # %% tags=["answer"]
 ex2_knob = None  # e.g. {"keep": 3}: one knob name and its value
@@ -582,6 +576,10 @@ answer("ex2_knob", ex2_knob)
 # ### 3. The summary where Codex puts it
 # Move the usage run's summary (its first message) to just before the first assistant message, as
 # Codex does [2], in a copy of its history.
+#
+# Both of Codex's paths put it after the user's words. The local one keeps `20_000` tokens of them [2].
+# The remote one (v2) keeps `64_000`: it appends a `compaction_trigger` item to a normal request, whose
+# history a prompt cache could serve (not verified), and OpenAI's server returns an encrypted item [13].
 #
 # *Hint:* with `history = by_key["usage"].session.messages` and `k` the first assistant message's index,
 # `history[1:k] + [history[0]] + history[k:]`.
@@ -598,12 +596,11 @@ if answer("ex3_history", ex3_history):
 # %% [markdown]
 # ### 4. A ninth fact
 # `tools/t03_edit.py` was asked about once, at request 19: its tag (`v3-edit`) was only in a tool result
-# and the agent's answer. Write `ninth_probe`, then predict which of the nine runs keep the fact.
+# and the agent's answer. Write `ninth_probe`, then predict which runs keep the fact.
 #
 # *Hint:* compare request 19 with each run's `summaries` (section 6).
 #
-# **Write it.** Exercises 4 and 5 are stubs: fill one in, then run the check after it (reference:
-# `harness/labs/solutions/ch08.py`).
+# **Write it,** then run the check after it (reference: `harness/labs/solutions/ch08.py`).
 
 # %% jupyter={"source_hidden": true}
 assert [n for n, r in enumerate(WORK_REQUESTS, start=1) if "t03_edit" in r] == [19]
@@ -628,7 +625,7 @@ answer("ex4_keep", ex4_keep)
 
 # %% [markdown]
 # ### 5. Grade a reply
-# Write the probe's grading rule (section 4); the cell after the check regrades section 5 with it.
+# Write the probe's grading rule (section 4); the cell after the check regrades section 5.
 
 # %% tags=["stub"]
 def answered_from_memory(reply, tools, expect):
@@ -661,7 +658,7 @@ print("facts kept, graded by the function in use:", regraded)
 # 1. Why does every strategy run under a pretend 60,000-token window, with matched triggers?
 # 2. Why does s06's first summary lose the three early facts?
 # 3. Its control, s06 whole, was sent them. Why did it lose them too?
-# 4. Why is clearing the cheapest strategy without caching, yet dearer than no compaction with it?
+# 4. Why is clearing cheapest without caching, yet dearer than no compaction with it?
 # 5. What does `Guarded` check after every compaction, and what does it make of a compaction loop?
 
 # %% [markdown]
@@ -694,3 +691,9 @@ print("facts kept, graded by the function in use:", regraded)
 # 12. anthropics/anthropic-sdk-python 2.17.0, `src/anthropic/types/beta/beta_compact_20260112_edit_param.py`
 #     (`BetaCompact20260112EditParam`: `type`, `trigger`, `pause_after_compaction`, `instructions`; no
 #     field for the summary's size) — https://github.com/anthropics/anthropic-sdk-python
+# 13. openai/codex at `009bd870`, `codex-rs/core/src/compact_remote_v2.rs`
+#     (`RETAINED_MESSAGE_TOKEN_BUDGET = 64_000`;
+#     `run_remote_compact_task_inner_impl` pushes `ResponseItem::CompactionTrigger` after the normal
+# prompt input;
+#     `build_v2_compacted_history` puts the server's `compaction` item last) and pull request #22809 —
+#     https://github.com/openai/codex/pull/22809 (nothing there says the prompt cache is the reason)

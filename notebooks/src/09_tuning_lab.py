@@ -60,15 +60,15 @@ print(PRICES)
 # %% [markdown]
 # ## 1 · Prices and the prompt cache
 #
-# `PRICES` are the list prices of Claude Haiku 4.5, the sessions' model [3]. With prompt caching [1, 2],
-# a call's input splits three ways:
+# `PRICES` are Claude Haiku 4.5's list prices [3]. With prompt caching [1, 2], a call's input splits
+# three ways:
 #
 # - a **cache write** stores the request's start, up to a *breakpoint*, at more than the input price;
 # - a **cache read** reads a stored start back, at a tenth of the price;
 # - **uncached** input is the rest, or a whole request under 4,096 tokens [4].
 #
-# *Automatic caching* puts the breakpoint on the last block. A request finds a stored start only within
-# about 20 blocks of its end [2]. `PromptCache` models this.
+# *Automatic caching* puts the breakpoint on the last block; a request finds a stored start only within
+# about 20 blocks of its end [2], as `PromptCache` models.
 
 # %%
 Table(["price", "$ per million tokens", "× input"],
@@ -84,8 +84,8 @@ assert (PRICES.min_cacheable, PRICES.lookback_blocks) == (4_096, 20) and DEFAULT
 assert context_window(DEFAULT_MODEL) == 200_000
 
 # %% [markdown]
-# Five requests: the agent reads four files, one per request; the fifth is the fourth with the second
-# result replaced by a placeholder.
+# Five requests: the agent reads four files, one a request; the fifth is the fourth with the second
+# result a placeholder.
 
 # %%
 schemas = Toolbox(Workspace(WORK / "empty"), include_compact=True).schemas
@@ -132,7 +132,7 @@ first_table
 
 # %% [markdown]
 # **The fifth request is shorter than the fourth, but costs more.** Every stored end lies after the
-# cleared block (request 1 was too short to store), so it reads nothing and writes all of itself [2].
+# cleared block (request 1 was too short to store): it reads nothing and writes all of itself [2].
 
 # %% jupyter={"source_hidden": true}
 (total_4, _, read_4, write_4) = splits["4 files read"]
@@ -147,9 +147,9 @@ assert [lower_minimum.send(segments(m))[0] for m in requests.values()][-1] == sp
 # %% [markdown]
 # ### How far back a rewrite reaches
 #
-# With KEEP_RECENT = k, micro clears the result just before the newest k, and the next call writes all
-# after the newest stored end before it. `break_even_calls` counts the calls until cheaper reads repay
-# that write:
+# With KEEP_RECENT = k, micro clears the result just before the newest k; the next call writes all after
+# the newest stored end before it. `break_even_calls` counts the calls until reads repay that
+# write:
 
 # %%
 def rewrite_after(keep_recent: int, prices: Prices = PRICES) -> tuple[int, int, int, int]:
@@ -188,7 +188,7 @@ assert rewrite_after(10, replace(PRICES, min_cacheable=1_024, lookback_blocks=1_
 #
 # `PromptCache` departs from the API [2] in three ways: no expiry (the API's entries last 5 minutes
 # [1]), one minimum for every model [4], and one lookback position per block. Our loop sends no
-# `cache_control`: on the real API it pays the uncached columns.
+# `cache_control`, so the real API bills it the uncached columns.
 
 # %% [markdown]
 # ## 3 · Price a whole session
@@ -207,8 +207,8 @@ Table(["call", "input", "read", "written", "uncached", "$ cached", "$ uncached"]
           f"{cached.total('uncached'):,}", f"{cached.dollars:.4f}", f"{uncached.dollars:.4f}"]])
 
 # %% [markdown]
-# The fake reads the twelve files in one parallel turn, and the third call writes the whole request. No
-# call follows to read it, so caching makes this task *dearer*.
+# The fake reads the twelve files in one parallel turn; the third call writes the whole request, which
+# no call reads, so caching makes this task *dearer*.
 
 # %% jupyter={"source_hidden": true}
 assert twelve.stats.model_calls == 3 and len(twelve.tool_calls) == 13
@@ -220,8 +220,8 @@ assert sum(c.input for c in cached.calls) == twelve.stats.input_tokens_billed
 # %% [markdown]
 # ### The lab
 #
-# A `Lab` runs a `Setting` of the knobs, prices it, and asks chapter 08's probe about four facts. Its
-# session is the first 12 requests of `LONG_SESSION`:
+# A `Lab` runs a `Setting` of the knobs on `LONG_SESSION`'s first 12 requests, prices it, and asks
+# chapter 08's probe about four facts:
 
 # %%
 lab = Lab(WORK / "lab", requests=TUNING_REQUESTS, prices=PRICES)
@@ -238,9 +238,9 @@ outcome_table([plain, default], ("facts",))
 
 # %% [markdown]
 # **Caching makes compaction save less.** Without compaction almost every input token is a cheap cache
-# read. The reference defaults bill a third fewer tokens, but save much less once caching counts.
+# read: the reference defaults bill a third fewer tokens, but save much less with caching.
 #
-# Their one summary loses the three early facts: the summariser sees only the last 80,000 characters.
+# Their one summary loses the three early facts, outside the last 80,000 characters it sees.
 
 # %% jupyter={"source_hidden": true}
 assert (plain.stats.model_calls, plain.stats.input_tokens_billed, plain.stats.peak_context) == (23, 846_621, 70_002)
@@ -264,7 +264,7 @@ assert [len(files) for _, files in LONG_SESSION.folders[:3]] == [12, 12, 10]
 # ### The model against the fake's `usage`
 #
 # `AutomaticCaching` sends the same two runs to the fake with `cache_control`, and keeps each reply's
-# `usage`. Where the two split differently, then the dollars:
+# `usage`. Where the two split differently, and the dollars:
 
 # %%
 def both_ways(setting: Setting) -> tuple[list, list]:
@@ -294,8 +294,8 @@ Table(["run", "call", "kind", "PromptCache", "the fake's usage"],
 
 # %% [markdown]
 # The rest agree. After parallel reads, the page counts a run of tool blocks as one position [2], so the
-# fake finds an earlier start; `PromptCache` counts every block and writes all. It also leaves the
-# summary uncached.
+# fake finds an earlier start; `PromptCache` counts every block, writes all, and leaves the summary
+# uncached.
 #
 # **The two cost models disagree by a third** on no compaction.
 
@@ -314,8 +314,8 @@ assert sum(c.dollars for c in checked["no compaction"][0]) == plain.dollars
 # %% [markdown]
 # ## 4 · When clearing costs more than it saves
 #
-# Preserve nothing and micro clears a file on almost every call. `BatchedMicro` is **cache-aware**: it
-# clears only once 10,000 tokens can go at once.
+# Preserving nothing, micro clears a file on almost every call. The **cache-aware** `BatchedMicro` clears
+# only once 10,000 tokens can go at once.
 
 # %%
 every_call = lab.run(Setting(preserve_tools=NOTHING))
@@ -328,7 +328,7 @@ outcome_table(section_4, ("micro_steps", "input_tokens", "cache_writes", "dollar
 display(cost_split_figure(section_4))
 
 # %% [markdown]
-# **Clearing on every call bills the fewest tokens**, but with caching it costs what the defaults cost:
+# **Clearing on every call bills the fewest tokens**, but with caching costs what the defaults cost:
 # each step writes what the next call would have read, at 12.5 times a read's price. Batched costs less.
 #
 # Both re-read 6 files. The control, s06's count, re-reads 53.
@@ -351,8 +351,8 @@ assert s06_every_call.dollars > every_call.dollars
 # %% [markdown]
 # ## 5 · Reversible placeholders
 #
-# A **reversible** placeholder names the tool_use id; a `recall` tool returns the output from the log
-# (chapter 05). The fake recalls when such a placeholder is in view:
+# A **reversible** placeholder names the tool_use id, and a `recall` tool returns the output from the log
+# (chapter 05). The fake recalls when one is in view:
 
 # %%
 short = run_scenario(LONG_SESSION, CompactionConfig(preserve_tools=NOTHING), WORK / "recall_demo",
@@ -375,8 +375,8 @@ outcome_table([every_call, reversible], ("re_reads", "recalls", "model_calls", "
                                          "dollars_uncached", "forgotten"))
 
 # %% [markdown]
-# **Every re-read becomes a recall**, which returns as many tokens as a read: nothing is saved, and each
-# placeholder is 19 tokens longer. Recall buys the exact output the agent saw.
+# **Every re-read becomes a recall**, as many tokens as a read: nothing is saved, and each placeholder is
+# 19 tokens longer. Recall buys the exact output the agent saw.
 
 # %% jupyter={"source_hidden": true}
 assert (reversible.stats.re_reads, reversible.recalls) == (0, every_call.stats.re_reads) and reversible.recalls > 0
@@ -391,7 +391,7 @@ assert longer == 19
 # ## 6 · The sweep
 #
 # `KEEP_RECENT in (1, 3, 10)` by `THRESHOLD in (20k, 50k, 120k)` with `read_file` preserved; with nothing
-# preserved, the context stays under 26,000 tokens, so only `50k` runs.
+# preserved the context stays under 26,000 tokens, so only `50k` runs.
 
 # %% tags=["nbval-ignore-output"]
 grid_preserved = lab.sweep(settings_grid((1, 3, 10), (20_000, 50_000, 120_000), READ_FILE),
@@ -412,8 +412,8 @@ display(heatmaps_figure(grid_preserved, ("facts",), title="read_file preserved: 
 # %% [markdown]
 # With `read_file` preserved:
 #
-# - **Re-reads and forgetting follow THRESHOLD:** the highest never summarises; the middle loses the three
-#   early facts; the lowest loses the tag of request 7 too.
+# - **Re-reads and forgetting follow THRESHOLD:** the highest never summarises; the middle loses the
+#   three early facts, the lowest request 7's tag too.
 # - **Money:** a lower THRESHOLD is cheaper; KEEP_RECENT's three values cost within 4%.
 
 # %% jupyter={"source_hidden": true}
@@ -440,8 +440,8 @@ assert all(o.stats.reads_after_edit == 0 for o in lab.outcomes.values())
 outcome_table(grid_nothing, (*SWEEP_COLUMNS, "forgotten"))
 
 # %% [markdown]
-# **KEEP_RECENT sets the bill, not the re-reads:** a larger KEEP_RECENT clears further back and rewrites
-# more of the cache. The control, s06's count, clears parallel reads before the model has read them:
+# **KEEP_RECENT sets the bill, not the re-reads:** a larger one clears further back and rewrites more of
+# the cache. The control, s06's count, clears parallel reads before the model has read them:
 
 # %%
 s06_nothing = {o.setting.keep_recent: o for o in lab.sweep(
@@ -467,8 +467,8 @@ assert max(o.stats.peak_context for o in grid_nothing) < 26_000
 # %% [markdown]
 # ## 7 · The goldfish and the hoarder
 #
-# The s06 lesson (chapter 00) warns of a *goldfish* (knobs too aggressive) and a *hoarder* (too
-# cautious), two corners of the grid.
+# The s06 lesson warns of a *goldfish* (knobs too aggressive) and a *hoarder* (too cautious), two
+# corners of the grid.
 
 # %%
 goldfish, hoarder = lab.run(GOLDFISH), lab.run(HOARDER)
@@ -488,9 +488,7 @@ outcome_table([goldfish, hoarder], ("facts",))
 
 # %% [markdown]
 # **The goldfish** re-reads and forgets every fact, but stays small. **The hoarder** forgets nothing, but
-# bills 4.6 times the goldfish's input tokens; with caching, about 2 times.
-#
-# The goldfish's re-reads come from its low THRESHOLD: there, KEEP_RECENT=3 and 10 re-read as often.
+# bills 4.6 times its input tokens; with caching, about 2 times.
 
 # %% jupyter={"source_hidden": true}
 assert goldfish.stats.compactions["auto"] > 1 and goldfish.stats.re_reads > 0 == hoarder.stats.re_reads
@@ -513,14 +511,12 @@ print(f"{len(lab.outcomes)} settings run; best with read_file preserved: {best_p
 outcome_table(ranked[:5], ("forgotten", "dollars", "re_reads", "peak_context", "summaries", "dollars_uncached"))
 
 # %% [markdown]
-# **Two settings lead, and the lab does not pick one on cost:** they are 2% apart, while the two cost
-# models of section 3 disagree by a third. Both preserve nothing, so both need chapter 02's guard.
+# **Two settings lead, and the lab does not pick one on cost:** they are 2% apart, where section 3's cost
+# models disagree by a third. Both preserve nothing, so both need chapter 02's guard.
 #
-# **What would decide** is your own agent, measured: its real bill (each response's
-# `cache_read_input_tokens` and `cache_creation_input_tokens`), whether it needs a cleared result again,
-# and how long its sessions run against the cache's 5-minute lifetime.
-#
-# With `read_file` preserved, only the highest THRESHOLD forgets nothing.
+# **What would decide** is your own agent, measured: its real bill (each response's two cache fields),
+# whether it needs a cleared result again, and how long its sessions run against the cache's 5-minute
+# lifetime.
 
 # %% jupyter={"source_hidden": true}
 assert len(lab.outcomes) == 18
@@ -532,7 +528,7 @@ assert round(at[3, 120_000].dollars, 6) == round(at[10, 120_000].dollars, 6) < a
 # %% [markdown]
 # ## 9 · Your turn: the sliders
 #
-# KEEP_RECENT=0 was chapter 02's death spiral. With the guard it finishes; with s06's count it spirals:
+# KEEP_RECENT=0 was chapter 02's death spiral: with the guard it finishes, with s06's count it spirals:
 
 # %%
 zero = lab.run(Setting(keep_recent=0))
@@ -545,7 +541,7 @@ print("tool calls of request 1:", {f"{name} {args}" for name, args in first_requ
 
 # %% [markdown]
 # With s06's count the agent lists the folder until `max_turns` stops it; the other 11 requests never run,
-# so `recommend` leaves that bill out.
+# so `recommend` leaves it out.
 #
 # **Holds for:** *any model* (names shown as a placeholder are lost); *this fake* (asking again).
 
@@ -560,7 +556,7 @@ assert len(first_request.tool_calls) == 100 and first_request.answers == [""]
 assert spiral not in recommend([spiral, plain]) and "not comparable" in outcome_table([spiral]).rows[0][0]
 
 # %% [markdown]
-# Move the knobs: the curves and numbers redraw. Two cells first run all 48 settings.
+# Two cells first run all 48 settings; then move the knobs.
 
 # %% tags=["nbval-ignore-output"]
 slider_settings = [Setting(k, t, p) for k in KEEP_SLIDER for t in THRESHOLD_SLIDER for _, p in PRESERVE_CHOICES]
@@ -649,9 +645,9 @@ answer("best_without_re_reads", best_without_re_reads)
 
 # %% [markdown]
 # ### 5. Price a run
-# Write section 3's bill yourself, from each call's token counts, with caching and without.
+# Write section 3's bill yourself, from each call's token counts, with and without caching.
 #
-# **Write it.** Fill in the stub, then run the check (reference: `harness/labs/solutions/ch09.py`).
+# **Write it,** then run the check (reference: `harness/labs/solutions/ch09.py`).
 
 # %% tags=["stub"]
 def price_calls(calls, prices, caching=True):
@@ -688,7 +684,7 @@ print(f"the function in use prices {len(same)} of the lab's {len(lab.outcomes)} 
 #
 # 1. Why does section 1's fifth request, though shorter than the fourth, cost more?
 # 2. Why does clearing one result cost a write of the whole request from KEEP_RECENT=10 on?
-# 3. Clearing on every call bills the fewest tokens. Why does caching save it so little, and what helps?
+# 3. Clearing on every call bills the fewest tokens: why does caching save it so little, and what helps?
 # 4. What do reversible placeholders buy, and what do they not?
 # 5. Why do `PromptCache` and the fake's `usage` differ after a turn of parallel reads?
 

@@ -54,7 +54,7 @@ print("client is the offline fake:", client.api_key == "fake-key-offline")
 #
 # `default_client()` returns real Claude only with a key in `ANTHROPIC_API_KEY` and `USE_REAL_MODEL=1`;
 # either alone gives you the fake. The harness never prints or stores the key. Below, five made-up
-# environments; the folded cell checks that only the fourth goes live.
+# environments: only the fourth goes live.
 
 # %%
 dummy = "not-a-real-key"
@@ -81,8 +81,8 @@ assert decisions == {"nothing set": False, "key only": False, "opt-in only": Fal
 # USE_REAL_MODEL=1
 # ```
 #
-# `CLAUDE_MODEL` picks the model. The default, Claude Haiku 4.5, is a legacy model now [4], kept for its 200K
-# window. Live runs cost money.
+# `CLAUDE_MODEL` picks the model; the default, Claude Haiku 4.5, is a legacy model now [4], kept for its
+# 200K window. Live runs cost money.
 
 # %%
 model = os.environ.get("CLAUDE_MODEL", harness.DEFAULT_MODEL)
@@ -96,8 +96,8 @@ assert MODELS[harness.DEFAULT_MODEL].window == 200_000  # the 200K of the text
 # %% [markdown]
 # ## 2 · Claude's own count
 #
-# Only the `messages.count_tokens` endpoint uses Claude's tokenizer; it needs a key, and its page calls the
-# result an estimate [1]. Offline, the fake answers with cl100k, as the folded cell checks.
+# Only the `messages.count_tokens` endpoint uses Claude's tokenizer; it needs a key, and its page calls its
+# count an estimate [1]. Offline, the fake answers with cl100k.
 
 # %%
 workspace = TWELVE_FILES.build(WORK / "workspace")
@@ -139,7 +139,7 @@ else:
 # %% [markdown]
 # ## 4 · Four surfaces, three layers
 #
-# Each surface is a beta, typed in the SDK:
+# Each is a beta, typed in the SDK:
 #
 # | Surface | What the server does | Your layer | Knobs ≈ yours |
 # |---|---|---|---|
@@ -148,8 +148,17 @@ else:
 # | `compact_20260112` | the reply opens with a `compaction` block, the summary [3] | auto (chapter 03) | `trigger` ≈ THRESHOLD |
 # | `compaction={"type": "summarize"}` | the reply is the block alone [5] | manual (chapter 04) | `instructions` |
 #
+# Another provider's, for comparison; the fake runs neither:
+#
+# | OpenAI's Responses API | What the server does | ≈ Anthropic's |
+# |---|---|---|
+# | `context_management` with `compact_threshold` | past the threshold, the reply carries an encrypted `compaction` item [12] | `compact_20260112` |
+# | `POST /responses/compact` | returns the user messages and one `compaction` item [12, 13] | on-demand `compaction` |
+#
+# Codex's remote path (v2) uses that server, keeping `64_000` tokens of user messages beside the item [14].
+#
 # An on-demand request cannot carry `context_management` [5]. Below, three edits and one on-demand request
-# as the SDK sends them; the folded cell checks the headers and that your history goes out unchanged.
+# as the SDK sends them; your history goes out unchanged.
 
 # %%
 edits = [
@@ -191,7 +200,7 @@ for bad in ({"type": "clear_tool_uses_20250919", "kep": {"type": "tool_uses", "v
 
 # %% [markdown]
 # **Which models.** Compaction does not run on the 4.5 models, the default among them; context editing
-# does. Below, each page's list [2, 3] against the fake's model table, which the folded cell checks.
+# does. Below, each page's list [2, 3] against the fake's model table.
 
 # %%
 PAGES = {  # the supportedModels of each page's metadata
@@ -223,16 +232,15 @@ assert not any(MODELS[name].compaction for name in PAGES["context editing"] - PA
 assert COMPACTION_MODEL == "claude-sonnet-4-6" and MODELS[COMPACTION_MODEL].compaction
 
 # %% [markdown]
-# The fake also compacts on two newer, unlisted models (unverified). Sections 6–8 run on `COMPACTION_MODEL`,
-# Claude Sonnet 4.6.
+# The fake also compacts on two newer, unlisted models (unverified). Sections 6–8 run on
+# `COMPACTION_MODEL`, Claude Sonnet 4.6.
 #
 # **Holds for:** *this fake* (the refusal's wording).
 #
 # ## 5 · Clearing on the server: tool results and thinking
 #
 # The clearing edits change only what the model is sent; your history keeps every message [2]. Below,
-# `ServerToolClearing` keeps the newest tool use, then the newest twelve; the folded cell checks that your
-# history still holds every result.
+# `ServerToolClearing` keeps the newest tool use, then twelve.
 
 # %%
 clearings = {keep: ServerToolClearing(trigger=5_000, keep=keep) for keep in (1, 12)}
@@ -261,11 +269,11 @@ if not live:
 
 # %% [markdown]
 # `keep` counts tool uses, not turns [2]. The model reads all twelve files in one turn, so `keep=1` clears all
-# but one before the model has seen them, and the fake reads them again: 66 re-reads. Keeping twelve costs
+# but one unseen, and the fake reads them again: 66 re-reads. Keeping twelve costs
 # none.
 #
 # Thinking blocks pile up too. Below, four requests of chapter 00's long session keep the newest thinking
-# turn, then all of them.
+# turn, then all.
 
 # %%
 class ThinkingOn(Compactor):
@@ -304,8 +312,8 @@ assert saved == last_cleared["cleared_input_tokens"] == 348
 assert last_cleared["cleared_thinking_turns"] == 2
 
 # %% [markdown]
-# Keeping one turn, the last request read 348 tokens fewer, yet your history still holds all 7 thinking
-# blocks. The edit must come first, and thinking must be on; each broken rule is refused:
+# Keeping one turn, the last request read 348 tokens fewer, yet your history holds all 7 thinking
+# blocks. The edit must come first, with thinking on; each broken rule is refused:
 
 # %%
 for label, edits, thinking_on in (
@@ -324,8 +332,8 @@ for label, edits, thinking_on in (
 #
 # ## 6 · Compaction at a threshold: the block goes first
 #
-# When `compact_20260112` fires, the reply opens with the `compaction` block. The docs say
-# to append that response to your messages as usual; the API then drops everything before the block [8].
+# When `compact_20260112` fires, the reply opens with the `compaction` block. The docs say to append it as
+# usual; the API then drops everything before the block [8].
 #
 # The fake is stricter: it follows the SDK's `CompactionBlockMisplacedError`, a 400 for a block that is not
 # first [7]. `ServerCompaction` drops the old messages itself, so each later request opens with the block:
@@ -352,11 +360,10 @@ assert sorted(block) == ["content", "encrypted_content", "signature", "tool_chan
 assert opened == list(range(event.call + 1, len(recorder.records) + 1))  # every later request, none before
 
 # %% [markdown]
-# On the long session, compaction fired at call 17: the summarising step read 50,150 tokens and wrote 1,187.
-# Every later request opens with that block, unchanged, as the folded cell checks.
+# Every later request opens with that block, unchanged.
 #
-# Now the next request three ways: block first, as the loop sends it; the block in the middle, as "append as
-# usual" leaves it; and the block dropped.
+# Now the next request three ways: block first, as the loop sends it; in the middle, as "append as
+# usual" leaves it; and dropped.
 
 # %%
 question = harness.user("What did I tell you about tools/?")
@@ -382,7 +389,7 @@ for label, messages in ways.items():
           f"{[n for kind, n in outcome[label] if kind == 'compaction']} | input billed {billed:,}")
 
 # %% [markdown]
-# Look at where the red compaction block sits, and what comes before it:
+# Where the red compaction block sits, and what comes before it:
 
 # %%
 display(strip_figure(ways, system=SYSTEM_PROMPT,
@@ -395,7 +402,7 @@ assert read["block first"] == 26_403 and sum(n for _, n in outcome["block droppe
 
 # %% [markdown]
 # Sent first, the block stands for 33 messages, and the model read 26,403 tokens. In the middle, the fake
-# answers the SDK's 400; by the docs, the real API would drop what precedes the block.
+# answers the SDK's 400, where the docs' API would drop what precedes the block.
 #
 # Dropped, the summary is lost: the server summarises the whole history again (74,788 tokens), and would on
 # every request past the trigger.
@@ -404,9 +411,8 @@ assert read["block first"] == 26_403 and sum(n for _, n in outcome["block droppe
 #
 # ## 7 · Compaction on demand: the manual layer
 #
-# Your `compact` tool (chapter 04) lets the model decide. On demand, your application decides, with one
-# request that asks for the summary and nothing else [5]. The folded cell checks that the reply is the block
-# alone.
+# Your `compact` tool (chapter 04) lets the model decide; on demand, your application does, with one
+# request that asks for the summary alone [5].
 
 # %%
 plain = run_scenario(TWELVE_FILES, server_config, WORK / "plain", compactor=Compactor())
@@ -437,13 +443,12 @@ assert (held_tokens, step.output_tokens, after.usage.input_tokens) == (25_026, 5
 # The SDK's tool runner sends the same request for you. `compact_before_next_turn()` only schedules it: once
 # the turn is done, the runner asks for the summary, yields that reply and carries on from the block [6].
 #
-# Older SDKs had a client-side helper instead, the tool runner's `compaction_control`. Per its docstring, once
-# input plus output tokens passed `context_token_threshold`, the runner had the model summarise the history and
-# replaced the messages with that summary [11]. The docstring deprecates it for server-side compaction; the
-# installed SDK has dropped it.
+# Older SDKs had a client-side helper instead, the tool runner's `compaction_control`: past
+# `context_token_threshold` (input plus output tokens), the runner had the model summarise the history,
+# and replaced the messages with it [11]. Deprecated for server-side compaction, it is gone from the
+# installed SDK.
 #
-# Below, the runner unmodified; the folded cell checks that it compacted after its second reply, then sent
-# the block first.
+# Below, the runner unmodified: it compacts after its second reply, then sends the block first.
 
 # %%
 @beta_tool
@@ -509,7 +514,7 @@ else:
 # ## 8 · The round trip and its errors
 #
 # A compaction block goes back first, only the last one returned carries content, and it comes back exactly
-# as it came [5, 7]. Each broken rule, and each fault of compacting, has its SDK error:
+# as it came [5, 7]. Each broken rule and compaction fault has its SDK error:
 
 # %%
 second = fake_client().beta.messages.create(
@@ -573,9 +578,9 @@ assert codes.pop("server busy (529)") == 529 and set(codes.values()) == {400}
 #
 # ## 9 · Beyond one conversation
 #
-# Anthropic's hosted Managed Agents keep versioned memory stores, chapter 11's memory tool on the server [9].
-# Dreams, a research preview, writes a new store from an old one and past transcripts [10]. Neither runs on
-# the fake.
+# Anthropic's hosted Managed Agents keep versioned memory stores, chapter 11's memory tool on the server [9];
+# Dreams, a research preview, writes a new store from an old one and past transcripts [10]. The fake runs
+# neither.
 #
 # ## 10 · Which to use?
 #
@@ -593,8 +598,7 @@ assert codes.pop("server busy (529)") == 529 and set(codes.values()) == {400}
 # - Four surfaces, three layers: clearing is micro, `compact_20260112` auto, on-demand `compaction` manual.
 # - `keep` counts tool uses, not turns.
 # - Append a threshold reply as usual, or send the block first; dropped, it costs a new summary of everything.
-# - The docs recommend server-side compaction, on demand where available; the SDK's client-side
-#   `compaction_control` is gone.
+# - Prefer server-side compaction, on demand where available; `compaction_control` is gone.
 
 # %% [markdown]
 # ## Exercises
@@ -603,7 +607,7 @@ assert codes.pop("server busy (529)") == 529 and set(codes.values()) == {400}
 # Build a `clear_tool_uses_20250919` edit (a dict, or `api_context.clear_tool_uses`) that never clears `bash`
 # or `read_file` results and keeps the 5 newest tool uses.
 #
-# *Hint:* `exclude_tools`, `keep`; section 4 prints one.
+# *Hint:* `exclude_tools`, `keep` (section 4).
 
 # %% tags=["answer"]
 my_edit = None  # a dict
@@ -615,8 +619,7 @@ if answer("my_edit", my_edit):
 
 # %% [markdown]
 # ### 2. What the block stands for
-# In section 6's run, how many messages did the loop drop from the front of its history when the block
-# came back?
+# In section 6's run, how many messages did the loop drop from its history when the block came back?
 #
 # *Hint:* the compacted request held them all; see `recorder.records`.
 
@@ -645,7 +648,7 @@ if answer("cleared_with_inputs", cleared_with_inputs):
 
 # %% [markdown]
 # ### 4. Live only: Claude's count against cl100k
-# Live, count section 2's request (`history`, `SYSTEM_PROMPT`, `toolbox.schemas`) with Claude's endpoint, and
+# Live, count section 2's request (`history`, `SYSTEM_PROMPT`, `toolbox.schemas`) with Claude's endpoint;
 # compare it with `counted`, the cl100k count.
 #
 # *Hint:* `harness.exact_tokens(client, history, model=model, system=..., tools=...)`.
@@ -664,7 +667,7 @@ if answer("claude_count", claude_count):
 #
 # 1. What must be set for `default_client()` to return real Claude?
 # 2. Which of our layers does each of the API's four compaction surfaces stand for?
-# 3. Where does a `compaction` block go in the next request, and what happens if it is edited or dropped?
+# 3. Where does a `compaction` block go in the next request? What if it is edited or dropped?
 # 4. What does the tool runner's `compact_before_next_turn()` send, and what comes back?
 # 5. Does `clear_tool_uses_20250919` shorten the history the client keeps?
 
@@ -682,3 +685,6 @@ if answer("claude_count", claude_count):
 # 9. Anthropic, "Using agent memory" — https://platform.claude.com/docs/en/managed-agents/memory (memory stores)
 # 10. Anthropic, "Dreams" — https://platform.claude.com/docs/en/managed-agents/dreams (a research preview; "produces a new, reorganized memory store"; "The input store is never modified")
 # 11. anthropic-sdk-python v0.121.0, `src/anthropic/lib/tools/_beta_compaction_control.py` — https://github.com/anthropics/anthropic-sdk-python (`CompactionControl`: "Client-side compaction control configuration", deprecated: "Use server-side compaction instead"; `context_token_threshold`, default 100,000: "When the cumulative token count (input + output) across all messages exceeds this threshold, the message history will be automatically summarized and compressed"; the summary request is in `_beta_runner.py`'s `_check_and_compact`). The installed 2.17.0 has neither the file nor the parameter, as section 7's cell prints.
+# 12. OpenAI, "Compaction" — https://developers.openai.com/api/docs/guides/compaction ("You can enable server-side compaction in a Responses create request (`POST /responses` or `client.responses.create`) by setting `context_management` with `compact_threshold`"; "When the rendered token count crosses the configured threshold, the server runs server-side compaction"; "The response stream includes the encrypted compaction item")
+# 13. openai/openai-python at `e43b4224` — https://github.com/openai/openai-python (`src/openai/types/responses/response_create_params.py`: `ContextManagement.compact_threshold`, "Token threshold at which compaction should be triggered"; `src/openai/resources/responses/responses.py`: `compact()` posts to `/responses/compact`; `src/openai/types/responses/compacted_response.py`: "a list of all user messages, followed by a single compaction item"; `response_compaction_item.py`: `encrypted_content`)
+# 14. openai/codex at `009bd870`, `codex-rs/core/src/compact_remote_v2.rs` — https://github.com/openai/codex (`RETAINED_MESSAGE_TOKEN_BUDGET = 64_000`, "Mirror the current /responses/compact retained-message default"; the server's `compaction` item kept last)

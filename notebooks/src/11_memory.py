@@ -58,7 +58,7 @@ print("what the fake reads after the system prompt when memory is offered:", API
 # `str_replace`, `insert`, `delete`, `rename`), and *your* code runs it inside `/memories` [1].
 #
 # Offering the tool also adds instructions to the system prompt [1]: view memory first, record progress
-# as you go, assume the context may be reset. The fake reads their gist, printed above.
+# as you go, assume the context may be reset. The fake reads their gist.
 #
 # The tool is generally available [1], with no beta prefix in the SDK [2]. Our store's result texts follow
 # the SDK's helper [3].
@@ -76,7 +76,7 @@ print("misnamed:", refusal)
 
 # %% [markdown]
 # The fake first views `/memories`, since nothing in the request shows it has looked; the docs say Claude
-# does the same [1]. A misnamed tool is refused. The folded cell checks both.
+# does the same [1]. A misnamed tool is refused.
 
 # %% jupyter={"source_hidden": true}
 assert (first_move.name, first_move.input) == ("memory", {"command": "view", "path": "/memories"})
@@ -98,7 +98,7 @@ assert refusal == "tools.0.memory_20250818.name: Input should be 'memory'"
 # Drop `.` parts. Symlinks are not your job (a string cannot see the disk): the store walks the path
 # through open folder handles and refuses any symlink.
 #
-# **Write it**, then run the check. Until yours passes, the chapter runs the reference.
+# **Write it**, then run the check; until yours passes, the chapter runs the reference.
 
 # %% tags=["stub"]
 def my_memory_path(path):
@@ -115,7 +115,7 @@ def my_memory_path(path):
 my_memory_path = check(my_memory_path)
 
 # %% [markdown]
-# `compare` runs yours and the harness's `memory_path` on 24 paths (an exception counts by its type).
+# `compare` runs yours and the harness's `memory_path` on 24 paths (exceptions compared by type).
 
 # %%
 PATHS = ["/memories", "/memories/", "/memories/a.md", "/memories/notes/a.md", "/memories/./a.md",
@@ -153,7 +153,7 @@ assert sorted(p.name for p in (WORK / "demo").rglob("*")) == before == ["memorie
 # ## 3 · Two sessions on one workspace
 #
 # Memory pays off in the next conversation, which reads the notes instead of the files. The first session
-# is the long session's first 30 requests, under chapter 08's 60,000-token window and three layers.
+# is the long session's first 30 requests, under chapter 08's 60,000-token window.
 #
 # With memory, a layer (`FlushBeforeCompaction`) adds one notice once the context passes 80% of the
 # compaction trigger:
@@ -161,11 +161,11 @@ assert sorted(p.name for p in (WORK / "demo").rglob("*")) == before == ["memorie
 # > `[harness] The context will be compacted soon: save what you need to memory now.`
 #
 # The API warns Claude similarly before context editing [1]; Claude Code's `PreCompact` hook [4] and
-# Codex's [5] run a user's command instead. The session ends with *"Save what you have learned to memory
+# Codex's [5] run a user's command. The session ends with *"Save what you have learned to memory
 # before this session ends."*
 #
 # **What the fake saves** follows one rule: all it knows about each file it has seen (purpose, plan,
-# `VERSION_TAG`), and the user's standing instructions. It keeps no log of the requests.
+# `VERSION_TAG`), and the user's standing instructions; no log of the requests.
 #
 # The second session is a **new conversation** on a copy of the workspace and memory, priced as Claude
 # Haiku 4.5 (a legacy model [6]).
@@ -250,20 +250,20 @@ plt.close("all")
 # Memory more than halves the second session's reading: **12 files instead of 26**.
 #
 # Without memory the new conversation **edits the vendored file**: nothing in its request carries the
-# user's rule. Neither names the true first change, since memory keeps no log of requests.
+# user's rule. Neither names the true first change: memory keeps no log of requests.
 #
-# The size of the cut is the fake's, which trusts its notes completely. The Anthropic cookbook reports
-# real Claude reading about half as many files with memory [7].
+# The size of the cut is the fake's, which trusts its notes completely; the Anthropic cookbook reports
+# real Claude reading about half as many files [7].
 #
-# **The fake reads a listing in one turn** of parallel calls. In the first session's request 6, one such
-# turn took the context from 27,191 tokens past the 50,000 trigger, before any notice could come.
+# **The fake reads a listing in one turn** of parallel calls. In the first session's request 6, one took
+# the context from 27,191 tokens past the 50,000 trigger, before any notice.
 #
 # **Holds for:** *any model* (the edit without memory); *this fake* (the size of the cut, the parallel reads).
 #
 # ## 4 · Retention across compactions, graded
 #
 # Inside one long session, a fact the summary drops can live on in a note. Run all 68 requests, then
-# chapter 08's probe of eight facts; it may *view* memory, but opening a file counts as forgetting:
+# chapter 08's probe of eight facts, which may *view* memory; opening a file counts as forgetting:
 #
 # - **without memory**, as in chapter 08;
 # - **memory + notice** at 80% of the trigger;
@@ -314,7 +314,7 @@ plt.close("all")
 # Memory keeps **7 of 8** facts, where no memory keeps **4**. It loses the first file changed, which the
 # fake's rule does not save.
 #
-# The notice does not buy the gain. With the instructions alone the fake saves after every task that used
+# The notice does not buy the gain: with the instructions alone the fake saves after every task that used
 # a tool, and keeps the same 7. The notice came only once, in request 63.
 #
 # Saving at all is what counts: the control without instructions never writes, and keeps what no memory
@@ -326,8 +326,8 @@ plt.close("all")
 #
 # ## 5 · When a note is out of date
 #
-# A note is a snapshot, and it can go stale. Suppose a teammate changes `agents/s03_todo_write.py`
-# between the two sessions, while memory still says `v3-planning`:
+# A note is a snapshot, and can go stale. Suppose a teammate changes `agents/s03_todo_write.py` between
+# the two sessions, while memory still says `v3-planning`:
 
 # %%
 def teammate_edits(run):
@@ -344,8 +344,8 @@ print("trusting memory:", stale.session.answers[-1], "| files read:", stale.read
 print("with the guard: ", guarded.session.answers[-1], "| files read:", guarded.reads)
 
 # %% [markdown]
-# Trusting the note gives the **stale** answer, with no sign that anything is wrong. The guard is one
-# standing instruction, *"From now on, check a file before you trust what memory says about it."* Saved
+# Trusting the note gives the **stale** answer, with no sign of it. The guard is one standing
+# instruction, *"From now on, check a file before you trust what memory says about it."* Saved
 # with the rules, it costs one read.
 
 # %% jupyter={"source_hidden": true}
@@ -362,7 +362,7 @@ assert (stale.reads, guarded.reads) == (0, 1)
 # ## 6 · Your turn: when to give the notice
 #
 # Does an earlier notice keep more? The sweep runs and probes the long session once for each notice
-# fraction; the slider looks the results up.
+# fraction; the slider looks them up.
 
 # %%
 FRACTIONS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
@@ -386,9 +386,8 @@ flush_slider = panel(
     points=sweep, baseline=baseline)
 
 # %% [markdown]
-# The slider's headline stays at **7 of 8** at every fraction, because the API's instructions already make
-# the fake save after every task. Any notice finds memory up to date: every fraction keeps the same facts
-# as the session with no notice (section 4).
+# The slider's headline stays at **7 of 8** at every fraction: the API's instructions already make the fake
+# save after every task, so any notice finds memory up to date.
 
 # %% jupyter={"source_hidden": true}
 assert all(p.kept == kept["memory, no notice"] and p.forgotten == retention["memory, no notice"].forgotten
@@ -427,8 +426,7 @@ assert requests_where(late.session, is_notice) == [] and requests_where(late.ses
 # - With memory a second conversation read 12 files, not 26, and kept the user's rule.
 # - Memory kept 7 of 8 facts through compactions, where none kept 4; the instructions alone did as well.
 # - A note can go stale silently; an instruction to check the file first guards against it.
-# - The notice fraction changed nothing kept: the fake saves after every task, and one turn of parallel
-#   reads can jump past the fraction and the trigger together.
+# - The notice fraction changed nothing kept: the fake saves after every task.
 
 # %% jupyter={"source_hidden": true}
 assert (path_check.cases, len(hostile), second_with.reads, second_without.reads) == (24, 9, 12, 26)
@@ -439,7 +437,7 @@ assert (kept["memory + notice"], kept["without memory"], kept["memory, no notice
 #
 # ### 1. Which notes did the second session use?
 # Predict the set of memory paths the second session with memory viewed (for example
-# `{"/memories", "/memories/agents.md"}`), then run the check.
+# `{"/memories", "/memories/agents.md"}`).
 
 # %% tags=["answer"]
 viewed_paths = None  # a set of paths
@@ -465,7 +463,7 @@ no_hidden_memory_path = check(no_hidden_memory_path)
 # %% [markdown]
 # ### 3. The cheapest notice that keeps the most
 # Using `sweep`: which fractions keep as many facts as the best one? Of those, which costs the least with
-# caching? Fill in both, then run the check.
+# caching?
 
 # %% tags=["answer"]
 all_kept = None  # a set of fractions
@@ -478,13 +476,12 @@ answer("cheapest", cheapest)
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two before you look (the answers are `RECAP` in
-# `harness/labs/solutions/ch11.py`).
+# Answer each before you look (`RECAP` in `harness/labs/solutions/ch11.py`).
 #
 # 1. Why must a hostile path be refused before anything is touched, and why is
 #    `path.startswith("/memories")` not enough?
 # 2. Why are symlinks not the path check's job, and what stops a folder swapped for a link?
-# 3. What did the two controls (no notice; no notice and no instructions) show about where the gain comes from?
+# 3. What did the two controls (no notice; neither notice nor instructions) show about the gain?
 # 4. How can a note give a wrong answer with no sign of it, and what guarded against it here?
 # 5. Why did memory still lose the first file changed?
 

@@ -12,7 +12,7 @@
 #
 # **Reading time:** about 25 minutes (stubs included).
 #
-# After the first compaction, every summary is a summary of a summary. The chapter asks each one, alone,
+# After the first compaction, every summary is a summary of a summary; the chapter asks each one, alone,
 # what it still knows.
 
 # %% [markdown]
@@ -62,20 +62,20 @@ assert (MATCHED_SETTING.threshold, MATCHED_SETTING.tail_chars, MATCHED_SETTING.s
 # %% [markdown]
 # ## 1 · The setting: many compactions, matched
 #
-# Every strategy runs at one setting, so only the summary *request* differs. Chapter 08's long session,
-# 68 work requests, compacts at **20,000** estimated tokens.
+# Every strategy runs at one setting, so only the summary *request* differs: chapter 08's long session,
+# 68 work requests, compacting at **20,000** estimated tokens.
 #
 # Each summary sees the last 80,000 characters (`tail_chars`) and may write 2,000 tokens
-# (`summary_max_tokens`). Chapter 08's probe then asks it *alone* about the facts heard so far.
+# (`summary_max_tokens`); chapter 08's probe then asks it *alone* about the facts heard so far.
 #
 # **Work it out by hand.** At 4 characters a token, a 20,000-token history is 80,000 characters. A tail
 # that long starts after the summary at the head: the next summary never sees the last one.
 #
 # **One call per turn.** The fake reads a folder's twelve files in one turn, 22,856 estimated tokens,
-# over the threshold by itself. So every run sends `disable_parallel_tool_use` [4].
+# over the threshold alone, so every run sends `disable_parallel_tool_use` [4].
 #
-# **The fake reads prompts by rules.** Of 60 phrasings written by someone who had not seen those rules, it
-# read 41 as meant (chapter 03). All three prompts here read as summary requests, the self-check's unsure:
+# **The fake reads prompts by rules,** 41 of 60 unseen phrasings as meant (chapter 03). All three prompts
+# here read as summary requests, the self-check's unsure:
 
 # %%
 def prompt_only(prompt):
@@ -116,7 +116,7 @@ print(MERGE_PROMPT)
 
 
 # %% [markdown]
-# **Write it**, then run the check. Until yours passes, the chapter runs the reference.
+# **Write it**, then run the check; until yours passes, the chapter runs the reference.
 
 # %% tags=["stub"]
 def my_merge_request(messages, config, focus):
@@ -138,8 +138,8 @@ def my_merge_request(messages, config, focus):
 my_merge_request = check(my_merge_request)
 
 # %% [markdown]
-# Your function now drives `MyIncremental`, the three layers with yours as the summary request. Both
-# chains run the whole session:
+# Your function now drives `MyIncremental`, the three layers with your summary request. Both chains run
+# the whole session:
 
 # %%
 class MyIncremental(ThreeLayers):
@@ -168,12 +168,11 @@ plt.close("all")
 # **The merge keeps what it once learned.** After ten compactions its summary knows 4 facts; the summary
 # of summaries knows 1.
 #
-# The summary of summaries knows only what its own tail shows, never more than 3 facts, as you worked out
-# by hand. Both chains lose the facts of requests 2 and 3 at the second summary: nothing keeps what it is
-# not shown.
+# The summary of summaries knows only what its own tail shows, never more than 3 facts, as worked out by
+# hand. Both chains lose the facts of requests 2 and 3 at the second summary.
 #
-# From compaction 7 the merged summary fills its 2,000-token budget and is cut. The eleventh then loses
-# the newest fact, `c01_config`'s tag, because the fake lists requests last.
+# From compaction 7 the merged summary fills its 2,000-token budget and is cut; the eleventh loses the
+# newest fact, `c01_config`'s tag, which the fake lists last.
 #
 # **Holds for:** *any model* (nothing keeps what it is not shown); *this fake* (it copies lines, where a
 # real model may reword and drop; what the cut takes).
@@ -211,9 +210,9 @@ print(f"whole session at {DEFAULT_MODEL}, with caching / without: "
 
 # %% [markdown]
 # **The cost of merging is in the wait.** Over ten summaries the merge spends 1.04x the tokens but writes
-# 3.6x the output, since the fake copies every request into it.
+# 3.6x the output: the fake copies every request into it.
 #
-# The user waits while a summary is written, so the chapter counts the wait in output tokens. Seconds
+# The user waits while a summary is written, so the chapter counts the wait in output tokens: seconds
 # would need the model's output speed, which no primary source gives.
 #
 # At Claude Haiku 4.5 prices (a legacy model [2]) the whole session costs USD 0.91 merged against 0.82
@@ -227,9 +226,9 @@ assert DEFAULT_MODEL == "claude-haiku-4-5" and context_window(DEFAULT_MODEL) == 
 assert [round(r.dollars(caching=c), 2) for r in (plain, merged) for c in (True, False)] == [0.82, 2.32, 0.91, 2.40]
 
 # %% [markdown]
-# ## 3 · The knobs: what the summariser is shown, and how long it may write
+# ## 3 · The knobs: what the summariser sees, and how long it may write
 #
-# Both chains run once at every `tail_chars` and `summary_max_tokens` below; the sliders look the runs up.
+# Both chains run once at every `tail_chars` and `summary_max_tokens` below; the sliders look them up.
 
 # %%
 TAILS, BUDGETS = (40_000, 80_000, 160_000), (1_000, 2_000)
@@ -238,13 +237,13 @@ grid = drift_sweep({"summary of summaries": ThreeLayers, "incremental": Incremen
 print({f"{key}, tail {tail:,}, budget {budget:,}": kept[-1] for (key, tail, budget), kept in grid.items()})
 
 # %% [markdown]
-# Find with the sliders:
+# With the sliders:
 #
 # - **40,000 characters**: no summary knows more than 1 fact; the tail barely reaches back.
-# - **160,000 characters, budget 2,000**: the previous summary is always shown, and the two chains become
+# - **160,000 characters, budget 2,000**: the previous summary is always shown, so the two chains are
 #   the *same*, keeping 3 or 4 facts from the second compaction on.
-# - **160,000 characters, budget 1,000**: 3 facts, then 1, then none, as the summary outgrows its budget.
-#   A bounded summary must drop something.
+# - **160,000 characters, budget 1,000**: 3 facts, then 1, then none, as the summary outgrows its budget:
+#   a bounded summary must drop something.
 #
 # **Holds for:** *this fake* (which facts go first; a real model rewording its rewording could lose more).
 
@@ -273,8 +272,8 @@ drift_panel = panel(drift_view,
 # ## 4 · A second look: the summary self-check
 #
 # Gemini CLI checks each summary for omissions with a second call [1]. `VerifiedSummary` sends the draft
-# in `<draft_summary>` tags, then the conversation: the draft's 80,000 characters, or the whole history.
-# The control is one ordinary summary shown the whole history.
+# in `<draft_summary>` tags, then the draft's 80,000 characters, or the whole history. The control is one
+# ordinary summary shown the whole history.
 
 # %%
 checked_same = run_drift("check_same_view", VerifiedSummary(), MATCHED_SETTING, WORK)
@@ -293,11 +292,11 @@ plt.close("all")
 # **The gain comes from the view, not from the checking.** The control keeps 3 or 4 facts from the second
 # compaction on, for 1.12x the plain chain's tokens over ten summaries.
 #
-# Shown its draft's 80,000 characters, the check recovers **nothing**, for 2.02x. What neither call saw,
-# no check restores, and the fake never overlooks what it is shown.
+# Shown its draft's 80,000 characters, the check recovers **nothing**, for 2.02x: the fake never
+# overlooks what it is shown.
 #
 # Shown the whole history, the check restores the early facts for 2.14x, then loses them from compaction
-# 6: the fake appends them last, where the budget cuts. Summary calls go uncached, so these ratios hold
+# 6, appended last where the budget cuts. Summary calls go uncached, so these ratios hold
 # with caching too.
 #
 # **Holds for:** *any model* (no check restores what neither call saw); *this fake* (it overlooks nothing;
@@ -313,14 +312,12 @@ assert round(versus["one_call_whole_history"], 2) == 1.12
 # %% [markdown]
 # ## 5 · Compaction ahead of time
 #
-# A summary written at the threshold makes the user wait. The Anthropic cookbook builds session memory
+# A summary written at the threshold makes the user wait; the Anthropic cookbook builds session memory
 # in a background thread, so compaction is instant [3].
 #
 # `PreparedSummary(prepare_fraction)` writes the summary once the context passes that fraction of the
 # threshold. At the threshold the history becomes that summary, then **verbatim** every message since;
 # chapter 06's `resume` replays the swap from the log.
-#
-# A summary prepared ahead is written while the user reads, so the user waits for none of its output.
 
 # %%
 FRACTIONS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -340,11 +337,11 @@ plt.close("all")
 # | 1.0 (chapter 03) | 0 | 4,193 | 1x | 1x | 0.83 |
 # | 0.7 | 15 | 0 | 1.22x | 1.25x | 1.06 |
 #
-# It costs tokens: the verbatim turns refill the context sooner, 15 swaps instead of 10 compactions. A
-# summary prepared too early may never be used (exercise 2).
+# It costs tokens: the verbatim turns refill the context sooner, 15 swaps instead of 10 compactions, and
+# a summary prepared too early may never be used (exercise 2).
 #
 # Prepared summaries also know more, up to 5 facts against 3: from a shorter history, the tail reaches
-# back to the previous summary.
+# the previous summary.
 #
 # **Holds for:** *this design* (the swap and its verbatim turns).
 
@@ -374,8 +371,8 @@ ahead_panel = panel(ahead_view, fraction=SelectionSlider(options=[(f"{f:.1f}", f
 # %% [markdown]
 # ## Summary
 #
-# - After ten compactions the summary of summaries knew 1 fact and the merge 4, for 3.6x the output
-#   tokens; at its budget the merge lost the newest fact.
+# - After ten compactions the summary of summaries knew 1 fact, the merge 4, for 3.6x the output tokens;
+#   at its budget the merge lost the newest.
 # - What the summariser is shown limits what it keeps; the budget limits what it writes.
 # - A self-check gained only from a wider view: the whole-history control, one ordinary call, kept 3 or 4
 #   facts for 1.12x the tokens.
@@ -404,7 +401,7 @@ answer("ex1_tail", ex1_tail)
 
 # %% [markdown]
 # ### 2. A summary that never pays off
-# Which prepare fractions of `FRACTIONS` spent tokens on a summary never swapped in? Write the set.
+# Which prepare fractions of `FRACTIONS` spent tokens on a summary never swapped in? A set.
 
 # %% tags=["answer"]
 ex2_wasted = None  # e.g. {0.9}
@@ -425,8 +422,8 @@ answer("ex3_kept", ex3_kept)
 
 # %% [markdown]
 # ### 4. The self-check's request
-# Write `my_verify_request`, what `VerifiedSummary` sends once the draft is written. Nothing after depends
-# on it.
+# Write `my_verify_request`, what `VerifiedSummary` sends once the draft is written. Nothing after
+# depends on it.
 
 # %% tags=["stub"]
 def my_verify_request(messages, draft, config, view_chars=None):
@@ -450,13 +447,13 @@ my_verify_request = check(my_verify_request)
 # %% [markdown]
 # ## Recap
 #
-# Answer each in a sentence or two, then compare with `RECAP` in `harness/labs/solutions/ch12.py`.
+# Answer each, then compare with `RECAP` in `harness/labs/solutions/ch12.py`.
 #
 # 1. Why does each summary of summaries know only what its own tail shows at the matched setting?
 # 2. In `my_merge_request`, what would `dump[-room:]` show when the previous summary fills `tail_chars`?
 # 3. Why does the incremental summary cost more output tokens, and more wait, than a summary of summaries?
-# 4. Why did the self-check shown the same 80,000 characters recover nothing, and where did the gain of the
-#    check shown the whole history come from?
+# 4. Why did the self-check shown the same 80,000 characters recover nothing, and where did the
+#    whole-history check's gain come from?
 # 5. What does preparing the summary ahead of time save, and what does it cost?
 
 # %% [markdown]
