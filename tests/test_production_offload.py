@@ -2,6 +2,8 @@
 and the fake reads them back in parts through the real SDK."""
 from __future__ import annotations
 
+import tempfile
+
 import pytest
 
 from harness import Workspace, assistant, tool_result, user
@@ -10,7 +12,8 @@ from harness.core.tokens import text_tokens
 from harness.core.tools import FILE_TOOLS, ToolError
 from harness.fake import FakeModel
 from harness.labs.scenarios import LONG_SESSION, python_module
-from harness.production.offload import (OFFLOAD_FOLDER, OffloadingToolbox, Saved, line_count, offload_placeholder,
+from harness.production.offload import (OFFLOAD_FOLDER, OffloadingToolbox, PartReadingToolbox, Saved, line_count,
+                                        offload_placeholder,
                                         save_output)
 
 S01 = "agents/s01_agent_loop.py"
@@ -151,7 +154,8 @@ def _course_part(module, tool_input):
 
 
 def _our_tools():
-    return OffloadingToolbox.__new__(OffloadingToolbox)._definitions_with_offset()
+    with tempfile.TemporaryDirectory() as folder:
+        return PartReadingToolbox(Workspace(folder)).schemas
 
 
 def test_the_fake_reads_the_rest_of_a_saved_result_with_offset_and_limit():

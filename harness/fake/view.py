@@ -478,12 +478,27 @@ def _handed_over(view: View, text: str) -> None:
     """What a harness put beside a summary in the message that hands it over (chapter 13's re-injection): a line
     that states a standing rule counts as the user's words, and each module shown whole as pasted, from its
     docstring to the next one. The summary's own lines (``- Label: ...``) are read as the summary."""
-    view.user_texts.extend(line for line in text.splitlines() if not line.startswith("- ") and is_rule(line))
+    rules, modules = handed_over(text)
+    view.user_texts.extend(rules)
+    view.pasted.update(modules)
+
+
+@lru_cache(maxsize=256)
+def handed_over(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(rules, (module name, module) pairs) of a handover message, read once per text: the message is the same in
+    every call until the next compaction. A rule after a label ("Standing instruction: Never ...") is the rule."""
+    rules = tuple(_rule_of(line) for line in text.splitlines() if not line.startswith("- ") and is_rule(line))
     starts = [m.start() for m in PASTED_MODULE.finditer(text)]
-    for start, end in zip(starts, [*starts[1:], len(text)]):
-        module = text[start:end]
-        if TAG_LINE.search(module):
-            view.pasted[PASTED_MODULE.match(module).group(1)] = module
+    modules = tuple((PASTED_MODULE.match(module).group(1), module)
+                    for module in (text[start:end] for start, end in zip(starts, [*starts[1:], len(text)]))
+                    if TAG_LINE.search(module))
+    return rules, modules
+
+
+def _rule_of(line: str) -> str:
+    """A rule line without a label before it: what follows the first ": " when that alone states the rule."""
+    label, colon, rest = line.partition(": ")
+    return rest if colon and len(label.split()) <= 6 and is_rule(rest) else line
 
 
 def _add_user_text(view: View, text: str) -> None:

@@ -76,7 +76,22 @@ def save_output(workspace: Workspace, tool: str, output: str, folder: str = OFFL
     return Saved(name, tool, text_tokens(output), line_count(output))
 
 
-class OffloadingToolbox(Toolbox):
+class PartReadingToolbox(Toolbox):
+    """The course's tools with ``read_file``'s ``offset`` offered too (what reading a saved result back needs)."""
+
+    def __init__(self, workspace: Workspace, *, include_compact: bool = True):
+        super().__init__(workspace, include_compact=include_compact)
+        self._json = json.dumps(_with_offset(_tool_definitions(include_compact)))
+
+    def _definitions(self) -> list[dict[str, Any]]:
+        return json.loads(self._json)
+
+    @property
+    def schemas(self) -> list[dict[str, Any]]:
+        return json.loads(self._json)
+
+
+class OffloadingToolbox(PartReadingToolbox):
     """The course's tools, ``read_file`` with an ``offset`` too, and every result over ``limit`` tokens saved
     to a file as it is written (the module's rule). ``saved`` lists the files, in order."""
 
@@ -89,18 +104,6 @@ class OffloadingToolbox(Toolbox):
         super().__init__(workspace, include_compact=include_compact)
         self.limit, self.preview_lines, self.folder = limit, preview_lines, folder.strip("/")
         self.saved: list[Saved] = []
-        self._json = json.dumps(self._definitions_with_offset())
-
-    def _definitions(self) -> list[dict[str, Any]]:
-        return json.loads(self._json)
-
-    def _definitions_with_offset(self) -> list[dict[str, Any]]:
-        """The course's definitions (compact included unless left out) with ``offset`` added to ``read_file``."""
-        return _with_offset(_tool_definitions(getattr(self, "include_compact", True)))
-
-    @property
-    def schemas(self) -> list[dict[str, Any]]:
-        return json.loads(self._json)
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
         outcome = super().run(name, tool_input)
@@ -114,8 +117,13 @@ class OffloadingToolbox(Toolbox):
 
     def reads_saved(self, name: str, tool_input: dict[str, Any]) -> bool:
         """Whether this call reads a file under the offload folder (never offloaded again)."""
-        path = tool_input.get("path")
-        return name == "read_file" and isinstance(path, str) and path.removeprefix("./").startswith(self.folder + "/")
+        return reads_saved(name, tool_input, self.folder)
+
+
+def reads_saved(name: str, tool_input: dict[str, Any], folder: str = OFFLOAD_FOLDER) -> bool:
+    """Whether a call reads a file under the offload folder: its result is never offloaded again."""
+    path = tool_input.get("path") if isinstance(tool_input, dict) else None
+    return name == "read_file" and isinstance(path, str) and path.removeprefix("./").startswith(folder + "/")
 
 
 def _with_offset(definitions: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 from ..core.auto import AutoReport
 from ..core.config import CompactionConfig
@@ -110,19 +110,23 @@ def reinjection(restore: Restorable, workspace: Workspace, budget: int = REINJEC
 
 
 class ReinjectingLayers(ThreeLayers):
-    """The three layers; after each summary (automatic or manual), ``reinjection`` of what the old history held."""
+    """The three layers; after each summary (automatic or manual), ``reinjection`` (or ``build``) of what the old
+    history held."""
     name = "reinjecting_layers"
 
     def __init__(self, workspace: Workspace, *, budget: int = REINJECT_BUDGET, max_files: int = MAX_FILES,
-                 **layers: Any) -> None:
+                 build: Callable[[Restorable, Workspace, int, int], str | None] | None = None, **layers: Any) -> None:
         super().__init__(**layers)
         self.workspace, self.budget, self.max_files = workspace, budget, max_files
+        self.build = build or reinjection  # what is put back (chapter 13's stub: the student's own)
+        self.restored: list[int] = []  # tokens put back after each summary (0: nothing fitted), in order
 
     def compact(self, client: Any, messages: list[Message], config: CompactionConfig,
                 focus: str | None = None) -> AutoReport:
         restore = what_to_restore(messages)
         report = super().compact(client, messages, config, focus)
-        restored = reinjection(restore, self.workspace, self.budget, self.max_files)
+        restored = self.build(restore, self.workspace, self.budget, self.max_files)
+        self.restored.append(text_tokens(restored) if restored else 0)
         if restored is None:
             return report
         messages[0] = {"role": "user", "content": f"{messages[0]['content']}\n\n{restored}"}
