@@ -1,4 +1,4 @@
-"""Your turn: a stub you fill in, a check that can fail, the reference held back (chapters 01-12).
+"""Your turn: a stub you fill in, a check that can fail, the reference held back (chapters 01-13).
 
 Each function a chapter asks you to write ships as a stub: its signature, a docstring stating the
 contract, comments saying what each step must achieve and the trap to avoid, and ``raise

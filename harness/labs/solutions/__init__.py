@@ -1,4 +1,4 @@
-"""The reference of every step a chapter asks you to write, and the cases it is checked on (chapters 00-12).
+"""The reference of every step a chapter asks you to write, and the cases it is checked on (chapters 00-13).
 
 One module per chapter (``ch02``, ...), each with ``STEPS`` (the functions you write; empty in a chapter
 without any), ``ANSWERS`` (the values its exercises ask you to work out, where it has such exercises) and
