@@ -13,7 +13,7 @@
 #
 # **Reading time:** about 25 minutes (stubs included).
 #
-# The three layers keep a session alive. Claude Code, Codex, Deep Agents and Gemini CLI do more: each
+# The three layers keep a session alive. Claude Code, Codex, Deep Agents and Cursor do more: each
 # technique below is one of theirs, built small.
 
 # %% [markdown]
@@ -258,7 +258,8 @@ assert len(fresh["messages"]) == 1 and "tools" not in fresh and "system" not in 
 # ## 5 · All five on one session
 #
 # Each row adds one technique to the row before, on all 71 requests, with caching on every call. The
-# threshold is 20,000 tokens, so even offloaded rows compact; the three-layer row is chapter 05's agent.
+# threshold is 20,000 tokens, so even offloaded rows compact (exercise 4 tries chapter 05's 50,000); the
+# three-layer row is chapter 05's agent.
 
 # %%
 runs, sweep = run_rows(WORK / "rows", reinject=my_reinjection)
@@ -385,6 +386,17 @@ ex3_over = None  # an int
 
 # %%
 answer("ex3_over", ex3_over)
+
+# %% [markdown]
+# ### 4. At chapter 05's threshold
+# At a threshold of 50,000 tokens (`run_row(1, ..., threshold=50_000)`), how many times does offloading
+# alone compact over the whole session?
+
+# %% tags=["answer"]
+ex4_compactions = None  # an int
+
+# %%
+answer("ex4_compactions", ex4_compactions)
 
 # %% [markdown]
 # ## Recap

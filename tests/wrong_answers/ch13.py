@@ -210,4 +210,5 @@ WRONG_VALUES = {  # answer -> [(a typical wrong value, what its line must say)]
     "ex1_limit": [(2_000, "too high")],   # a file's read is under 2,000 tokens: nothing is saved
     "ex2_kept": [(True, "how many tokens is the rule")],  # the rule's entry needs more than 10 tokens
     "ex3_over": [(0, "too low")],         # a folder of twelve files is over 10,000 tokens
+    "ex4_compactions": [(3, "too high")],  # the three layers' count at 50,000, not offloading's
 }

@@ -298,6 +298,13 @@ def _children_over_budget() -> int:
         return sum(stop == "over_budget" for stop in run_row(2, root / "ex3", child_budget=10_000).child_stops)
 
 
+def _offloaded_compactions_at_50_000() -> int:
+    """Exercise 4: how many times offloading alone compacts at chapter 05's threshold."""
+    from ..production_lab import run_row
+    with scratch_folder(Path("_work/13_production_agents")) as root:
+        return run_row(1, root / "ex4", threshold=50_000).compactions
+
+
 ANSWERS = [
     Answer("ex1_limit", "13", _largest_limit_that_helps,
            hint="how many tokens is one file's read? A limit above it saves nothing; the slider shows each limit"),
@@ -305,6 +312,9 @@ ANSWERS = [
            hint="how many tokens is the rule's entry, label included, against a budget of 10?"),
     Answer("ex3_over", "13", _children_over_budget,
            hint="a child reads a whole folder: how many tokens is a folder of twelve files?"),
+    Answer("ex4_compactions", "13", _offloaded_compactions_at_50_000,
+           hint="an offloaded read adds a preview of a few hundred tokens where a whole file adds about 2,000: how "
+                "far can the context climb in 71 requests?"),
 ]
 
 RECAP = [  # the answers to the chapter's recap questions, in order
