@@ -15,6 +15,7 @@ back from a worker process as it left.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, Callable
 
@@ -142,11 +143,7 @@ class RowRun:
         per = [0.0] * max(c.request for c in self.calls)
         for c in self.calls:
             per[c.request - 1] += c.dollars()
-        out, total = [], 0.0
-        for d in per:
-            total += d
-            out.append(total)
-        return out
+        return list(accumulate(per))
 
     @property
     def keeps_the_rule(self) -> bool:
